@@ -1,0 +1,14 @@
+"""cntk-compat: the CNTK 2.x Python API implemented on PyTorch. ``import cntk`` gives this package."""
+__version__ = "2.7"
+
+from . import cntk_py, device, internal, ops, sequence, variables  # noqa: E402
+from . import axis  # noqa: E402
+from .core.axis import Axis  # noqa: E402
+from .core.function import CloneMethod, Function  # noqa: E402
+from .core.value import NDArrayView, Value  # noqa: E402
+from .core.variables import FreeDimension, InferredDimension  # noqa: E402
+from .ops import *  # noqa: E402,F401,F403
+from .ops import input  # noqa: E402,F401
+from .variables import Constant, Parameter, Variable  # noqa: E402
+from . import layers  # noqa: E402
+from . import tests  # noqa: E402

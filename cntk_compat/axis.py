@@ -1,0 +1,4 @@
+"""cntk.axis"""
+from .core.axis import Axis
+
+__all__ = ["Axis"]

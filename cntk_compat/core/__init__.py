@@ -1,0 +1,1 @@
+"""The symbolic CNTK graph and its lowering to PyTorch."""

@@ -1,0 +1,113 @@
+"""CNTK axes: static axes (an index into a Variable's shape) and dynamic axes (batch, sequence)."""
+
+BATCH_AXIS_NAME = "defaultBatchAxis"
+SEQUENCE_AXIS_NAME = "defaultDynamicAxis"
+UNKNOWN_AXES_NAME = "UnknownAxes"
+_ALL_STATIC = "AllStaticAxes"
+_ALL_AXES = "AllAxes"
+_END_STATIC = "EndStaticAxis"
+
+
+class Axis(object):
+    """An axis of a Variable: static (``Axis(i)``) or dynamic (named)."""
+
+    _unique_counter = 0
+
+    def __init__(self, axis_or_name, is_ordered_dynamic=True):
+        if isinstance(axis_or_name, Axis):
+            self._name, self._index, self._ordered = axis_or_name._name, axis_or_name._index, axis_or_name._ordered
+        elif isinstance(axis_or_name, int):
+            self._name, self._index, self._ordered = None, axis_or_name, False
+        elif isinstance(axis_or_name, str):
+            self._name, self._index, self._ordered = axis_or_name, None, bool(is_ordered_dynamic)
+        else:
+            raise TypeError("Axis: expected an int (static axis) or a str (dynamic axis name), got %r"
+                            % (axis_or_name,))
+
+    @property
+    def name(self):
+        if self._name is None:
+            return "staticAxisIdx=%d" % self._index
+        return self._name
+
+    @property
+    def is_static_axis(self):
+        return self._index is not None or self._name in (_ALL_STATIC, _END_STATIC)
+
+    @property
+    def is_ordered(self):
+        return self._ordered
+
+    @property
+    def is_dynamic_axis(self):
+        return not self.is_static_axis and self._name not in (_ALL_AXES,)
+
+    def static_axis_index(self, checked=True):
+        if checked and self._index is None:
+            raise ValueError("Axis %r is not a static axis" % self.name)
+        return self._index
+
+    def _key(self):
+        return (self._name, self._index)
+
+    def __eq__(self, other):
+        if isinstance(other, Axis):
+            return self._key() == other._key()
+        if isinstance(other, int) and self._index is not None:
+            return self._index == other
+        return NotImplemented
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self):
+        if self._index is not None:
+            return "Axis(%d)" % self._index
+        return "Axis(%r)" % self._name
+
+    __str__ = __repr__
+
+    @staticmethod
+    def default_batch_axis():
+        return Axis(BATCH_AXIS_NAME, is_ordered_dynamic=False)
+
+    @staticmethod
+    def default_dynamic_axis():
+        return Axis(SEQUENCE_AXIS_NAME)
+
+    @staticmethod
+    def operand_sequence_axis():
+        return Axis("__operandSequenceAxis")
+
+    @staticmethod
+    def default_input_variable_dynamic_axes():
+        return (Axis.default_dynamic_axis(), Axis.default_batch_axis())
+
+    @staticmethod
+    def unknown_dynamic_axes():
+        return (Axis(UNKNOWN_AXES_NAME),)
+
+    @staticmethod
+    def all_static_axes():
+        return Axis(_ALL_STATIC)
+
+    @staticmethod
+    def all_axes():
+        return Axis(_ALL_AXES)
+
+    @staticmethod
+    def end_static_axis():
+        return Axis(_END_STATIC)
+
+    @staticmethod
+    def new_leading_axis():
+        return Axis(-1 << 30)
+
+    @staticmethod
+    def new_unique_dynamic_axis(name):
+        Axis._unique_counter += 1
+        return Axis("%s%d" % (name, Axis._unique_counter))
+
+
+def is_sequence_axis(axis):
+    return axis.is_dynamic_axis and axis.name != BATCH_AXIS_NAME

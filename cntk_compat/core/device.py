@@ -1,0 +1,95 @@
+"""Devices: CNTK DeviceDescriptors mapped onto torch devices."""
+import enum
+
+import torch
+
+
+class DeviceKind(enum.Enum):
+    CPU = 0
+    GPU = 1
+
+
+class DeviceDescriptor(object):
+    """A compute device: the CPU or one CUDA GPU."""
+
+    def __init__(self, kind, device_id=0):
+        self._kind = kind
+        self._id = device_id if kind == DeviceKind.GPU else 0
+
+    def type(self):
+        return self._kind
+
+    @property
+    def id(self):
+        return self._id
+
+    def is_locked(self):
+        return False
+
+    def torch_device(self):
+        return torch.device("cuda", self._id) if self._kind == DeviceKind.GPU else torch.device("cpu")
+
+    def __eq__(self, other):
+        return isinstance(other, DeviceDescriptor) and (self._kind, self._id) == (other._kind, other._id)
+
+    def __hash__(self):
+        return hash((self._kind, self._id))
+
+    def __repr__(self):
+        return "GPU[%d]" % self._id if self._kind == DeviceKind.GPU else "CPU"
+
+
+def cpu():
+    return DeviceDescriptor(DeviceKind.CPU)
+
+
+def gpu(device_id):
+    if not torch.cuda.is_available() or device_id >= torch.cuda.device_count():
+        raise ValueError("gpu(%d): no such CUDA device (%d available)"
+                         % (device_id, torch.cuda.device_count() if torch.cuda.is_available() else 0))
+    return DeviceDescriptor(DeviceKind.GPU, device_id)
+
+
+def all_devices():
+    devs = [gpu(i) for i in range(torch.cuda.device_count())] if torch.cuda.is_available() else []
+    return devs + [cpu()]
+
+
+_default = [None]
+
+
+def use_default_device():
+    """The device computations run on: the one set by try_set_default_device, else the best available."""
+    if _default[0] is None:
+        _default[0] = gpu(0) if torch.cuda.is_available() else cpu()
+    return _default[0]
+
+
+def try_set_default_device(new_default_device, acquire_device_lock=False):
+    if not isinstance(new_default_device, DeviceDescriptor):
+        raise TypeError("try_set_default_device: expected a DeviceDescriptor, got %r" % (new_default_device,))
+    _default[0] = new_default_device
+    return True
+
+
+def set_excluded_devices(excluded_devices):
+    return None
+
+
+def get_gpu_properties(device):
+    props = torch.cuda.get_device_properties(device.id)
+    return {"device_id": device.id, "name": props.name, "total_memory": props.total_memory // (1 << 20),
+            "cuda_cores": props.multi_processor_count}
+
+
+def default_torch_device():
+    return use_default_device().torch_device()
+
+
+def resolve(device):
+    """A torch.device from a DeviceDescriptor, None (the default) or a torch device."""
+    if device is None:
+        return default_torch_device()
+    if isinstance(device, DeviceDescriptor):
+        return device.torch_device()
+    return torch.device(device)

@@ -1,0 +1,54 @@
+"""Data types: CNTK speaks numpy dtypes, the engine speaks torch dtypes."""
+import numpy as np
+import torch
+
+_TO_TORCH = {
+    np.dtype(np.float32): torch.float32,
+    np.dtype(np.float64): torch.float64,
+    np.dtype(np.float16): torch.float16,
+}
+_PRECISION_NAMES = {
+    "float": np.float32, "float32": np.float32, "single": np.float32,
+    "double": np.float64, "float64": np.float64,
+    "float16": np.float16, "half": np.float16,
+}
+
+
+def sanitize_dtype(dtype, argument="dtype"):
+    """A numpy float dtype from anything CNTK accepts as a dtype; None stays None (to be inferred)."""
+    if dtype is None:
+        return None
+    if isinstance(dtype, str):
+        if dtype not in _PRECISION_NAMES:
+            raise ValueError("%s: unknown precision %r; expected one of %s"
+                             % (argument, dtype, ", ".join(sorted(_PRECISION_NAMES))))
+        return np.dtype(_PRECISION_NAMES[dtype])
+    if isinstance(dtype, torch.dtype):
+        for np_dt, t_dt in _TO_TORCH.items():
+            if t_dt == dtype:
+                return np_dt
+    if dtype is float:
+        return np.dtype(np.float32)
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise TypeError("%s: expected a numpy float dtype (np.float32, np.float64, np.float16), got %r"
+                        % (argument, dtype)) from None
+    if dt not in _TO_TORCH:
+        raise TypeError("%s: CNTK supports float32, float64 and float16 data, got %s" % (argument, dt))
+    return dt
+
+
+def to_torch_dtype(dtype):
+    return _TO_TORCH[np.dtype(dtype)]
+
+
+def promote(*dtypes):
+    """The widest of the known float dtypes (CNTK computes in the inputs' common precision)."""
+    known = [np.dtype(d) for d in dtypes if d is not None]
+    if not known:
+        return None
+    for candidate in (np.float64, np.float32, np.float16):
+        if np.dtype(candidate) in known:
+            return np.dtype(candidate)
+    return known[0]

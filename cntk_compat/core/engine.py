@@ -1,0 +1,190 @@
+"""Evaluating Functions on data: feeding, running the lowered module, and converting results back."""
+import numpy as np
+import torch
+
+from . import device as _device
+from .feeding import to_value
+from .lowering import lower
+from .value import Value
+
+
+class BatchInfo(object):
+    def __init__(self, num_samples, num_sequences, lengths):
+        self.num_samples = num_samples
+        self.num_sequences = num_sequences
+        self.lengths = lengths
+
+
+def _needed_arguments(outputs):
+    from .function import Function
+    return list(Function._composite(outputs).arguments)
+
+
+def _normalize_arguments(needed, arguments):
+    """A {Variable: data} map from CNTK's argument forms (dict by Variable or name, or bare data)."""
+    if arguments is None:
+        arguments = {}
+    if isinstance(arguments, tuple) and len(arguments) == 2 and isinstance(arguments[1], list) and \
+            all(isinstance(b, bool) for b in arguments[1]):
+        arguments = arguments[0]
+    if not isinstance(arguments, dict):
+        if len(needed) != 1:
+            raise ValueError("the Function has %d arguments (%s); pass a dict mapping each to its data"
+                             % (len(needed), ", ".join(a.name or a.uid for a in needed)))
+        return {needed[0]: arguments}
+    result = {}
+    by_name = {}
+    for a in needed:
+        by_name.setdefault(a.name, a)
+    for k, v in arguments.items():
+        if isinstance(k, str):
+            if k not in by_name:
+                raise ValueError("no argument named %r (arguments: %s)"
+                                 % (k, ", ".join(a.name or a.uid for a in needed)))
+            k = by_name[k]
+        elif not hasattr(k, "uid"):
+            raise TypeError("argument keys must be Variables or names, got %r" % (k,))
+        else:
+            k = k.output if not hasattr(k, "_kind") else k
+        result[k] = v
+    return result
+
+
+def prepare_inputs(outputs, arguments, device=None):
+    """(lowering arguments, their tensors + masks, BatchInfo, per-axis lengths) for a computation."""
+    needed = _needed_arguments(outputs)
+    args = _normalize_arguments(needed, arguments)
+    dev = _device.resolve(device)
+    missing = [a for a in needed if a not in args]
+    if missing:
+        raise ValueError("missing data for %s" % ", ".join(
+            ("argument '%s' (%s)" % (a.name, a.uid)) if a.name else a.uid for a in missing))
+    order = needed + [a for a in args if a not in needed and (a.is_input or a.is_placeholder)]
+    values = [to_value(a, args[a], dev) for a in order]
+    lengths_by_axis, masks = {}, []
+    info = None
+    for a, v in zip(order, values):
+        axis = a._sequence_axis
+        if axis is not None and axis.name not in lengths_by_axis:
+            lengths_by_axis[axis.name] = v.lengths
+            masks.append(v.mask_tensor())
+        if info is None and a._has_batch:
+            n_seq = v.tensor.shape[0]
+            n_samples = int(sum(v.lengths)) if v.lengths is not None else n_seq
+            info = BatchInfo(n_samples, n_seq, v.lengths)
+    return order, [v.tensor for v in values] + masks, info or BatchInfo(0, 0, None), lengths_by_axis
+
+
+def evaluate_tensors(outputs, arguments, requires_grad=False, training=False, device=None):
+    """Outputs (batch-first torch tensors) of the given output Variables on the given data."""
+    order, tensors, info, lengths = prepare_inputs(outputs, arguments, device)
+    module = lower(outputs, order, training)
+    with torch.set_grad_enabled(requires_grad):
+        results = module(*tensors)
+    info.lengths_by_axis = lengths
+    return list(results), info
+
+
+def to_numpy(var, tensor, lengths_by_axis):
+    arr = tensor.detach().cpu().numpy()
+    axis = var._sequence_axis
+    if axis is not None and var._has_batch:
+        lengths = lengths_by_axis.get(axis.name)
+        if lengths is not None and any(n != arr.shape[1] for n in lengths):
+            return [arr[i, :n] for i, n in enumerate(lengths)]
+    return arr
+
+
+def _convert(var, tensor, lengths, as_numpy):
+    if as_numpy:
+        return to_numpy(var, tensor, lengths)
+    axis = var._sequence_axis
+    seq_lengths = lengths.get(axis.name) if axis is not None else None
+    return Value(_tensor=tensor.detach(), _lengths=seq_lengths)
+
+
+def evaluate(function, arguments, outputs, device=None, as_numpy=True, training=False):
+    tensors, info = evaluate_tensors(outputs, arguments, False, training, device)
+    return {o: _convert(o, t, info.lengths_by_axis, as_numpy) for o, t in zip(outputs, tensors)}
+
+
+class ForwardState(object):
+    def __init__(self, outputs, results, wrt, lengths):
+        self.outputs = outputs
+        self.results = results
+        self.wrt = wrt
+        self.lengths = lengths
+
+
+def forward(function, arguments, outputs=None, keep_for_backward=None, device=None, as_numpy=True):
+    from .function import as_variable
+    outs = [as_variable(o) for o in (outputs if outputs is not None else function.outputs)]
+    keep = [as_variable(o) for o in (keep_for_backward or [])]
+    compute = outs + [k for k in keep if k not in outs]
+    order, tensors, info, lengths = prepare_inputs(compute, arguments, device)
+    module = lower(compute, order, False)
+    wrt = {}
+    if keep:
+        for a, t in zip(order, tensors):
+            if a.needs_gradient:
+                t.requires_grad_(True)
+                wrt[a] = t
+        for p in function.parameters:
+            wrt[p] = p.tensor
+        results = module(*tensors)
+    else:
+        with torch.no_grad():
+            results = module(*tensors)
+    by_var = dict(zip(compute, results))
+    state = ForwardState(compute, by_var, wrt, lengths)
+    return state, {o: _convert(o, by_var[o], lengths, as_numpy) for o in outs}
+
+
+def backward(state, root_gradients, variables, as_numpy=True):
+    from .function import as_variable
+    if state is None or not state.wrt:
+        raise ValueError("backward: the forward pass did not keep anything for backward "
+                         "(pass keep_for_backward=outputs to forward())")
+    roots, grads = [], []
+    for var, g in root_gradients.items():
+        var = as_variable(var)
+        t = state.results[var]
+        if isinstance(g, Value):
+            g = g.tensor
+        g = torch.as_tensor(np.asarray(g) if not isinstance(g, torch.Tensor) else g).to(t.device, t.dtype)
+        roots.append(t)
+        grads.append(g.reshape(t.shape))
+    wanted = [as_variable(v) for v in variables]
+    for v in wanted:
+        if v not in state.wrt:
+            raise ValueError("backward: no gradient is available for %s (it needs needs_gradient=True, or it is "
+                             "not an input of the Function)" % (v.name or v.uid))
+    got = torch.autograd.grad(roots, [state.wrt[v] for v in wanted], grads, retain_graph=True,
+                              allow_unused=True)
+    result = {}
+    for v, g in zip(wanted, got):
+        if g is None:
+            g = torch.zeros_like(state.wrt[v])
+        result[v] = _convert(v, g, state.lengths, as_numpy) if as_numpy or not v.is_parameter else g
+    return result
+
+
+def grad(function, at, wrt=None, outputs=None, device=None, as_numpy=True, grad_root=None):
+    from .function import as_variable
+    root = as_variable(grad_root) if grad_root is not None else function.output
+    if wrt is None:
+        wrt = [a for a in function.arguments if a.needs_gradient] or list(function.arguments)
+    single = not isinstance(wrt, (list, tuple))
+    wrt_list = [wrt] if single else list(wrt)
+    outs = [as_variable(o) for o in (outputs or [])]
+    state, out_values = forward(function, at, outs + [root], keep_for_backward=[root], device=device,
+                                as_numpy=as_numpy)
+    for v in wrt_list:
+        if v not in state.wrt:
+            state.wrt[v] = v.tensor if v.is_parameter else None
+    ones = torch.ones_like(state.results[root])
+    g = backward(state, {root: ones}, wrt_list, as_numpy)
+    result = g[wrt_list[0]] if single or len(wrt_list) == 1 else g
+    if outputs:
+        return result, {o: out_values[o] for o in outs}
+    return result

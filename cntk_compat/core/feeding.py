@@ -1,0 +1,116 @@
+"""Turning what users feed (numpy, scipy CSR, lists, Value, MinibatchData) into device tensors."""
+import numpy as np
+import scipy.sparse as sparse
+import torch
+
+from .dtypes import to_torch_dtype
+from .value import NDArrayView, Value, warn_dtype_conversion
+
+
+def _describe(var):
+    return "argument '%s' (%s)" % (var.name, var.uid) if var.name else "argument %s" % var.uid
+
+
+def _shape_matches(got, expected):
+    return len(got) == len(expected) and all(e < 0 or g == e for g, e in zip(got, expected))
+
+
+def _check_dtype(var, arr):
+    if arr.dtype == object:
+        raise ValueError("%s: dtype object is not supported; pass a batch of sequences as a Python list of "
+                         "numpy arrays" % _describe(var))
+    if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise TypeError("%s: expected numeric data, got dtype %s" % (_describe(var), arr.dtype))
+    if arr.dtype != var._dtype:
+        warn_dtype_conversion(var, arr.dtype)
+
+
+def _sample_shape_error(var, got, what):
+    seq = " [sequence length] x" if var._sequence_axis is not None else ""
+    return ValueError("%s expects %s of shape [batch] x%s %s, got data of shape %s"
+                      % (_describe(var), what, seq, tuple(var.shape), tuple(got)))
+
+
+def _as_dense_array(var, sample):
+    if sparse.issparse(sample):
+        return np.asarray(sample.todense())
+    if isinstance(sample, torch.Tensor):
+        return sample.detach().cpu().numpy()
+    arr = np.asarray(sample)
+    return arr
+
+
+def to_value(var, data, device):
+    """A Value for ``var`` on ``device`` holding ``data``, with the shape checked against var's type."""
+    if hasattr(data, "data") and isinstance(getattr(data, "data", None), Value) and not isinstance(data, Value):
+        data = data.data
+    dtype = var._dtype or np.dtype(np.float32)
+    shape = tuple(var.shape)
+    is_seq = var._sequence_axis is not None
+    if isinstance(data, Value):
+        got = data.shape[2:] if (is_seq and data.lengths is not None) else data.shape[1:]
+        if not _shape_matches(got, shape):
+            raise _sample_shape_error(var, data.shape, "a Value")
+        return data.to(device, dtype)
+    if isinstance(data, NDArrayView):
+        data = data.tensor
+    if isinstance(data, torch.Tensor):
+        t = data.to(device=device, dtype=to_torch_dtype(dtype))
+        if _shape_matches(tuple(t.shape), shape):
+            t = t.unsqueeze(0)
+        lengths = [t.shape[1]] * t.shape[0] if is_seq else None
+        got = tuple(t.shape[2:] if is_seq else t.shape[1:])
+        if not _shape_matches(got, shape):
+            raise _sample_shape_error(var, t.shape, "a tensor")
+        return Value(_tensor=t, _lengths=lengths, _is_sparse=var.is_sparse)
+    if sparse.issparse(data):
+        if is_seq:
+            data = [data]
+        else:
+            csr = sparse.csr_matrix(data)
+            if csr.shape[1] != int(np.prod(shape)):
+                raise ValueError("%s expects sparse rows of %d elements (shape %s), got a CSR matrix of shape %s"
+                                 % (_describe(var), int(np.prod(shape)), shape, csr.shape))
+            return Value.from_batch(csr, is_sequence=False, is_sparse=True, dtype=dtype, shape=shape,
+                                    device=device)
+    if isinstance(data, np.ndarray) or np.isscalar(data):
+        arr = np.asarray(data)
+        _check_dtype(var, arr)
+        if _shape_matches(arr.shape, shape):
+            arr = arr[None]
+        if is_seq and _shape_matches(arr.shape[1:], shape):
+            arr = arr[None]
+        got = arr.shape[2:] if is_seq else arr.shape[1:]
+        if not _shape_matches(got, shape):
+            if var.is_sparse and not is_seq and arr.ndim == 2 and arr.shape[1] == int(np.prod(shape)):
+                arr = arr.reshape((arr.shape[0],) + shape)
+            else:
+                raise _sample_shape_error(var, arr.shape, "data")
+        return Value.from_batch(np.ascontiguousarray(arr, dtype=dtype), is_sequence=is_seq,
+                                is_sparse=var.is_sparse, dtype=dtype, device=device)
+    if isinstance(data, (list, tuple)):
+        samples = []
+        for i, s in enumerate(data):
+            arr = _as_dense_array(var, s)
+            if isinstance(s, (list, tuple)):
+                arr = np.asarray(s)
+            _check_dtype(var, arr)
+            if is_seq:
+                if sparse.issparse(s):
+                    arr = arr.reshape((arr.shape[0],) + shape)
+                elif _shape_matches(arr.shape, shape) and not _shape_matches(arr.shape[1:], shape):
+                    arr = arr[None]
+                if not _shape_matches(arr.shape[1:], shape):
+                    raise ValueError("%s: sequence %d has shape %s, expected [sequence length] x %s"
+                                     % (_describe(var), i, arr.shape, shape))
+            else:
+                if sparse.issparse(s) and arr.shape[0] == 1:
+                    arr = arr.reshape(shape)
+                if not _shape_matches(arr.shape, shape):
+                    raise ValueError("%s: sample %d has shape %s, expected %s"
+                                     % (_describe(var), i, arr.shape, shape))
+            samples.append(arr.astype(dtype, copy=False))
+        return Value.from_batch(samples, is_sequence=is_seq, is_sparse=var.is_sparse, dtype=dtype,
+                                device=device)
+    raise TypeError("%s: cannot feed data of type %s; expected a numpy array, a scipy CSR matrix, a list of "
+                    "them or a Value" % (_describe(var), type(data).__name__))

@@ -1,0 +1,499 @@
+"""Function: a node or a whole graph of CNTK computation.
+
+A primitive Function applies one registered op (or, for a block, a whole inner composite) to its
+input Variables. A composite Function is the graph below some output Variables; every public op
+constructor returns a composite whose root_function is the primitive it made. Functions are immutable
+apart from their Parameters' values; clone() rebuilds a graph with substitutions, re-running the shape
+rules so that inferred dimensions resolve.
+"""
+import enum
+import inspect
+
+import numpy as np
+
+from .dtypes import promote
+from .graph import find_all_with_name as _find_all, find_by_name as _find_one
+from .operators import TensorOpsMixin
+from .registry import get_op, register_op
+from .uid import new_uid
+from .variables import (Constant, Parameter, Placeholder, Variable, VariableKind, make_output)
+
+COMBINE = "Combine"
+BLOCK = "Block"
+
+
+class CloneMethod(enum.Enum):
+    clone = "clone"
+    share = "share"
+    freeze = "freeze"
+
+
+def as_variable(x, argument="operand"):
+    if isinstance(x, Variable):
+        return x
+    if isinstance(x, Function):
+        outs = x.outputs
+        if len(outs) != 1:
+            raise ValueError("%s: a Function with %d outputs cannot be used as a single Variable; pick one of "
+                             ".outputs" % (argument, len(outs)))
+        return outs[0]
+    raise TypeError("%s: expected a Variable or Function, got %s" % (argument, type(x).__name__))
+
+
+class Function(TensorOpsMixin):
+    """A CNTK Function (see module docstring). ``Function(python_callable)`` and ``@Function`` turn a Python
+    function of Variables into a Function whose arguments carry the Python parameter names."""
+
+    _placeholders_under_construction = set()
+
+    def __new__(cls, *args, **kwargs):
+        if args and callable(args[0]) and not isinstance(args[0], (Function, Variable)):
+            return Function._from_python(*args, **kwargs)
+        return super(Function, cls).__new__(cls)
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    # ------------------------------------------------------------------ construction
+    @staticmethod
+    def _primitive(op_name, inputs, attributes=None, name="", display_name=None):
+        op = get_op(op_name)
+        inputs = [as_variable(i, "input %d of %s" % (k, op_name)) for k, i in enumerate(inputs)]
+        attributes = dict(attributes or {})
+        node = Function.__new__(Function)
+        node._set_primitive(op, display_name or op.name, inputs, attributes, name)
+        if op.name == COMBINE:
+            node._outputs = list(inputs)
+        else:
+            specs = op.infer(inputs, attributes)
+            grad = any(i._needs_gradient or i.is_output or i.is_placeholder for i in inputs)
+            node._outputs = [make_output(s.shape, s.dtype, s.is_sparse, s.dynamic_axes, name, node,
+                                         needs_gradient=grad and s.needs_gradient) for s in specs]
+        return node
+
+    def _set_primitive(self, op, op_name, inputs, attributes, name):
+        self._is_composite = False
+        self._op = op
+        self._op_name = op_name
+        self._inputs = inputs
+        self._attributes = attributes
+        self._name = name
+        self._uid = new_uid(op_name)
+        self._block_root = None
+        self._block_arguments = None
+        self._root = self
+
+    @staticmethod
+    def _composite(outputs, arg_order=None, name=None):
+        """A composite Function over the given output Variables."""
+        outputs = [as_variable(o) for o in outputs]
+        owners = {id(o.owner) for o in outputs if o.is_output}
+        root = None
+        if len(owners) == 1 and all(o.is_output for o in outputs):
+            owner = outputs[0].owner
+            if list(owner._outputs) == outputs:
+                root = owner
+        if root is None:
+            root = Function._primitive(COMBINE, outputs, name=name or "")
+        f = Function.__new__(Function)
+        f._is_composite = True
+        f._root = root
+        f._outputs = list(root._outputs)
+        f._uid = new_uid("Composite")
+        f._arg_order = list(arg_order) if arg_order else None
+        return f
+
+    @staticmethod
+    def _combine_vars(variables, name=""):
+        return Function._composite([Function._primitive(COMBINE, variables, name=name).outputs[i]
+                                    for i in range(len(variables))]) if len(variables) > 1 else \
+            Function._composite(variables)
+
+    @staticmethod
+    def _from_python(f, make_block=False, op_name=None, name=None):
+        """@Function: call the Python function on placeholders (or typed inputs, from annotations)."""
+        from .typing_support import variable_from_annotation
+        params = inspect.signature(f).parameters
+        arg_names = [p for p, v in params.items() if v.kind in (v.POSITIONAL_ONLY, v.POSITIONAL_OR_KEYWORD)]
+        args = [variable_from_annotation(n, params[n].annotation) for n in arg_names]
+        Function._placeholders_under_construction.update(args)
+        try:
+            out = f(*args)
+        finally:
+            Function._placeholders_under_construction.difference_update(args)
+        if out is None:
+            raise TypeError("CNTK Function '%s' must return a value" % getattr(f, "__name__", f))
+        outs = list(out) if isinstance(out, (tuple, list)) else [out]
+        out_vars = []
+        for o in outs:
+            v = as_variable(o, "return value of '%s'" % getattr(f, "__name__", f))
+            if v in out_vars:
+                from ..ops import alias
+                v = alias(v).output
+            out_vars.append(v)
+        result = Function._composite(out_vars, arg_order=args)
+        if make_block:
+            return as_block(result, [(a, Placeholder(name=a.name)) for a in args], op_name or f.__name__,
+                            name or "")
+        used = set(result._leaf_list())
+        unused = [a.name for a in args if a not in used]
+        if unused:
+            raise TypeError("CNTK Function '%s' has %d unused arguments (%s), which is currently not supported"
+                            % (getattr(f, "__name__", f), len(unused), ", ".join(unused)))
+        return result
+
+    # ------------------------------------------------------------------ structure
+    @property
+    def name(self):
+        return self._root._name
+
+    @name.setter
+    def name(self, value):
+        self._root._name = value
+
+    @property
+    def uid(self):
+        return self._uid
+
+    @property
+    def op_name(self):
+        return "Composite" if self._is_composite else self._op_name
+
+    @property
+    def is_composite(self):
+        return self._is_composite
+
+    @property
+    def is_primitive(self):
+        return not self._is_composite
+
+    @property
+    def is_block(self):
+        return (not self._is_composite) and self._block_root is not None
+
+    @property
+    def block_root(self):
+        if not self.is_block:
+            raise ValueError("block_root: %s is not a block function" % self.op_name)
+        return self._block_root
+
+    @property
+    def block_arguments_mapping(self):
+        if not self.is_block:
+            raise ValueError("block_arguments_mapping: %s is not a block function" % self.op_name)
+        return list(self._block_arguments)
+
+    @property
+    def root_function(self):
+        return self._root
+
+    @property
+    def outputs(self):
+        return list(self._outputs)
+
+    @property
+    def output(self):
+        if len(self._outputs) != 1:
+            raise ValueError("output: this Function has %d outputs; use .outputs" % len(self._outputs))
+        return self._outputs[0]
+
+    @property
+    def attributes(self):
+        return {} if self._is_composite else dict(self._root._attributes)
+
+    def _leaf_list(self):
+        """All leaf Variables below the outputs, in depth-first, left-to-right order (blocks not entered)."""
+        leaves, seen, seen_nodes = [], set(), set()
+        stack = list(reversed(self._outputs))
+        while stack:
+            v = stack.pop()
+            if v.is_output:
+                node = v.owner
+                if id(node) in seen_nodes:
+                    continue
+                seen_nodes.add(id(node))
+                stack.extend(reversed(node._inputs))
+            elif v not in seen:
+                seen.add(v)
+                leaves.append(v)
+        return leaves
+
+    @property
+    def inputs(self):
+        if not self._is_composite:
+            return list(self._inputs)
+        return self._leaf_list()
+
+    @property
+    def arguments(self):
+        args = [v for v in self._leaf_list() if v.is_input or v.is_placeholder]
+        order = getattr(self, "_arg_order", None)
+        if order:
+            first = [a for a in order if a in args]
+            args = first + [a for a in args if a not in first]
+        return tuple(args)
+
+    @property
+    def signature(self):
+        return tuple(a for a in self.arguments if a not in Function._placeholders_under_construction)
+
+    @property
+    def parameters(self):
+        return [v for v in self._leaf_list() if v.is_parameter]
+
+    @property
+    def constants(self):
+        return [v for v in self._leaf_list() if v.is_constant]
+
+    @property
+    def placeholders(self):
+        return [v for v in self._leaf_list() if v.is_placeholder]
+
+    @property
+    def type(self):
+        from .typing_support import function_type
+        return function_type(self)
+
+    def find_all_with_name(self, name, depth=0):
+        return _find_all(self, name, depth)
+
+    def find_by_name(self, name, depth=0):
+        return _find_one(self, name, depth)
+
+    def __getattr__(self, name):
+        if name.startswith("_") or name in ("outputs", "output", "this"):
+            raise AttributeError("Function has no attribute %r" % name)
+        if not hasattr(Variable, name):
+            root = self.block_root if self.is_block else self
+            hit = _find_one(root, name, depth=1)
+            if hit is not None:
+                return hit
+        outputs = self._outputs
+        if len(outputs) == 1 and hasattr(outputs[0], name):
+            return getattr(outputs[0], name)
+        raise AttributeError("neither the Function nor its output has an attribute or a graph member named %r"
+                             % name)
+
+    def __str__(self):
+        op_name = self.op_name
+        if self._is_composite:
+            root = self._root
+            if root._op.name != COMBINE and {v.uid for v in self.inputs} == {v.uid for v in root._inputs}:
+                op_name = root.op_name
+            else:
+                op_name = "Composite"
+
+        def spec(v, is_output=False):
+            prefix = v.name + ": " if (not is_output and v.name) else ""
+            return prefix + v._type
+
+        outs = self.outputs
+        out_sig = ("Tuple[" + ", ".join(spec(o, True) for o in outs) + "]") if len(outs) > 1 else spec(outs[0], True)
+        f_name = (self.name + ": ") if self.name else ""
+        return f_name + op_name + "(" + ", ".join(spec(a) for a in self.signature) + ") -> " + out_sig
+
+    __repr__ = __str__
+
+    # ------------------------------------------------------------------ composing
+    def argument_map(self, *args, **kwargs):
+        params = self.signature
+        if len(args) + len(kwargs) != len(params):
+            raise TypeError("Function%s expects %d arguments (%s), got %d"
+                            % (" '%s'" % self.name if self.name else "", len(params),
+                               ", ".join(p.name or p.uid for p in params), len(args) + len(kwargs)))
+        mapping = dict(zip(params, args))
+        by_name = {p.name: p for p in params}
+        for k, v in kwargs.items():
+            if k not in by_name:
+                raise TypeError("Function has no argument named %r (arguments: %s)"
+                                % (k, ", ".join(p.name for p in params)))
+            if by_name[k] in mapping:
+                raise TypeError("argument %r given twice" % k)
+            mapping[by_name[k]] = v
+        return mapping
+
+    def __call__(self, *args, **kwargs):
+        arg_map = self.argument_map(*args, **kwargs)
+        if any(isinstance(a, (Function, Variable)) for a in arg_map.values()):
+            for a in self.arguments:
+                arg_map.setdefault(a, a)
+            return self.clone(CloneMethod.share, arg_map)
+        outputs = self.outputs
+        result = self.eval(arg_map)
+        if len(outputs) > 1:
+            return tuple(result[o] for o in outputs)
+        return result
+
+    def __rshift__(self, other):
+        return other(self)
+
+    def __lshift__(self, other):
+        return self(other)
+
+    def clone(self, method, substitutions=None):
+        method = CloneMethod(method.value if isinstance(method, CloneMethod) else method)
+        subs = {}
+        for k, v in (substitutions or {}).items():
+            subs[as_variable(k, "substitution key")] = as_variable(v, "substitution value")
+        memo = {}
+        new_outputs = [_clone_variable(o, method, subs, memo) for o in self._outputs]
+        order = getattr(self, "_arg_order", None) or list(self.arguments)
+        new_order = []
+        for a in order:
+            n = memo.get(a.uid, subs.get(a, a))
+            if (n.is_input or n.is_placeholder) and n not in new_order:
+                new_order.append(n)
+        return Function._composite(new_outputs, arg_order=new_order)
+
+    def replace_placeholders(self, substitutions):
+        """In place: the placeholders of this Function are replaced; returns self."""
+        new = self.clone(CloneMethod.share, substitutions)
+        self._root, self._outputs, self._arg_order = new._root, new._outputs, new._arg_order
+        self._is_composite = True
+        return self
+
+    def replace_placeholder(self, substitution):
+        phs = self.placeholders
+        if len(phs) != 1:
+            raise ValueError("replace_placeholder: the Function has %d placeholders, expected exactly one"
+                             % len(phs))
+        return self.replace_placeholders({phs[0]: substitution})
+
+    def update_signature(self, *arg_types, **kwarg_types):
+        from .typing_support import input_from_type
+        params = self.signature
+        if len(arg_types) + len(kwarg_types) != len(params):
+            raise TypeError("update_signature: the Function has %d arguments, %d types given"
+                            % (len(params), len(arg_types) + len(kwarg_types)))
+        subs = {}
+        for p, t in zip(params, arg_types):
+            subs[p] = input_from_type(t, p.name)
+        by_name = {p.name: p for p in params}
+        for k, t in kwarg_types.items():
+            subs[by_name[k]] = input_from_type(t, k)
+        return self.replace_placeholders(subs)
+
+    def declare_args(self, *arg_types):
+        return self.update_signature(*arg_types)
+
+    # ------------------------------------------------------------------ computing
+    def eval(self, arguments=None, outputs=None, device=None, as_numpy=True):
+        from .engine import evaluate
+        outs = list(outputs) if outputs is not None else self.outputs
+        result = evaluate(self, arguments, [as_variable(o) for o in outs], device=device, as_numpy=as_numpy)
+        if len(outs) == 1:
+            return result[outs[0]] if outputs is None or len(result) == 1 else result
+        return result
+
+    def forward(self, arguments, outputs=None, keep_for_backward=None, device=None, as_numpy=True):
+        from .engine import forward
+        return forward(self, arguments, outputs, keep_for_backward, device, as_numpy)
+
+    def backward(self, state, root_gradients, variables, as_numpy=True):
+        from .engine import backward
+        return backward(state, root_gradients, variables, as_numpy)
+
+    def grad(self, at, wrt=None, outputs=None, device=None, as_numpy=True, grad_root=None):
+        from .engine import grad
+        return grad(self, at, wrt, outputs, device, as_numpy, grad_root)
+
+    def torch_module(self, arguments=None, training=False):
+        """The cached torch.nn.Module this Function lowers to (for plain-PyTorch users)."""
+        from .lowering import lower
+        return lower(self.outputs, list(arguments) if arguments is not None else list(self.arguments),
+                     training)
+
+
+def _clone_variable(v, method, subs, memo):
+    if v in subs:
+        return subs[v]
+    hit = memo.get(v.uid)
+    if hit is not None:
+        return hit
+    if v.is_output:
+        node = v.owner
+        new_node = _clone_node(node, method, subs, memo)
+        for old, new in zip(node._outputs, new_node._outputs):
+            memo[old.uid] = new
+        return memo[v.uid]
+    if v.is_parameter and method != CloneMethod.share:
+        new = Constant(v.value, name=v.name) if method == CloneMethod.freeze else \
+            Parameter(v.shape, init=v.value, dtype=v.dtype, name=v.name)
+    elif v.is_constant and method == CloneMethod.clone:
+        new = Constant(v.value, dtype=v.dtype, name=v.name)
+    else:
+        new = v
+    memo[v.uid] = new
+    return new
+
+
+def _clone_node(node, method, subs, memo):
+    if node._op.name == COMBINE:
+        new_inputs = [_clone_variable(i, method, subs, memo) for i in node._inputs]
+        if all(a is b for a, b in zip(new_inputs, node._inputs)):
+            return node
+        return Function._primitive(COMBINE, new_inputs, name=node._name)
+    if node._block_root is not None:
+        n_args = len(node._block_arguments)
+        new_args = [_clone_variable(outer, method, subs, memo) for _, outer in node._block_arguments]
+        inner_outputs = [_clone_variable(o, method, {}, memo) for o in node._block_root._outputs]
+        unchanged = all(a is b for a, b in zip(new_args, node._inputs[:n_args])) and \
+            all(a is b for a, b in zip(inner_outputs, node._block_root._outputs))
+        if unchanged:
+            return node
+        inner = Function._composite(inner_outputs, arg_order=[ph for ph, _ in node._block_arguments])
+        return as_block(inner, [(ph, a) for (ph, _), a in zip(node._block_arguments, new_args)],
+                        node._op_name, node._name)._root
+    new_inputs = [_clone_variable(i, method, subs, memo) for i in node._inputs]
+    if all(a is b for a, b in zip(new_inputs, node._inputs)):
+        return node
+    return Function._primitive(node._op.name, new_inputs, node._attributes, node._name, node._op_name)
+
+
+def _typed_placeholder_like(ph, outer):
+    p = Placeholder(name=ph.name)
+    p._shape = outer._shape
+    p._dtype = outer._dtype
+    p._is_sparse = outer._is_sparse
+    p._dynamic_axes = outer._dynamic_axes
+    return p
+
+
+def as_block(composite, block_arguments_map, block_op_name, block_instance_name=""):
+    """A block function: ``composite`` (over placeholders) packaged as one primitive named block_op_name,
+    applied to the outer Variables of block_arguments_map [(placeholder, outer)]."""
+    if not isinstance(composite, Function):
+        raise TypeError("as_block: composite must be a Function, got %s" % type(composite).__name__)
+    if isinstance(block_arguments_map, dict):
+        block_arguments_map = list(block_arguments_map.items())
+    pairs = [(as_variable(ph, "block placeholder"), as_variable(outer, "block argument"))
+             for ph, outer in block_arguments_map]
+    for ph, _ in pairs:
+        if not ph.is_placeholder:
+            raise TypeError("as_block: block_arguments_map keys must be placeholders of the composite, got %r" % ph)
+    typed = {ph: _typed_placeholder_like(ph, outer) for ph, outer in pairs}
+    inner = composite.clone(CloneMethod.share, typed)
+    mapping = [(typed[ph], outer) for ph, outer in pairs]
+    mapped = {t for t, _ in mapping}
+    captured = [leaf for leaf in inner._leaf_list() if leaf not in mapped]
+    node = Function.__new__(Function)
+    op = get_op(BLOCK)
+    node._set_primitive(op, block_op_name, [o for _, o in mapping] + captured, {}, block_instance_name)
+    node._block_root = inner
+    node._block_arguments = mapping
+    grad = any(v._needs_gradient or v.is_output or v.is_placeholder for v in node._inputs)
+    node._outputs = [make_output(o._shape, o._dtype, o._is_sparse, o._dynamic_axes, block_instance_name, node,
+                                 needs_gradient=grad) for o in inner._outputs]
+    return Function._composite(node._outputs, arg_order=[o for _, o in mapping])
+
+
+def result_dtype(inputs):
+    return promote(*[i._dtype for i in inputs])
+
+
+def _not_lowered(*args, **kwargs):
+    raise RuntimeError("Combine and Block nodes are inlined by the lowering and never computed directly")
+
+
+register_op(COMBINE, infer=None, compute=_not_lowered)
+register_op(BLOCK, infer=None, compute=_not_lowered)

@@ -1,0 +1,163 @@
+"""Lowering a CNTK graph to a torch.nn.Module, once per (outputs, arguments, training) signature.
+
+The module is a torch.fx.GraphModule: generated Python code calling each op's torch computation, with
+the graph's Parameters registered as module parameters and Constants as buffers. Autograd, DDP,
+torch.compile and ONNX export all take it as it is.
+"""
+import re
+import weakref
+
+import torch
+import torch.fx
+
+from .function import BLOCK, COMBINE
+from .variables import shape_is_known
+
+_CACHE = weakref.WeakKeyDictionary()
+
+
+def _align(t, n_dyn, new_dyn, pad_static):
+    """Insert the size-1 axes that make a tensor broadcast like CNTK: dynamic axes first, static right-aligned."""
+    shape = t.shape
+    return t.reshape(tuple(shape[:n_dyn]) + (1,) * (new_dyn + pad_static) + tuple(shape[n_dyn:]))
+
+
+def _safe(name):
+    return re.sub(r"\W", "_", name) or "v"
+
+
+class LoweredFunction(torch.nn.Module):
+    """forward(*argument_tensors, *masks) -> tuple of output tensors."""
+
+    def __init__(self, graph_module, arguments, mask_axes, outputs):
+        super(LoweredFunction, self).__init__()
+        self.graph_module = graph_module
+        self.argument_uids = [a.uid for a in arguments]
+        self.mask_axes = mask_axes
+        self.output_uids = [o.uid for o in outputs]
+
+    def forward(self, *tensors):
+        return self.graph_module(*tensors)
+
+
+class _Builder(object):
+    def __init__(self, arguments, training):
+        self.graph = torch.fx.Graph()
+        self.root = torch.nn.Module()
+        self.training = training
+        self.env = {}
+        self.masks = {}
+        self.mask_axes = []
+        for i, a in enumerate(arguments):
+            self.env[a.uid] = self.graph.placeholder("arg%d_%s" % (i, _safe(a.name or a.uid)))
+        for a in arguments:
+            axis = a._sequence_axis
+            if axis is not None and axis.name not in self.masks:
+                self.masks[axis.name] = self.graph.placeholder("mask_%s" % _safe(axis.name))
+                self.mask_axes.append(axis.name)
+
+    def leaf(self, v):
+        if v.is_parameter or v.is_constant:
+            attr = "%s_%s" % (v.uid, _safe(v.name)) if v.name else v.uid
+            if not hasattr(self.root, attr):
+                if v.is_parameter:
+                    self.root.register_parameter(attr, v.tensor)
+                else:
+                    self.root.register_buffer(attr, v.tensor)
+            return self.graph.get_attr(attr)
+        if v.is_placeholder:
+            raise ValueError("the Function still has an unbound placeholder %r (%s); apply it to input variables "
+                             "first (e.g. model(x))" % (v.name, v.uid))
+        raise ValueError("missing argument: the computation needs input %s%s, which was not given"
+                         % (("'%s' " % v.name) if v.name else "", v.uid))
+
+    def value(self, v):
+        """The fx node computing Variable v (lowering what it depends on, without recursion)."""
+        if v.uid in self.env:
+            return self.env[v.uid]
+        stack = [v]
+        while stack:
+            cur = stack[-1]
+            if cur.uid in self.env:
+                stack.pop()
+                continue
+            if not cur.is_output:
+                self.env[cur.uid] = self.leaf(cur)
+                stack.pop()
+                continue
+            node = cur.owner
+            deps = [i for i in self._node_inputs(node) if i.uid not in self.env]
+            if deps:
+                stack.extend(deps)
+                continue
+            self.emit(node)
+            stack.pop()
+        return self.env[v.uid]
+
+    def _node_inputs(self, node):
+        if node._block_root is not None:
+            return [outer for _, outer in node._block_arguments]
+        return node._inputs
+
+    def emit(self, node):
+        op = node._op
+        if op.name == COMBINE:
+            return
+        if node._block_root is not None:
+            for inner_ph, outer in node._block_arguments:
+                self.env[inner_ph.uid] = self.env[outer.uid]
+            for inner_out, out in zip(node._block_root._outputs, node._outputs):
+                self.env[out.uid] = self.value(inner_out)
+            return
+        for o in node._outputs:
+            if not shape_is_known(o._shape):
+                raise ValueError("%s%s: output shape %s could not be inferred from its inputs %s"
+                                 % (node._op_name, " '%s'" % node._name if node._name else "", o.shape,
+                                    [i.shape for i in node._inputs]))
+        args = [self.env[i.uid] for i in node._inputs]
+        if op.elementwise:
+            out = node._outputs[0]
+            n_out, rank = out._n_dynamic, len(out._shape)
+            aligned = []
+            for a, i in zip(args, node._inputs):
+                n_in = i._n_dynamic
+                new_dyn = (n_out - n_in) if n_in else 0
+                pad = (rank - len(i._shape)) if n_in else 0
+                if new_dyn or pad:
+                    a = self.graph.call_function(_align, (a, n_in, new_dyn, pad))
+                aligned.append(a)
+            args = aligned
+        kwargs = op.prepare(node) if op.prepare else {}
+        if op.uses_training:
+            kwargs["training"] = self.training
+        if op.uses_mask:
+            axis = node._inputs[0]._sequence_axis
+            if axis is None or axis.name not in self.masks:
+                raise ValueError("%s needs a sequence input" % node._op_name)
+            kwargs["mask"] = self.masks[axis.name]
+        result = self.graph.call_function(op.compute, tuple(args), kwargs)
+        if len(node._outputs) == 1:
+            self.env[node._outputs[0].uid] = result
+        else:
+            for k, o in enumerate(node._outputs):
+                self.env[o.uid] = self.graph.call_function(_getitem, (result, k))
+
+
+def _getitem(seq, k):
+    return seq[k]
+
+
+def lower(outputs, arguments, training=False):
+    """The cached LoweredFunction computing ``outputs`` from ``arguments`` (Variables)."""
+    key = (tuple(o.uid for o in outputs), tuple(a.uid for a in arguments), bool(training))
+    per_output = _CACHE.setdefault(outputs[0], {})
+    module = per_output.get(key)
+    if module is None:
+        b = _Builder(arguments, training)
+        results = [b.value(o) for o in outputs]
+        b.graph.output(tuple(results))
+        gm = torch.fx.GraphModule(b.root, b.graph, class_name="CNTKFunction")
+        module = LoweredFunction(gm, arguments, b.mask_axes, outputs)
+        module.train(training)
+        per_output[key] = module
+    return module

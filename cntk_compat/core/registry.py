@@ -1,0 +1,65 @@
+"""The op registry: every primitive op is defined once, with its shape rule and its torch computation.
+
+Printing, cloning, lowering (and later saving and exporting) all walk Functions whose primitive nodes
+name an OpDef registered here.
+"""
+
+
+class OutputSpec(object):
+    """What a shape rule says about one output."""
+    __slots__ = ("shape", "dtype", "dynamic_axes", "is_sparse", "needs_gradient")
+
+    def __init__(self, shape, dtype, dynamic_axes, is_sparse=False, needs_gradient=True):
+        self.shape = None if shape is None else tuple(int(d) for d in shape)
+        self.dtype = dtype
+        self.dynamic_axes = dynamic_axes
+        self.is_sparse = is_sparse
+        self.needs_gradient = needs_gradient
+
+
+class OpDef(object):
+    """One primitive op.
+
+    infer(inputs, attributes) -> [OutputSpec]: the shape rule; it may also complete the inferred
+        dimensions of Parameter inputs (CNTK's deferred shape inference).
+    compute(*tensors, **kwargs) -> tensor or tuple of tensors: the torch computation on batch-first tensors.
+    prepare(node) -> dict: static keyword arguments for compute, computed once when lowering.
+    elementwise: the lowering aligns every input to the output's layout first (CNTK broadcasting).
+    uses_training: compute receives training=True/False.
+    uses_mask: compute receives mask= (B, T) bool for the sequence axis of its first input.
+    """
+
+    def __init__(self, name, infer, compute, prepare=None, elementwise=False, uses_training=False,
+                 uses_mask=False):
+        self.name = name
+        self.infer = infer
+        self.compute = compute
+        self.prepare = prepare
+        self.elementwise = elementwise
+        self.uses_training = uses_training
+        self.uses_mask = uses_mask
+
+    def __repr__(self):
+        return "OpDef(%s)" % self.name
+
+
+_OPS = {}
+
+
+def register_op(name, infer, compute, **options):
+    if name in _OPS:
+        raise ValueError("op %r is already registered" % name)
+    op = OpDef(name, infer, compute, **options)
+    _OPS[name] = op
+    return op
+
+
+def get_op(name):
+    try:
+        return _OPS[name]
+    except KeyError:
+        raise KeyError("no op named %r is registered" % name) from None
+
+
+def registered_ops():
+    return dict(_OPS)

@@ -1,0 +1,95 @@
+"""CNTK's type records (``Tensor[2]``, ``Sequence[SparseTensor[10]]``) and their use in @Function signatures."""
+import numpy as np
+
+from .axis import Axis
+from .types import type_string
+from .variables import Placeholder, Variable, sanitize_shape
+
+
+class VariableType(dict):
+    """An immutable record of shape / dtype / is_sparse / dynamic_axes, printed the CNTK way."""
+
+    def __init__(self, shape=None, dtype=None, needs_gradient=None, is_sparse=None, dynamic_axes=None):
+        fields = dict(shape=shape, dtype=dtype, needs_gradient=needs_gradient, is_sparse=is_sparse,
+                      dynamic_axes=dynamic_axes)
+        super(VariableType, self).__init__({k: v for k, v in fields.items() if v is not None})
+
+    def __getattr__(self, key):
+        try:
+            return self[key]
+        except KeyError:
+            raise AttributeError(key) from None
+
+    def __setattr__(self, key, value):
+        raise AttributeError("type records are immutable")
+
+    def updated_with(self, **kwargs):
+        d = dict(self)
+        d.update(kwargs)
+        return VariableType(**d)
+
+    def __call__(self):
+        raise TypeError("abstract type %s cannot be instantiated; use 'input_variable(**%s)' instead"
+                        % (self, self))
+
+    @property
+    def shape_is_known(self):
+        return "shape" in self
+
+    def __str__(self):
+        return type_string(self.get("shape"), self.get("dtype"), self.get("is_sparse", False),
+                           tuple(self.get("dynamic_axes", ())))
+
+    __repr__ = __str__
+
+    def __hash__(self):
+        return hash(str(self))
+
+
+def sanitize_type(t):
+    if t is float or t is np.float32:
+        return VariableType(shape=(), dtype=np.float32)
+    if t is np.float64:
+        return VariableType(shape=(), dtype=np.float64)
+    if t is np.float16:
+        return VariableType(shape=(), dtype=np.float16)
+    return t
+
+
+def variable_from_annotation(name, annotation):
+    t = sanitize_type(annotation)
+    if isinstance(t, VariableType):
+        return input_from_type(t, name)
+    return Placeholder(name=name)
+
+
+def input_from_type(t, name=""):
+    t = sanitize_type(t)
+    if not isinstance(t, VariableType):
+        raise TypeError("expected a CNTK type such as Tensor[3] or Sequence[Tensor[3]], got %r" % (t,))
+    axes = t.get("dynamic_axes", (Axis.default_batch_axis(),))
+    return Variable(shape=sanitize_shape(t.get("shape", ())), dtype=t.get("dtype", np.float32),
+                    needs_gradient=t.get("needs_gradient", False), is_sparse=t.get("is_sparse", False),
+                    dynamic_axes=axes, name=name)
+
+
+def variable_type(v):
+    return VariableType(shape=v._shape, dtype=v.dtype, needs_gradient=v.needs_gradient,
+                        is_sparse=v.is_sparse, dynamic_axes=tuple(v.dynamic_axes))
+
+
+class FunctionType(object):
+    def __init__(self, arguments, outputs):
+        self.arguments = tuple(arguments)
+        self.outputs = tuple(outputs)
+
+    def __str__(self):
+        outs = self.outputs
+        out = ("Tuple[" + ", ".join(str(o) for o in outs) + "]") if len(outs) > 1 else str(outs[0])
+        return "(" + ", ".join(str(a) for a in self.arguments) + ") -> " + out
+
+
+def function_type(f):
+    return FunctionType([variable_type(a) for a in f.signature], [variable_type(o) for o in f.outputs])
+
+Variable._Type = VariableType

@@ -1,0 +1,228 @@
+"""Values: batches of data on the device, as CNTK's Value / NDArrayView present them.
+
+A Value holds a dense, batch-first torch tensor; batches of sequences are padded to the longest
+sequence and keep their true lengths beside them.
+"""
+import warnings
+
+import numpy as np
+import scipy.sparse as sparse
+import torch
+
+from . import device as _device
+from .dtypes import sanitize_dtype, to_torch_dtype
+
+
+def _dense_sample(sample, dtype):
+    if sparse.issparse(sample):
+        return np.asarray(sample.todense(), dtype=dtype)
+    return np.asarray(sample, dtype=dtype)
+
+
+class NDArrayView(object):
+    """A dense tensor without dynamic axes (a view on device memory)."""
+
+    def __init__(self, tensor, is_sparse=False):
+        self.tensor = tensor
+        self._is_sparse = is_sparse
+
+    @staticmethod
+    def from_dense(np_array, device=None, read_only=False, borrow=False):
+        if not isinstance(np_array, np.ndarray):
+            raise TypeError("from_dense: expected a numpy.ndarray, got %s" % type(np_array).__name__)
+        return NDArrayView(torch.as_tensor(np_array).to(_device.resolve(device)))
+
+    @staticmethod
+    def from_csr(csr_array, device=None, read_only=False, borrow=False, shape=None):
+        if not sparse.isspmatrix_csr(csr_array):
+            raise TypeError("from_csr: expected a scipy.sparse.csr_matrix, got %s" % type(csr_array).__name__)
+        dense = np.asarray(csr_array.todense())
+        if shape is not None:
+            dense = dense.reshape(shape)
+        return NDArrayView(torch.as_tensor(dense).to(_device.resolve(device)), is_sparse=True)
+
+    @staticmethod
+    def from_data(data, device=None, read_only=False, borrow=False):
+        if isinstance(data, NDArrayView):
+            return data
+        if sparse.issparse(data):
+            return NDArrayView.from_csr(sparse.csr_matrix(data), device)
+        return NDArrayView.from_dense(np.asarray(data), device)
+
+    @property
+    def shape(self):
+        return tuple(self.tensor.shape)
+
+    @property
+    def dtype(self):
+        return self.tensor.detach().cpu().numpy().dtype.type if self.tensor.numel() == 0 else \
+            np.dtype(str(self.tensor.dtype).replace("torch.", "")).type
+
+    @property
+    def device(self):
+        t = self.tensor.device
+        return _device.gpu(t.index or 0) if t.type == "cuda" else _device.cpu()
+
+    @property
+    def is_sparse(self):
+        return self._is_sparse
+
+    @property
+    def is_read_only(self):
+        return False
+
+    def slice_view(self, start_offset, extent, read_only=True):
+        index = tuple(slice(s, s + e) for s, e in zip(start_offset, extent))
+        view = self.tensor[index]
+        if len(extent) < len(start_offset):
+            view = view.reshape(extent)
+        else:
+            view = view.reshape(tuple(extent))
+        return NDArrayView(view)
+
+    def to_ndarray(self):
+        return self.tensor.detach().cpu().numpy().copy()
+
+    asarray = to_ndarray
+
+
+class Value(object):
+    """A batch of samples or sequences for one Variable."""
+
+    def __init__(self, batch=None, seq_starts=None, device=None, _tensor=None, _lengths=None,
+                 _is_sparse=False):
+        if _tensor is None:
+            v = Value._from_list_or_array(batch, None, device)
+            _tensor, _lengths, _is_sparse = v.tensor, v.lengths, v._is_sparse
+        self.tensor = _tensor
+        self.lengths = _lengths
+        self._is_sparse = _is_sparse
+
+    @staticmethod
+    def _from_list_or_array(batch, dtype, device):
+        if isinstance(batch, np.ndarray):
+            return Value(_tensor=torch.as_tensor(batch).to(_device.resolve(device)))
+        if isinstance(batch, list):
+            return Value.from_batch(batch, is_sequence=True, is_sparse=False, dtype=dtype, device=device)
+        raise TypeError("Value: batch must be a numpy array or a list of arrays, got %s" % type(batch).__name__)
+
+    @staticmethod
+    def from_batch(batch, is_sequence, is_sparse=False, dtype=None, shape=None, device=None):
+        """batch: ndarray (B, [T,] *shape), or a list of per-sample (per-sequence) arrays / CSR matrices."""
+        dtype = sanitize_dtype(dtype) or np.dtype(np.float32)
+        dev = _device.resolve(device)
+        if isinstance(batch, np.ndarray) or sparse.issparse(batch):
+            arr = _dense_sample(batch, dtype)
+            if shape is not None and not is_sequence:
+                arr = arr.reshape((arr.shape[0],) + tuple(shape))
+            lengths = [arr.shape[1]] * arr.shape[0] if is_sequence else None
+            return Value(_tensor=torch.from_numpy(np.ascontiguousarray(arr)).to(dev), _lengths=lengths,
+                         _is_sparse=is_sparse)
+        if not isinstance(batch, (list, tuple)):
+            raise TypeError("batch must be a numpy array, a scipy CSR matrix or a list of them, got %s"
+                            % type(batch).__name__)
+        samples = [_dense_sample(s, dtype) for s in batch]
+        if not is_sequence:
+            arr = np.stack(samples) if samples else np.zeros((0,) + tuple(shape or ()), dtype)
+            if shape is not None:
+                arr = arr.reshape((arr.shape[0],) + tuple(shape))
+            return Value(_tensor=torch.from_numpy(arr).to(dev), _is_sparse=is_sparse)
+        if shape is not None:
+            samples = [s.reshape((s.shape[0] if s.ndim else 1,) + tuple(shape)) for s in samples]
+        lengths = [s.shape[0] for s in samples]
+        t_max = max(lengths) if lengths else 0
+        inner = samples[0].shape[1:] if samples else tuple(shape or ())
+        out = np.zeros((len(samples), t_max) + inner, dtype=dtype)
+        for i, s in enumerate(samples):
+            out[i, :s.shape[0]] = s
+        return Value(_tensor=torch.from_numpy(out).to(dev), _lengths=lengths, _is_sparse=is_sparse)
+
+    @staticmethod
+    def create(var, data, seq_starts=None, device=None, read_only=False):
+        from .feeding import to_value
+        return to_value(var, data, _device.resolve(device))
+
+    @staticmethod
+    def one_hot(batch, num_classes, dtype=None, device=None):
+        """A sparse batch of sequences of one-hot vectors from lists of class indices."""
+        if isinstance(batch, np.ndarray):
+            batch = batch.tolist()
+        if not isinstance(batch, list):
+            raise ValueError("one_hot: input must be a list of lists of integers")
+        dtype = sanitize_dtype(dtype) or np.dtype(np.float32)
+        seqs = []
+        for seq in batch:
+            idx = np.asarray(seq if isinstance(seq, (list, tuple, np.ndarray)) else [seq])
+            if idx.size and not np.issubdtype(idx.dtype, np.integer):
+                raise ValueError("one_hot: class indices must be integers, got %s" % idx.dtype)
+            if idx.size and (idx.min() < 0 or idx.max() >= num_classes):
+                raise ValueError("one_hot: class index out of range [0, %d)" % num_classes)
+            m = np.zeros((len(idx), num_classes), dtype=dtype)
+            m[np.arange(len(idx)), idx] = 1
+            seqs.append(m)
+        return Value.from_batch(seqs, is_sequence=True, is_sparse=True, dtype=dtype, device=device)
+
+    @property
+    def shape(self):
+        return tuple(self.tensor.shape)
+
+    @property
+    def dtype(self):
+        return np.dtype(str(self.tensor.dtype).replace("torch.", "")).type
+
+    @property
+    def device(self):
+        return NDArrayView(self.tensor).device
+
+    @property
+    def is_sparse(self):
+        return self._is_sparse
+
+    @property
+    def is_read_only(self):
+        return False
+
+    @property
+    def is_valid(self):
+        return True
+
+    @property
+    def data(self):
+        return NDArrayView(self.tensor, self._is_sparse)
+
+    @property
+    def mask(self):
+        """Per (sequence, step): 2 for a sequence start, 1 for a valid step, 0 for padding."""
+        if self.lengths is None:
+            return np.ones(self.shape[:1], dtype=np.float32)
+        t_max = self.shape[1]
+        m = (np.arange(t_max)[None, :] < np.asarray(self.lengths)[:, None]).astype(np.float32)
+        m[:, 0] *= 2
+        return m
+
+    def mask_tensor(self):
+        if self.lengths is None:
+            return None
+        lengths = torch.as_tensor(self.lengths, device=self.tensor.device)
+        return torch.arange(self.tensor.shape[1], device=self.tensor.device)[None, :] < lengths[:, None]
+
+    def __len__(self):
+        return self.tensor.shape[0]
+
+    def asarray(self):
+        return self.tensor.detach().cpu().numpy()
+
+    def as_sequences(self, variable=None):
+        arr = self.asarray()
+        if self.lengths is None:
+            return list(arr)
+        return [arr[i, :n] for i, n in enumerate(self.lengths)]
+
+    def to(self, device, dtype=None):
+        t = self.tensor.to(device=device, dtype=to_torch_dtype(dtype) if dtype is not None else None)
+        return Value(_tensor=t, _lengths=self.lengths, _is_sparse=self._is_sparse)
+
+
+def warn_dtype_conversion(var, got):
+    warnings.warn('your data is of type "%s", but your input variable (uid "%s") expects "%s". Please convert '
+                  'your data beforehand to speed up training.' % (got, var.uid, np.dtype(var.dtype)))

@@ -1,0 +1,385 @@
+"""Variables: the typed leaves and edges of a CNTK graph.
+
+Kinds: Input (data fed by the user), Placeholder (to be substituted), Parameter (learnable, owns a
+torch.nn.Parameter), Constant (owns a torch tensor) and Output (produced by a Function).
+"""
+import numpy as np
+import torch
+
+from . import device as _device
+from .axis import Axis, BATCH_AXIS_NAME
+from .dtypes import sanitize_dtype, to_torch_dtype
+from .operators import TensorOpsMixin
+from .types import type_string
+from .uid import new_uid
+
+InferredDimension = -1
+FreeDimension = -3
+_UNKNOWN_SHAPE = (-2,)
+
+
+class VariableKind(object):
+    INPUT = "Input"
+    OUTPUT = "Output"
+    PARAMETER = "Parameter"
+    CONSTANT = "Constant"
+    PLACEHOLDER = "Placeholder"
+
+
+def sanitize_shape(shape, argument="shape"):
+    if shape is None:
+        return ()
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    try:
+        dims = tuple(int(d) for d in shape)
+    except TypeError:
+        raise TypeError("%s: expected an int or a tuple of ints, got %r" % (argument, shape)) from None
+    for d in dims:
+        if d < 0 and d not in (InferredDimension, FreeDimension):
+            raise ValueError("%s: dimensions must be >= 0 (or InferredDimension=-1), got %r" % (argument, shape))
+    return dims
+
+
+def sanitize_dynamic_axes(axes):
+    if axes is None:
+        return None
+    if isinstance(axes, Axis):
+        axes = (axes,)
+    axes = tuple(axes)
+    for a in axes:
+        if not isinstance(a, Axis):
+            raise TypeError("dynamic_axes: expected Axis objects, got %r" % (a,))
+    return axes
+
+
+def shape_is_known(shape):
+    return shape is not None and all(d >= 0 for d in shape)
+
+
+class Variable(TensorOpsMixin):
+    """A symbolic typed value: its static shape (no batch/sequence axes), dtype and dynamic axes.
+
+    The public constructor creates an input Variable; Functions create Output Variables.
+    """
+
+    def __init__(self, shape=None, dtype=None, needs_gradient=False, is_sparse=False,
+                 dynamic_axes=Axis.default_input_variable_dynamic_axes(), name=""):
+        self._init_variable(VariableKind.INPUT, sanitize_shape(shape),
+                            sanitize_dtype(dtype) or np.dtype(np.float32), is_sparse,
+                            sanitize_dynamic_axes(dynamic_axes), name, needs_gradient)
+
+    def _init_variable(self, kind, shape, dtype, is_sparse, dynamic_axes, name, needs_gradient=False,
+                       owner=None, uid=None):
+        if not isinstance(name, str):
+            raise TypeError("name: expected a str, got %r" % (name,))
+        self._kind = kind
+        self._shape = shape
+        self._dtype = dtype
+        self._is_sparse = bool(is_sparse)
+        self._dynamic_axes = dynamic_axes
+        self._name = name
+        self._needs_gradient = bool(needs_gradient)
+        self._owner = owner
+        self._uid = uid or new_uid(kind)
+
+    # -- properties CNTK exposes
+    @property
+    def shape(self):
+        return _UNKNOWN_SHAPE if self._shape is None else self._shape
+
+    @property
+    def dtype(self):
+        return None if self._dtype is None else self._dtype.type
+
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def uid(self):
+        return self._uid
+
+    @property
+    def is_sparse(self):
+        return self._is_sparse
+
+    @property
+    def dynamic_axes(self):
+        return Axis.unknown_dynamic_axes() if self._dynamic_axes is None else self._dynamic_axes
+
+    @property
+    def needs_gradient(self):
+        return self._needs_gradient
+
+    @property
+    def owner(self):
+        return self._owner
+
+    @property
+    def is_input(self):
+        return self._kind == VariableKind.INPUT
+
+    @property
+    def is_output(self):
+        return self._kind == VariableKind.OUTPUT
+
+    @property
+    def is_parameter(self):
+        return self._kind == VariableKind.PARAMETER
+
+    @property
+    def is_constant(self):
+        return self._kind == VariableKind.CONSTANT
+
+    @property
+    def is_placeholder(self):
+        return self._kind == VariableKind.PLACEHOLDER
+
+    @property
+    def kind(self):
+        return self._kind
+
+    @property
+    def _type(self):
+        return type_string(self._shape, self._dtype, self._is_sparse, self.dynamic_axes)
+
+    def as_parameter(self):
+        if not self.is_parameter:
+            raise TypeError("%s is not a Parameter and cannot be converted into one" % self._uid)
+        return self
+
+    def as_constant(self):
+        if not self.is_constant:
+            raise TypeError("%s is not a Constant and cannot be converted into one" % self._uid)
+        return self
+
+    @property
+    def output(self):
+        return self
+
+    @property
+    def outputs(self):
+        return [self]
+
+    # -- engine-side helpers
+    @property
+    def _n_dynamic(self):
+        """How many leading dynamic dims this variable's run-time tensors carry (batch, then sequence)."""
+        return len(self._dynamic_axes or ())
+
+    @property
+    def _has_batch(self):
+        return any(a.name == BATCH_AXIS_NAME for a in (self._dynamic_axes or ()))
+
+    @property
+    def _sequence_axis(self):
+        for a in self._dynamic_axes or ():
+            if a.name != BATCH_AXIS_NAME:
+                return a
+        return None
+
+    def eval(self, arguments=None, device=None):
+        from .function import Function
+        return Function._combine_vars([self]).eval(arguments, device=device)
+
+    def __repr__(self):
+        kind = self._kind
+        name = ("'%s' " % self._name) if self._name else ""
+        return "%s(%s%s)" % (kind, name, self._type)
+
+    def __str__(self):
+        return self.__repr__()
+
+
+def _dtype_of_value(value):
+    """numpy float arrays keep their precision; Python numbers and lists default to float32 (as in CNTK)."""
+    if isinstance(value, (np.ndarray, np.floating)) and value.dtype in (np.float32, np.float64, np.float16):
+        return value.dtype
+    return np.dtype(np.float32)
+
+
+def _value_array(value, shape, dtype, what):
+    arr = np.asarray(value, dtype=dtype)
+    if shape is not None and shape_is_known(shape) and arr.shape != tuple(shape):
+        if arr.ndim == 0:
+            arr = np.full(shape, arr, dtype=dtype)
+        else:
+            try:
+                arr = np.broadcast_to(arr, shape).copy()
+            except ValueError:
+                raise ValueError("%s: value of shape %s does not fit the given shape %s"
+                                 % (what, arr.shape, tuple(shape))) from None
+    return arr
+
+
+class _TensorHolder(Variable):
+    """Shared logic of Parameters and Constants: a value held in a torch tensor."""
+
+    _tensor = None
+
+    def _setup_holder(self, shape, init, dtype, device, name, kind):
+        self._init_variable(kind, shape, dtype, False, (), name)
+        self._init = init
+        self._device = _device.resolve(device)
+
+    def _materialize(self, requires_grad):
+        if self._tensor is not None:
+            return self._tensor
+        if not shape_is_known(self._shape):
+            raise ValueError("%s '%s': the value is not available before the shape %s is fully inferred; "
+                             "apply the Function to an input of known shape first"
+                             % (self._kind, self._name or self._uid, self.shape))
+        if self._dtype is None:
+            self._dtype = np.dtype(np.float32)
+        init = self._init
+        if hasattr(init, "generate"):
+            data = init.generate(self._shape, self._dtype)
+        else:
+            data = _value_array(init, self._shape, self._dtype, "%s '%s'" % (self._kind, self._name))
+        t = torch.as_tensor(np.ascontiguousarray(data) if isinstance(data, np.ndarray) else data)
+        t = t.to(device=self._device, dtype=to_torch_dtype(self._dtype)).reshape(self._shape)
+        if requires_grad:
+            self._tensor = torch.nn.Parameter(t.clone(), requires_grad=True)
+        else:
+            self._tensor = t.clone()
+        self._init = None
+        return self._tensor
+
+    @property
+    def value(self):
+        return self.tensor.detach().cpu().numpy().copy()
+
+    @value.setter
+    def value(self, val):
+        self.set_value(val)
+
+    def set_value(self, value):
+        from .value import NDArrayView, Value
+        if isinstance(value, (NDArrayView, Value)):
+            value = value.tensor
+        t = self.tensor
+        src = torch.as_tensor(np.asarray(value) if not isinstance(value, torch.Tensor) else value)
+        if tuple(src.shape) != tuple(t.shape):
+            if src.numel() != t.numel():
+                raise ValueError("%s '%s': cannot set a value of shape %s, expected %s"
+                                 % (self._kind, self._name or self._uid, tuple(src.shape), tuple(t.shape)))
+            src = src.reshape(t.shape)
+        with torch.no_grad():
+            t.copy_(src.to(dtype=t.dtype, device=t.device))
+
+    def _resolve_inferred_shape(self, shape):
+        """Called by shape rules: fill in InferredDimension entries (CNTK's deferred inference)."""
+        if self._shape is None or len(self._shape) != len(shape):
+            self._shape = tuple(shape)
+            return
+        merged = []
+        for have, got in zip(self._shape, shape):
+            if have in (InferredDimension, FreeDimension):
+                merged.append(got)
+            elif got >= 0 and have != got:
+                raise ValueError("%s '%s' has shape %s, incompatible with the inferred shape %s"
+                                 % (self._kind, self._name or self._uid, self._shape, tuple(shape)))
+            else:
+                merged.append(have)
+        self._shape = tuple(merged)
+
+
+class Parameter(_TensorHolder):
+    """A learnable tensor. ``init`` is a value (scalar, list, ndarray) or an initializer."""
+
+    def __init__(self, shape=None, init=None, dtype=None, device=None, name=""):
+        dtype = sanitize_dtype(dtype)
+        if init is None:
+            init = 0
+        if isinstance(init, (np.ndarray, list, tuple)) or (np.isscalar(init) and not isinstance(init, str)):
+            arr = np.asarray(init)
+            if dtype is None:
+                dtype = _dtype_of_value(init)
+            if shape is None or (np.ndim(init) > 0 and not isinstance(init, (int, float))):
+                shape = arr.shape if np.ndim(init) > 0 else sanitize_shape(shape)
+        elif not hasattr(init, "generate"):
+            raise TypeError("Parameter init: expected a number, an array or an initializer, got %r" % (init,))
+        shape = sanitize_shape(shape)
+        self._setup_holder(shape, init, dtype or np.dtype(np.float32), device, name, VariableKind.PARAMETER)
+        self._needs_gradient = True
+
+    @property
+    def tensor(self):
+        """The torch.nn.Parameter holding this parameter's value."""
+        return self._materialize(requires_grad=True)
+
+    @property
+    def is_parameter(self):
+        return True
+
+
+class Constant(_TensorHolder):
+    """A tensor that training does not change (assign() may)."""
+
+    def __init__(self, value=None, shape=None, dtype=None, device=None, name=""):
+        dtype = sanitize_dtype(dtype)
+        if value is None:
+            value = 0
+        if hasattr(value, "generate"):
+            init = value
+        else:
+            if isinstance(value, torch.Tensor):
+                value = value.detach().cpu().numpy()
+            arr = np.asarray(value)
+            if dtype is None:
+                dtype = _dtype_of_value(value)
+            if shape is None:
+                shape = arr.shape
+            init = arr
+        shape = sanitize_shape(shape)
+        self._setup_holder(shape, init, dtype, device, name, VariableKind.CONSTANT)
+
+    @property
+    def tensor(self):
+        return self._materialize(requires_grad=False)
+
+
+class Placeholder(Variable):
+    def __init__(self, shape=None, dynamic_axes=None, name=""):
+        self._init_variable(VariableKind.PLACEHOLDER, None if shape is None else sanitize_shape(shape),
+                            None, False, sanitize_dynamic_axes(dynamic_axes), name)
+
+
+def make_output(shape, dtype, is_sparse, dynamic_axes, name, owner, needs_gradient=False):
+    v = Variable.__new__(Variable)
+    v._init_variable(VariableKind.OUTPUT, shape, dtype, is_sparse, dynamic_axes, name, needs_gradient,
+                     owner=owner)
+    return v
+
+
+# -- the public constructors ------------------------------------------------------------------
+
+def input_variable(shape, dtype=np.float32, needs_gradient=False, is_sparse=False,
+                   dynamic_axes=(Axis.default_batch_axis(),), name=""):
+    """A data input with the batch axis (and whatever dynamic_axes says)."""
+    return Variable(shape, dtype, needs_gradient, is_sparse, dynamic_axes, name)
+
+
+def sequence_input_variable(shape, dtype=np.float32, needs_gradient=False, is_sparse=False,
+                            sequence_axis=Axis.default_dynamic_axis(), name=""):
+    return Variable(shape, dtype, needs_gradient, is_sparse, (sequence_axis, Axis.default_batch_axis()), name)
+
+
+def placeholder(shape=None, dynamic_axes=None, name=""):
+    return Placeholder(shape, dynamic_axes, name)
+
+
+def parameter(shape=None, init=None, dtype=None, device=None, name=""):
+    return Parameter(shape, init, dtype, device, name)
+
+
+def constant(value=None, shape=None, dtype=None, device=None, name=""):
+    return Constant(value, shape, dtype, device, name)
+
+
+def output_variable(shape, dtype, dynamic_axes, needs_gradient=True, name=""):
+    v = Variable.__new__(Variable)
+    v._init_variable(VariableKind.OUTPUT, sanitize_shape(shape), sanitize_dtype(dtype), False,
+                     sanitize_dynamic_axes(dynamic_axes), name, needs_gradient)
+    return v

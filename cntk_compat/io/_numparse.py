@@ -1,0 +1,111 @@
+"""Vectorized decimal-number parsing of whitespace-separated tokens held in a byte array.
+
+Tokens are gathered into a matrix aligned on their decimal point, so that every column stands for
+one decimal place; the mantissa is then a single matrix-vector product.  Exponents (``1e-5``) are
+handled the same way on a second, small matrix.  Tokens that are not plain decimal numbers
+(``nan``, ``inf``, garbage) are handed to Python's ``float`` one by one, and reported if that
+fails too.
+"""
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+_DOT, _MINUS, _PLUS = 46, 45, 43
+_MAX_DIGITS = 40           # wider tokens go through the slow path
+_POW10 = np.array([float('1e%d' % k) for k in range(-330, 331)])
+
+
+def token_bounds(sep):
+    """(starts, ends) of the maximal runs of False in the boolean array ``sep``."""
+    edges = np.empty(len(sep) + 2, np.int8)
+    edges[0] = edges[-1] = 1
+    edges[1:-1] = sep
+    change = np.diff(edges)
+    return np.flatnonzero(change == -1), np.flatnonzero(change == 1)
+
+
+def _first_in_token(positions, starts, ends, default):
+    """For each token, the first of ``positions`` inside it, or ``default`` where there is none."""
+    out = default.copy()
+    if len(positions):
+        tok = np.searchsorted(starts, positions, side="right") - 1
+        inside = positions < ends[tok]
+        tok, pos = tok[inside], positions[inside]
+        first = np.ones(len(tok), bool)
+        first[1:] = tok[1:] != tok[:-1]
+        out[tok[first]] = pos[first]
+    return out
+
+
+def _aligned(b, anchor, left, right):
+    """Matrix (n, left + right) of the bytes b[anchor - left : anchor + right] per token."""
+    width = left + right
+    padded = np.concatenate([np.zeros(left, np.uint8), b, np.zeros(right + 1, np.uint8)])
+    return sliding_window_view(padded, width)[anchor]
+
+
+def parse_numbers(b, starts, ends):
+    """Parse the tokens b[starts[i]:ends[i]] as decimal numbers.
+
+    Returns ``(values, bad)``: float64 values, and the indices of tokens that are not numbers.
+    """
+    n = len(starts)
+    values = np.zeros(n, np.float64)
+    if n == 0:
+        return values, np.zeros(0, np.int64)
+    first = b[starts]
+    signed = (first == _MINUS) | (first == _PLUS)
+    mstart = starts + signed
+    epos = _first_in_token(np.flatnonzero((b | 32) == 101), starts, ends, ends)
+    dots = np.flatnonzero(b == _DOT)
+    dpos = _first_in_token(dots, starts, ends, epos)
+    int_digits = dpos - mstart
+    frac_digits = np.maximum(epos - dpos - 1, 0)
+    slow = (int_digits + frac_digits > _MAX_DIGITS) | (epos == mstart)
+    ok = ~slow
+    left = int(int_digits[ok].max()) if ok.any() else 0
+    right = int(frac_digits[ok].max()) + 1 if ok.any() else 1
+    idx = np.flatnonzero(ok)
+    mat = _aligned(b, dpos[idx], left, right).astype(np.int16) - 48
+    col = np.arange(-left, right, dtype=np.int64)
+    rel_lo = (mstart[idx] - dpos[idx])[:, None]
+    rel_hi = (epos[idx] - dpos[idx])[:, None]
+    inside = (col >= rel_lo) & (col < rel_hi) & (col != 0)
+    digit = (mat >= 0) & (mat <= 9)
+    invalid = (inside & ~digit).any(axis=1)
+    invalid |= int_digits[idx] + frac_digits[idx] == 0
+    weights = np.where(col < 0, _POW10[330 - col - 1], 0.0)
+    weights[col > 0] = _POW10[330 - col[col > 0]]
+    mantissa = np.where(inside & digit, mat, 0).astype(np.float64) @ weights
+    has_exp = epos[idx] < ends[idx]
+    if has_exp.any():
+        eidx = np.flatnonzero(has_exp)
+        exps, ebad = _parse_exponents(b, epos[idx][eidx] + 1, ends[idx][eidx])
+        invalid[eidx[ebad]] = True
+        exps = np.clip(exps, -330, 330)
+        mantissa[eidx] *= _POW10[330 + exps]
+    mantissa[first[idx] == _MINUS] *= -1.0
+    values[idx] = mantissa
+    bad = np.concatenate([idx[invalid], np.flatnonzero(slow)])
+    still_bad = []
+    for t in bad:
+        try:
+            values[t] = float(b[starts[t]:ends[t]].tobytes())
+        except ValueError:
+            still_bad.append(t)
+    return values, np.sort(np.array(still_bad, np.int64))
+
+
+def _parse_exponents(b, starts, ends):
+    """Integer exponents (optional sign, up to 4 digits) of the byte ranges [starts, ends)."""
+    first = b[np.minimum(starts, len(b) - 1)]
+    neg = first == _MINUS
+    lo = starts + ((first == _MINUS) | (first == _PLUS))
+    length = ends - lo
+    bad = (length <= 0) | (length > 4)
+    mat = _aligned(b, ends, 4, 0).astype(np.int16) - 48
+    col = np.arange(-4, 0)
+    inside = col[None, :] >= -length[:, None]
+    digit = (mat >= 0) & (mat <= 9)
+    bad |= (inside & ~digit).any(axis=1)
+    value = np.where(inside & digit, mat, 0) @ np.array([1000, 100, 10, 1])
+    return np.where(neg, -value, value), bad

@@ -1,0 +1,87 @@
+"""Stream definitions (what a deserializer should read) and stream descriptions (what a source yields)."""
+import numpy as np
+
+from ._record import Record
+
+StreamDefs = Record
+
+
+def StreamDef(field=None, shape=None, is_sparse=False, transforms=None, context=None, scp=None, mlf=None,
+              broadcast=None, defines_mb_size=False, max_sequence_length=65535):
+    """Configuration of one stream of a built-in deserializer.
+
+    ``field`` is the name of the stream inside the data (the CTF input name, 'image'/'label' for image
+    deserializers, the CBF stream name, None for HTK), ``shape`` its dimension.
+    """
+    config = Record(stream_alias=field, is_sparse=is_sparse)
+    if shape is not None:
+        config['dim'] = shape
+    if transforms is not None:
+        config['transforms'] = transforms
+    if context is not None:
+        config['context'] = context
+    if scp is not None:
+        config['scp'] = scp
+    if mlf is not None:
+        config['mlf'] = mlf
+        config['is_sparse'] = True
+    if broadcast is not None:
+        config['broadcast'] = broadcast
+    config['defines_mb_size'] = bool(defines_mb_size)
+    config['max_sequence_length'] = max_sequence_length
+    return config
+
+
+def stream_dim(stream, name, who):
+    """The flat dimension of a StreamDef (``shape`` may be an int or a tuple)."""
+    dim = stream.get('dim')
+    if dim is None:
+        raise ValueError("%s: stream '%s' needs a shape" % (who, name))
+    return int(np.prod(dim)) if isinstance(dim, (tuple, list)) else int(dim)
+
+
+class StreamConfiguration(object):
+    """Configuration of a stream of the text-format reader (the older spelling of StreamDef)."""
+
+    def __init__(self, name, dim, is_sparse=False, stream_alias='', defines_mb_size=False):
+        self.m_stream_name = name
+        self.m_dim = dim
+        self.m_is_sparse = is_sparse
+        self.m_stream_alias = stream_alias
+        self.m_defines_mb_size = defines_mb_size
+
+
+class StreamInformation(object):
+    """Description of one stream of a minibatch source: name, id, storage format, dtype and shape."""
+
+    _storage_formats = ('dense', 'sparse')
+
+    def __init__(self, name, stream_id, storage_format, dtype, shape, defines_mb_size=False):
+        if storage_format not in self._storage_formats:
+            raise ValueError("storage_format must be 'dense' or 'sparse', got %r" % (storage_format,))
+        self.m_name = name
+        self.m_id = stream_id
+        self.storage_format = storage_format
+        self.m_element_type = np.dtype(dtype).type
+        self.sample_shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+        self.m_defines_mb_size = bool(defines_mb_size)
+
+    @property
+    def name(self):
+        return self.m_name
+
+    @property
+    def is_sparse(self):
+        return self.storage_format == 'sparse'
+
+    @property
+    def shape(self):
+        return self.sample_shape
+
+    @property
+    def dtype(self):
+        return self.m_element_type
+
+    def __repr__(self):
+        return "StreamInformation(%r, %d, %r, %s, %s)" % (
+            self.m_name, self.m_id, self.storage_format, np.dtype(self.m_element_type).name, self.sample_shape)

@@ -1,0 +1,47 @@
+"""AdaDelta (Zeiler 2012), scaled by a learning rate."""
+import torch
+
+from .hyperparams import check_number, common_setup
+from .learner import Learner, complement
+from .schedules import learning_parameter_schedule_per_sample
+
+__all__ = ["adadelta"]
+
+
+class LearnerAdaDelta(Learner):
+    """``a = rho*a + (1-rho)*g^2; d = sqrt(x + eps)/sqrt(a + eps) * g; x = rho*x + (1-rho)*d^2; p -= lr*d``."""
+
+    _state_names = ("squared_gradient", "squared_delta")
+
+    def __init__(self, parameters, lr, rho, epsilon, minibatch_size, options):
+        super(LearnerAdaDelta, self).__init__(parameters, lr, minibatch_size, options)
+        self._rho = check_number(rho, "rho", 0.0, 1.0)
+        self._epsilon = check_number(epsilon, "epsilon", 0.0)
+
+    def _step(self, group, grads, lr, n):
+        rho, eps = self._rho, self._epsilon
+        one_minus_rho = complement(rho, group.dtype)
+        sq_grad, sq_delta = group.state["squared_gradient"], group.state["squared_delta"]
+        torch._foreach_mul_(sq_grad, rho)
+        torch._foreach_addcmul_(sq_grad, grads, grads, value=one_minus_rho)
+        delta = torch._foreach_add(sq_delta, eps)
+        torch._foreach_sqrt_(delta)
+        denominator = torch._foreach_add(sq_grad, eps)
+        torch._foreach_sqrt_(denominator)
+        torch._foreach_div_(delta, denominator)
+        torch._foreach_mul_(delta, grads)
+        torch._foreach_mul_(sq_delta, rho)
+        torch._foreach_addcmul_(sq_delta, delta, delta, value=one_minus_rho)
+        torch._foreach_add_(group.tensors, delta, alpha=-lr)
+
+
+def adadelta(parameters, lr=learning_parameter_schedule_per_sample(1), rho=0.95, epsilon=1e-8,
+             l1_regularization_weight=0.0, l2_regularization_weight=0.0, gaussian_noise_injection_std_dev=0.0,
+             gradient_clipping_threshold_per_sample=float("inf"), gradient_clipping_with_truncation=True,
+             use_mean_gradient=None, minibatch_size=None, epoch_size=None):
+    """Creates an AdaDelta learner: ``rho`` is the smoothing factor, ``epsilon`` the constant inside the square
+    roots; other arguments as in :func:`sgd`."""
+    lr, reference, options = common_setup(
+        lr, minibatch_size, use_mean_gradient, epoch_size, l1_regularization_weight, l2_regularization_weight,
+        gaussian_noise_injection_std_dev, gradient_clipping_threshold_per_sample, gradient_clipping_with_truncation)
+    return LearnerAdaDelta(parameters, lr, rho, epsilon, reference, options)

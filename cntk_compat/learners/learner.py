@@ -1,0 +1,394 @@
+"""The learner base class: bookkeeping, hyper-parameter scaling and the gradient pre/post-processing that all
+built-in learners share. Subclasses implement ``_step`` with fused ``torch._foreach_*`` ops over one group of
+parameters (same dtype and device).
+
+Conventions (CNTK's): a gradient value is the gradient of the *sum* of the per-sample losses over the minibatch
+and ``training_sample_count`` is the number of samples in it. A learning rate whose schedule has reference
+minibatch size ``k`` is applied as ``lr / k`` to that sum; with reference size :data:`IGNORE` as
+``lr / training_sample_count`` (a per-minibatch rate). A learner in compatible mode (``minibatch_size=IGNORE``)
+first averages the gradient and applies every hyper-parameter as given.
+"""
+import itertools
+import math
+import numbers
+from collections.abc import Mapping
+
+import numpy as np
+import torch
+
+from .options import AdditionalLearningOptions
+from .schedules import IGNORE, TrainingParameterSchedule
+from .tensors import as_gradient_tensor
+
+__all__ = ["Learner", "ParameterList"]
+
+_NOISE_SEED_BASE = 20170601
+_noise_seeds = itertools.count(_NOISE_SEED_BASE)
+
+
+class ParameterList(list):
+    """The parameters of a learner: a list that is also callable (``learner.parameters()``)."""
+
+    def __call__(self):
+        return self
+
+
+class _Group(object):
+    """Parameters of one dtype on one device, updated together; ``state`` maps a name to one tensor per
+    parameter."""
+
+    def __init__(self, dtype, device):
+        self.dtype = dtype
+        self.device = device
+        self.indices = []
+        self.params = []
+        self.tensors = []
+        self.state = {}
+
+
+def _check_parameters(parameters):
+    if isinstance(parameters, (str, bytes, Mapping)) or not hasattr(parameters, "__iter__"):
+        raise TypeError("parameters must be a list of Parameter objects, got %r" % (parameters,))
+    params = list(parameters)
+    if not params:
+        raise ValueError("parameters: the list of parameters to learn must not be empty")
+    seen = set()
+    for p in params:
+        if getattr(p, "is_parameter", False) is not True:
+            raise TypeError("parameters: expected Parameter objects, got %r" % (p,))
+        if p.uid in seen:
+            raise ValueError("parameters: parameter %r is listed more than once" % (p,))
+        seen.add(p.uid)
+    return params
+
+
+def _sample_count(training_sample_count):
+    n = training_sample_count
+    if isinstance(n, bool) or not isinstance(n, numbers.Real) or n != int(n) or n <= 0:
+        raise ValueError("training_sample_count must be a positive integer (the number of samples in the "
+                         "minibatch), got %r" % (training_sample_count,))
+    return int(n)
+
+
+class Learner(object):
+    """Learns a set of parameters from their gradients; the factories in :mod:`cntk.learners` create one.
+
+    ``update(gradient_values, training_sample_count, is_sweep_end=False)`` applies one minibatch: it returns
+    False without updating when the current learning rate is 0 (learning has stopped).
+    """
+
+    _state_names = ()
+
+    def __init__(self, parameters, lr, minibatch_size=None, options=None):
+        if not isinstance(lr, TrainingParameterSchedule):
+            raise ValueError("lr type (%s) not supported. lr must be a training schedule (output of "
+                             "learning_parameter_schedule())" % type(lr))
+        self._parameters = _check_parameters(parameters)
+        self._lr_schedule = lr
+        self._lr_origin = (0, 0)
+        self._minibatch_size = minibatch_size
+        self._options = options if options is not None else AdditionalLearningOptions()
+        self._sample_count = 0
+        self._minibatch_count = 0
+        self._sweep_count = 0
+        self._groups = None
+        self._noise_seed = next(_noise_seeds)
+        self._noise_generators = {}
+        self._progress_writers = []
+        self._reported = {}
+
+    # -- public API -------------------------------------------------------------------------------------------
+    @property
+    def parameters(self):
+        """The parameters this learner updates."""
+        return ParameterList(self._parameters)
+
+    @property
+    def _learning_rate_schedule(self):
+        return self._lr_schedule
+
+    @_learning_rate_schedule.setter
+    def _learning_rate_schedule(self, schedule):
+        if not isinstance(schedule, TrainingParameterSchedule):
+            raise ValueError("learning_rate type (%s) not supported. learning_rate must be a training schedule "
+                             "(output of learning_parameter_schedule())" % type(schedule))
+        self._lr_schedule = schedule
+
+    @property
+    def minibatch_size(self):
+        """The reference minibatch size the hyper-parameters were tuned for (:data:`IGNORE` when not given)."""
+        return IGNORE if self._minibatch_size is None else self._minibatch_size
+
+    @minibatch_size.setter
+    def minibatch_size(self, value):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+            raise ValueError("minibatch_size must be a non-negative integer, got %r" % (value,))
+        self._minibatch_size = int(value)
+
+    def is_compatible_mode(self):
+        """True when the learner averages gradients and applies its hyper-parameters unscaled
+        (``minibatch_size=IGNORE`` or ``use_mean_gradient=True``)."""
+        return self._minibatch_size == IGNORE
+
+    def learning_rate(self):
+        """The current value of the learning-rate schedule."""
+        return self._current(self._lr_schedule, self._lr_origin)
+
+    def reset_learning_rate(self, learning_rate):
+        """Replaces the learning-rate schedule; the new schedule starts at the current sample/sweep count."""
+        if not isinstance(learning_rate, TrainingParameterSchedule):
+            raise ValueError("learning_rate type (%s) not supported. learning_rate must be a training schedule "
+                             "(output of learning_parameter_schedule())" % type(learning_rate))
+        schedule = learning_rate._copy()
+        if not schedule.is_minibatch_size_explicitly_specified and self._minibatch_size not in (None, IGNORE):
+            schedule.minibatch_size = self._minibatch_size
+        self._lr_schedule = schedule
+        self._lr_origin = (self._sample_count, self._sweep_count)
+
+    def update(self, gradient_values, training_sample_count, is_sweep_end=False):
+        """Updates the parameters from ``gradient_values`` (dict Parameter -> numpy array or torch tensor).
+
+        Returns False (and changes nothing) when the learning rate has reached 0.
+        """
+        return self._update(gradient_values, training_sample_count, is_sweep_end)
+
+    def total_number_of_samples_seen(self):
+        return self._sample_count
+
+    def total_number_of_minibatches_seen(self):
+        return self._minibatch_count
+
+    def total_number_of_sweeps_seen(self):
+        return self._sweep_count
+
+    def add_progress_writers(self, progress_writers):
+        """Progress writers that get ``write(name, value)`` whenever a reported hyper-parameter changes."""
+        writers = progress_writers if isinstance(progress_writers, (list, tuple)) else [progress_writers]
+        for w in writers:
+            if w not in self._progress_writers:
+                self._progress_writers.append(w)
+
+    def reset_smoothed_gradients(self):
+        """Zeroes the learner's accumulated state (momentum, squared-gradient averages, ...)."""
+        for group in self._groups or ():
+            for tensors in group.state.values():
+                torch._foreach_zero_(tensors)
+        self._reset_extra_state()
+
+    def state_dict(self):
+        """The learner's state: tensors and plain Python values only."""
+        smoothed = [None] * len(self._parameters)
+        for group in self._param_groups:
+            for j, i in enumerate(group.indices):
+                smoothed[i] = {name: tensors[j].detach().clone() for name, tensors in group.state.items()}
+        return {"learner": type(self).__name__,
+                "sample_count": self._sample_count,
+                "minibatch_count": self._minibatch_count,
+                "sweep_count": self._sweep_count,
+                "learning_rate_schedule": self._lr_schedule.serialize(),
+                "learning_rate_origin": list(self._lr_origin),
+                "minibatch_size": self._minibatch_size,
+                "noise_seed": self._noise_seed,
+                "noise_generators": {dev: gen.get_state() for dev, gen in self._noise_generators.items()},
+                "smoothed_gradients": smoothed,
+                "extra": self._extra_state()}
+
+    def load_state_dict(self, state):
+        """Restores a state produced by :meth:`state_dict` of a learner of the same kind and parameters."""
+        if state.get("learner") != type(self).__name__:
+            raise ValueError("load_state_dict: the state belongs to a %s learner, not to a %s"
+                             % (state.get("learner"), type(self).__name__))
+        smoothed = state["smoothed_gradients"]
+        if len(smoothed) != len(self._parameters):
+            raise ValueError("load_state_dict: the state has %d parameters, this learner has %d"
+                             % (len(smoothed), len(self._parameters)))
+        for group in self._param_groups:
+            for j, i in enumerate(group.indices):
+                saved = smoothed[i]
+                if set(saved) != set(group.state):
+                    raise ValueError("load_state_dict: parameter %d has state %s, expected %s"
+                                     % (i, sorted(saved), sorted(group.state)))
+                for name, tensors in group.state.items():
+                    if tuple(saved[name].shape) != tuple(tensors[j].shape):
+                        raise ValueError("load_state_dict: state %r of parameter %d has shape %s, expected %s"
+                                         % (name, i, tuple(saved[name].shape), tuple(tensors[j].shape)))
+                    tensors[j].copy_(saved[name])
+        self._sample_count = int(state["sample_count"])
+        self._minibatch_count = int(state["minibatch_count"])
+        self._sweep_count = int(state["sweep_count"])
+        self._lr_schedule = TrainingParameterSchedule.deserialize(state["learning_rate_schedule"])
+        self._lr_origin = tuple(int(c) for c in state["learning_rate_origin"])
+        self._minibatch_size = state["minibatch_size"]
+        self._noise_seed = int(state["noise_seed"])
+        self._noise_generators = {}
+        for dev, gen_state in state["noise_generators"].items():
+            self._noise_generator(torch.device(dev)).set_state(gen_state)
+        self._load_extra_state(state["extra"])
+
+    def create_checkpoint(self):
+        return self.state_dict()
+
+    def restore_from_checkpoint(self, checkpoint):
+        self.load_state_dict(checkpoint)
+
+    # -- the update -------------------------------------------------------------------------------------------
+    def _update(self, gradient_values, training_sample_count, is_sweep_end=False):
+        if not isinstance(gradient_values, Mapping):
+            raise TypeError("gradient_values must be a dict mapping each Parameter to its gradient, got %r"
+                            % type(gradient_values))
+        self._report("Learning rate", self._lr_schedule, self._lr_origin)
+        if self.learning_rate() == 0.0:
+            return False
+        n = _sample_count(training_sample_count)
+        self._on_minibatch(n)
+        lr = self._effective_learning_rate(n)
+        with torch.no_grad():
+            self._apply(gradient_values, lr, n)
+        self._sample_count += n
+        self._minibatch_count += 1
+        if is_sweep_end:
+            self._sweep_count += 1
+        return True
+
+    def _apply(self, gradient_values, lr, n):
+        by_uid = None
+        for group in self._param_groups:
+            grads = []
+            for p, t in zip(group.params, group.tensors):
+                g = gradient_values.get(p)
+                if g is None:
+                    if by_uid is None:
+                        by_uid = {getattr(k, "uid", None): v for k, v in gradient_values.items()}
+                    g = by_uid.get(p.uid)
+                    if g is None:
+                        raise ValueError("gradient_values has no gradient for parameter %r" % (p,))
+                grads.append(as_gradient_tensor(g, t, p))
+            grads = self._preprocess(grads, group.tensors, n)
+            self._step(group, grads, lr, n)
+            self._postprocess(group, lr, n)
+
+    def _step(self, group, grads, lr, n):
+        raise NotImplementedError("%s does not implement _step" % type(self).__name__)
+
+    def _on_minibatch(self, n):
+        """Called once per update after the learning-rate check (reports extra hyper-parameters)."""
+
+    def _extra_state(self):
+        return {}
+
+    def _load_extra_state(self, extra):
+        pass
+
+    def _reset_extra_state(self):
+        pass
+
+    # -- hyper-parameters -------------------------------------------------------------------------------------
+    def _current(self, schedule, origin=(0, 0)):
+        if schedule.is_sweep_based():
+            return schedule[self._sweep_count - origin[1]]
+        return schedule[self._sample_count - origin[0]]
+
+    def _effective_learning_rate(self, n):
+        lr = self.learning_rate()
+        if self.is_compatible_mode():
+            return lr
+        reference = self._lr_schedule.minibatch_size
+        return lr / (n if reference == IGNORE else reference)
+
+    def _per_minibatch(self, schedule, n):
+        """A decay-type value (momentum) for a minibatch of ``n`` samples: ``value ** (n / reference)``."""
+        value = self._current(schedule)
+        if self.is_compatible_mode() or schedule.minibatch_size == IGNORE:
+            return value
+        return value ** (n / schedule.minibatch_size)
+
+    def _report(self, name, schedule, origin=(0, 0)):
+        if not self._progress_writers:
+            return
+        value = self._current(schedule, origin)
+        if self._reported.get(name) == value:
+            return
+        self._reported[name] = value
+        if schedule.minibatch_size == IGNORE:
+            key = "%s per minibatch" % name
+        else:
+            key = "%s per %d samples" % (name, schedule.minibatch_size)
+        for writer in self._progress_writers:
+            writer.write(key, value)
+
+    # -- shared processing ------------------------------------------------------------------------------------
+    @property
+    def _param_groups(self):
+        if self._groups is None:
+            groups = {}
+            for i, p in enumerate(self._parameters):
+                t = p.tensor
+                group = groups.get((t.dtype, t.device))
+                if group is None:
+                    group = groups[(t.dtype, t.device)] = _Group(t.dtype, t.device)
+                group.indices.append(i)
+                group.params.append(p)
+                group.tensors.append(t)
+            for group in groups.values():
+                group.state = {name: [torch.zeros(t.shape, dtype=t.dtype, device=t.device) for t in group.tensors]
+                               for name in self._state_names}
+            self._groups = list(groups.values())
+        return self._groups
+
+    def _preprocess(self, grads, params, n):
+        opts = self._options
+        compatible = self.is_compatible_mode()
+        if compatible:
+            grads = torch._foreach_mul(grads, 1.0 / n)
+        threshold = opts.gradient_clipping_threshold_per_sample
+        if threshold != math.inf:
+            limit = threshold if compatible else threshold * n
+            if opts.gradient_clipping_with_truncation:
+                grads = torch._foreach_clamp_max(grads, limit)
+                torch._foreach_clamp_min_(grads, -limit)
+            else:
+                factors = torch._foreach_reciprocal(torch._foreach_norm(grads))
+                torch._foreach_mul_(factors, limit)
+                torch._foreach_clamp_max_(factors, 1.0)
+                grads = torch._foreach_mul(grads, factors)
+        if opts.l2_regularization_weight > 0:
+            weight = opts.l2_regularization_weight * (1 if compatible else n)
+            grads = torch._foreach_add(grads, params, alpha=weight)
+        return grads
+
+    def _postprocess(self, group, lr, n):
+        opts = self._options
+        std_dev = self._current(opts.gaussian_noise_injection_std_dev)
+        if std_dev > 0:
+            gen = self._noise_generator(group.device)
+            noise = [torch.randn(t.shape, generator=gen, dtype=t.dtype, device=t.device) for t in group.tensors]
+            torch._foreach_add_(group.tensors, noise, alpha=std_dev)
+        if opts.l1_regularization_weight > 0:
+            # proximal step: soft-threshold every value by lr * l1 (per sample, hence * n)
+            weight = lr * opts.l1_regularization_weight * (1 if self.is_compatible_mode() else n)
+            shrunk = torch._foreach_abs(group.tensors)
+            torch._foreach_sub_(shrunk, weight)
+            torch._foreach_clamp_min_(shrunk, 0.0)
+            torch._foreach_mul_(shrunk, torch._foreach_sign(group.tensors))
+            torch._foreach_copy_(group.tensors, shrunk)
+
+    def _noise_generator(self, device):
+        key = str(device)
+        gen = self._noise_generators.get(key)
+        if gen is None:
+            gen = torch.Generator(device=device)
+            gen.manual_seed(self._noise_seed)
+            self._noise_generators[key] = gen
+        return gen
+
+    def __repr__(self):
+        return "%s(%d parameters, learning_rate=%r)" % (type(self).__name__, len(self._parameters),
+                                                        self.learning_rate())
+
+
+def complement(x, dtype):
+    """``1 - x`` rounded as CNTK computes it in the parameters' precision (matters for values close to 1)."""
+    np_dtype = {torch.float32: np.float32, torch.float16: np.float16}.get(dtype)
+    if np_dtype is None:
+        return 1.0 - x
+    return float(np_dtype(1) - np_dtype(x))

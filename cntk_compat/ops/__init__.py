@@ -1,0 +1,27 @@
+"""cntk.ops: the primitive operations (each registered once in cntk_compat.core.registry)."""
+from ..core.axis import Axis
+from ..core.function import as_block
+from ..core.variables import (constant, input_variable, output_variable, parameter, placeholder)
+from .elementwise import (abs, acos, alias, asin, asinh, atan, atanh, ceil, clip, cos, cosh, element_and,
+                          element_divide, element_max, element_min, element_not, element_or, element_select,
+                          element_times, element_xor, elu, equal, exp, floor, greater, greater_equal,
+                          hard_sigmoid, leaky_relu, less, less_equal, log, log_add_exp, mean, minus, negate,
+                          not_equal, param_relu, plus, pow, reciprocal, relu, round, selu, sigmoid, sin, sinh,
+                          softplus, softsign, sqrt, square, stop_gradient, straight_through_impl, sum, tan,
+                          tanh)
+from .linear import (TIMES_NO_INFERRED_INPUT_RANK, TIMES_REDUCE_SEQUENCE_AXIS_WITHOUT_INFERRED_INPUT_RANK,
+                     times, times_transpose)
+from .misc import (as_composite, assign, cast, combine, eye_like, gather, mean_variance_normalization,
+                   one_hot, ones_like, per_dim_mean_variance_normalize, top_k, zeros_like)
+from .normalizing import (SentinelValueForAutoSelectRandomSeed, dropout, hardmax, log_softmax, softmax)
+from .reductions import (argmax, argmin, reduce_l1, reduce_l2, reduce_log_sum_exp, reduce_max, reduce_mean,
+                         reduce_min, reduce_prod, reduce_sum, reduce_sum_square)
+from .shaping import (CONSTANT_PAD, REFLECT_PAD, SYMMETRIC_PAD, expand_dims, flatten, getitem, pad, reshape,
+                      slice, splice, squeeze, swapaxes, transpose)
+
+
+def input(shape, dtype=None, needs_gradient=False, is_sparse=False, dynamic_axes=(Axis.default_batch_axis(),),
+          name=""):
+    """Deprecated alias of input_variable (kept because CNTK 2.x scripts still call it)."""
+    import numpy as np
+    return input_variable(shape, dtype or np.float32, needs_gradient, is_sparse, dynamic_axes, name)

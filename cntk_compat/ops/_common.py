@@ -1,0 +1,105 @@
+"""Helpers shared by the op families: operand conversion, CNTK broadcasting rules, result construction."""
+import numpy as np
+
+from ..core.dtypes import promote
+from ..core.function import Function, as_variable
+from ..core.registry import OutputSpec, register_op
+from ..core.variables import Constant, Variable
+
+
+def is_symbolic(x):
+    return isinstance(x, (Variable, Function))
+
+
+def sanitize_operand(x, dtype=None, argument="operand"):
+    """A Variable for x; numbers and arrays become Constants (in the dtype of the other operands)."""
+    if is_symbolic(x):
+        return as_variable(x, argument)
+    if isinstance(x, (bool, int, float, np.number, np.ndarray, list, tuple)):
+        arr = np.asarray(x)
+        if arr.dtype == object:
+            raise TypeError("%s: cannot convert %r to a tensor" % (argument, x))
+        return Constant(arr, dtype=dtype or np.float32)
+    raise TypeError("%s: expected a Variable, Function, number or array, got %s" % (argument, type(x).__name__))
+
+
+def sanitize_operands(*xs, names=None):
+    known = [as_variable(x)._dtype for x in xs if is_symbolic(x)]
+    dtype = promote(*known) if known else None
+    names = names or ["operand %d" % i for i in range(len(xs))]
+    return [sanitize_operand(x, dtype, n) for x, n in zip(xs, names)]
+
+
+def make(op_name, inputs, attributes=None, name=""):
+    """Apply a registered op: the composite Function whose root is the new primitive."""
+    prim = Function._primitive(op_name, inputs, attributes, name)
+    return Function._composite(prim.outputs)
+
+
+def dynamic_axes_of(inputs):
+    """The dynamic axes of an elementwise result: the richest among the inputs (None if any is unknown)."""
+    best = ()
+    for i in inputs:
+        if i._dynamic_axes is None:
+            return None
+        if len(i._dynamic_axes) > len(best):
+            best = i._dynamic_axes
+    return best
+
+
+def broadcast_shape(shapes, op_name="op"):
+    """Numpy-style broadcast of static shapes (right aligned); None when any is unknown."""
+    if any(s is None for s in shapes):
+        return None
+    rank = max((len(s) for s in shapes), default=0)
+    out = []
+    for k in range(rank):
+        dims = [s[len(s) - rank + k] for s in shapes if len(s) - rank + k >= 0]
+        known = {d for d in dims if d not in (1, -1, -3)}
+        if len(known) > 1:
+            raise ValueError("%s: operand shapes %s cannot be broadcast together (axis %d has sizes %s)"
+                             % (op_name, [tuple(s) for s in shapes], k - rank, sorted(known)))
+        if known:
+            out.append(known.pop())
+        elif -1 in dims:
+            out.append(-1)
+        elif -3 in dims:
+            out.append(-3)
+        else:
+            out.append(1)
+    return tuple(out)
+
+
+def normalize_axis(axis, rank, op_name, argument="axis"):
+    """A non-negative static axis index from an int or a static Axis."""
+    if hasattr(axis, "static_axis_index"):
+        axis = axis.static_axis_index()
+    if not isinstance(axis, (int, np.integer)):
+        raise TypeError("%s: %s must be an int or a static Axis, got %r" % (op_name, argument, axis))
+    a = int(axis)
+    if a < 0:
+        a += rank
+    if not 0 <= a < max(rank, 1):
+        raise ValueError("%s: %s %d is out of range for an input of rank %d" % (op_name, argument, axis, rank))
+    return a
+
+
+def spec_like(x, shape, dtype=None, dynamic_axes=None, is_sparse=False):
+    return OutputSpec(shape, dtype if dtype is not None else x._dtype,
+                      x._dynamic_axes if dynamic_axes is None else dynamic_axes, is_sparse)
+
+
+def elementwise_infer(op_name):
+    def infer(inputs, attributes):
+        shape = broadcast_shape([i._shape for i in inputs], op_name)
+        return [OutputSpec(shape, promote(*[i._dtype for i in inputs]), dynamic_axes_of(inputs))]
+    return infer
+
+
+def register_elementwise(op_name, compute, prepare=None, **options):
+    return register_op(op_name, elementwise_infer(op_name), compute, prepare=prepare, elementwise=True, **options)
+
+
+def static_dim(node, k=0):
+    """The torch dim of static axis 0 of input k (after its dynamic axes)."""
+    return node._inputs[k]._n_dynamic

@@ -1,0 +1,466 @@
+"""Elementwise ops: arithmetic, activations, comparisons, rounding, trigonometry (CNTK broadcasting)."""
+
+
+import torch
+import torch.nn.functional as F
+
+from ._common import make, register_elementwise, sanitize_operands
+
+# -- unary ---------------------------------------------------------------------------------------
+
+
+def _round_half_up(x):
+    return torch.floor(x + 0.5)
+
+
+def _reciprocal(x):
+    return 1.0 / x
+
+
+def _softplus(x, steepness=1.0):
+    if steepness == 1.0:
+        return F.softplus(x)
+    return F.softplus(steepness * x) / steepness
+
+
+def _softsign(x, steepness=1.0):
+    return x / (1 + torch.abs(steepness * x))
+
+
+def _elu(x, alpha=1.0):
+    return F.elu(x, alpha)
+
+
+def _selu(x, scale=1.0507009873554805, alpha=1.6732632423543772):
+    return scale * torch.where(x > 0, x, alpha * (torch.exp(x) - 1))
+
+
+def _leaky_relu(x, alpha=0.01):
+    return F.leaky_relu(x, alpha)
+
+
+def _hard_sigmoid(x, alpha=0.2, beta=0.5):
+    return torch.clamp(alpha * x + beta, 0.0, 1.0)
+
+
+def _element_not(x):
+    return (x == 0).to(x.dtype)
+
+
+def _straight_through(x):
+    # forward: sign (>= 0 -> 1, else -1); backward: identity gradient clipped to |x| <= 1
+    hard = torch.where(x >= 0, torch.ones_like(x), -torch.ones_like(x))
+    soft = torch.clamp(x, -1.0, 1.0)
+    return soft + (hard - soft).detach()
+
+
+def _stop_gradient(x):
+    return x.detach()
+
+
+def _identity(x):
+    return x
+
+
+def _log(x):
+    return torch.log(x)
+
+
+_UNARY = {
+    # public name: (CNTK op name, torch computation)
+    "negate": ("Negate", torch.neg),
+    "abs": ("Abs", torch.abs),
+    "exp": ("Exp", torch.exp),
+    "log": ("Log", _log),
+    "sqrt": ("Sqrt", torch.sqrt),
+    "square": ("Square", torch.square),
+    "reciprocal": ("Reciprocal", _reciprocal),
+    "sigmoid": ("Sigmoid", torch.sigmoid),
+    "tanh": ("Tanh", torch.tanh),
+    "relu": ("ReLU", torch.relu),
+    "floor": ("Floor", torch.floor),
+    "ceil": ("Ceil", torch.ceil),
+    "round": ("Round", _round_half_up),
+    "sin": ("Sin", torch.sin),
+    "cos": ("Cos", torch.cos),
+    "tan": ("Tan", torch.tan),
+    "asin": ("Asin", torch.asin),
+    "acos": ("Acos", torch.acos),
+    "atan": ("Atan", torch.atan),
+    "sinh": ("Sinh", torch.sinh),
+    "cosh": ("Cosh", torch.cosh),
+    "asinh": ("Asinh", torch.asinh),
+    "atanh": ("Atanh", torch.atanh),
+    "element_not": ("ElementNot", _element_not),
+    "straight_through_impl": ("StraightThrough", _straight_through),
+    "stop_gradient": ("StopGradient", _stop_gradient),
+    "alias": ("Alias", _identity),
+}
+
+for _public, (_op_name, _fn) in _UNARY.items():
+    register_elementwise(_op_name, _fn)
+
+
+def _unary(public, x, name, attributes=None):
+    (x,) = sanitize_operands(x, names=["x"])
+    return make(_UNARY[public][0], [x], attributes, name)
+
+
+def negate(x, name=""):
+    return _unary("negate", x, name)
+
+
+def abs(x, name=""):
+    return _unary("abs", x, name)
+
+
+def exp(x, name=""):
+    return _unary("exp", x, name)
+
+
+def log(x, name=""):
+    return _unary("log", x, name)
+
+
+def sqrt(x, name=""):
+    return _unary("sqrt", x, name)
+
+
+def square(x, name=""):
+    return _unary("square", x, name)
+
+
+def reciprocal(x, name=""):
+    return _unary("reciprocal", x, name)
+
+
+def sigmoid(x, name=""):
+    return _unary("sigmoid", x, name)
+
+
+def tanh(x, name=""):
+    return _unary("tanh", x, name)
+
+
+def relu(x, name=""):
+    return _unary("relu", x, name)
+
+
+def floor(arg, name=""):
+    return _unary("floor", arg, name)
+
+
+def ceil(arg, name=""):
+    return _unary("ceil", arg, name)
+
+
+def round(arg, name=""):
+    return _unary("round", arg, name)
+
+
+def sin(x, name=""):
+    return _unary("sin", x, name)
+
+
+def cos(x, name=""):
+    return _unary("cos", x, name)
+
+
+def tan(x, name=""):
+    return _unary("tan", x, name)
+
+
+def asin(x, name=""):
+    return _unary("asin", x, name)
+
+
+def acos(x, name=""):
+    return _unary("acos", x, name)
+
+
+def atan(x, name=""):
+    return _unary("atan", x, name)
+
+
+def sinh(x, name=""):
+    return _unary("sinh", x, name)
+
+
+def cosh(x, name=""):
+    return _unary("cosh", x, name)
+
+
+def asinh(x, name=""):
+    return _unary("asinh", x, name)
+
+
+def atanh(x, name=""):
+    return _unary("atanh", x, name)
+
+
+def element_not(x, name=""):
+    return _unary("element_not", x, name)
+
+
+def straight_through_impl(x, name=""):
+    return _unary("straight_through_impl", x, name)
+
+
+def stop_gradient(input, name=""):
+    return _unary("stop_gradient", input, name)
+
+
+def alias(x, name=""):
+    return _unary("alias", x, name)
+
+
+# -- unary with attributes --------------------------------------------------------------------------
+
+def _attr_prepare(*names):
+    def prepare(node):
+        return {n: node._attributes[n] for n in names}
+    return prepare
+
+
+register_elementwise("Softplus", _softplus, prepare=_attr_prepare("steepness"))
+register_elementwise("Softsign", _softsign, prepare=_attr_prepare("steepness"))
+register_elementwise("ELU", _elu, prepare=_attr_prepare("alpha"))
+register_elementwise("SELU", _selu, prepare=_attr_prepare("scale", "alpha"))
+register_elementwise("LeakyReLU", _leaky_relu, prepare=_attr_prepare("alpha"))
+register_elementwise("HardSigmoid", _hard_sigmoid, prepare=_attr_prepare("alpha", "beta"))
+
+
+def softplus(x, steepness=1, name=""):
+    (x,) = sanitize_operands(x, names=["x"])
+    return make("Softplus", [x], {"steepness": float(steepness)}, name)
+
+
+def softsign(x, steepness=1, name=""):
+    (x,) = sanitize_operands(x, names=["x"])
+    return make("Softsign", [x], {"steepness": float(steepness)}, name)
+
+
+def elu(x, alpha=1.0, name=""):
+    (x,) = sanitize_operands(x, names=["x"])
+    return make("ELU", [x], {"alpha": float(alpha)}, name)
+
+
+def selu(x, scale=1.0507009873554804934193349852946, alpha=1.6732632423543772848170429916717, name=""):
+    (x,) = sanitize_operands(x, names=["x"])
+    return make("SELU", [x], {"scale": float(scale), "alpha": float(alpha)}, name)
+
+
+def leaky_relu(x, alpha=0.01, name=""):
+    (x,) = sanitize_operands(x, names=["x"])
+    return make("LeakyReLU", [x], {"alpha": float(alpha)}, name)
+
+
+def hard_sigmoid(x, alpha, beta, name=""):
+    (x,) = sanitize_operands(x, names=["x"])
+    return make("HardSigmoid", [x], {"alpha": float(alpha), "beta": float(beta)}, name)
+
+
+# -- binary and ternary ----------------------------------------------------------------------------
+
+def _pow(base, exponent):
+    return torch.pow(base, exponent)
+
+
+def _log_add_exp(a, b):
+    return torch.logaddexp(a, b)
+
+
+def _as_float(fn):
+    def compare(a, b):
+        return fn(a, b).to(a.dtype if a.is_floating_point() else b.dtype)
+    compare.__name__ = fn.__name__
+    return compare
+
+
+def _param_relu(alpha, x):
+    return torch.where(x > 0, x, alpha * x)
+
+
+def _element_and(a, b):
+    return ((a != 0) & (b != 0)).to(a.dtype)
+
+
+def _element_or(a, b):
+    return ((a != 0) | (b != 0)).to(a.dtype)
+
+
+def _element_xor(a, b):
+    return ((a != 0) ^ (b != 0)).to(a.dtype)
+
+
+def _element_select(flag, if_true, if_false):
+    return torch.where(flag != 0, if_true, if_false)
+
+
+def _clip(x, lo, hi):
+    return torch.minimum(torch.maximum(x, lo), hi)
+
+
+def _equal(a, b):
+    return torch.eq(a, b)
+
+
+def _not_equal(a, b):
+    return torch.ne(a, b)
+
+
+def _less(a, b):
+    return torch.lt(a, b)
+
+
+def _less_equal(a, b):
+    return torch.le(a, b)
+
+
+def _greater(a, b):
+    return torch.gt(a, b)
+
+
+def _greater_equal(a, b):
+    return torch.ge(a, b)
+
+
+_BINARY = {
+    "plus": ("Plus", torch.add, ("left", "right")),
+    "minus": ("Minus", torch.sub, ("left", "right")),
+    "element_times": ("ElementTimes", torch.mul, ("left", "right")),
+    "element_divide": ("ElementDivide", torch.div, ("left", "right")),
+    "pow": ("Pow", _pow, ("base", "exponent")),
+    "element_max": ("ElementMax", torch.maximum, ("left", "right")),
+    "element_min": ("ElementMin", torch.minimum, ("left", "right")),
+    "log_add_exp": ("LogPlus", _log_add_exp, ("left", "right")),
+    "equal": ("Equal", _as_float(_equal), ("left", "right")),
+    "not_equal": ("NotEqual", _as_float(_not_equal), ("left", "right")),
+    "less": ("Less", _as_float(_less), ("left", "right")),
+    "less_equal": ("LessEqual", _as_float(_less_equal), ("left", "right")),
+    "greater": ("Greater", _as_float(_greater), ("left", "right")),
+    "greater_equal": ("GreaterEqual", _as_float(_greater_equal), ("left", "right")),
+    "param_relu": ("PReLU", _param_relu, ("alpha", "x")),
+    "element_and": ("ElementAnd", _element_and, ("x", "y")),
+    "element_or": ("ElementOr", _element_or, ("x", "y")),
+    "element_xor": ("ElementXor", _element_xor, ("x", "y")),
+}
+
+for _public, (_op_name, _fn, _args) in _BINARY.items():
+    register_elementwise(_op_name, _fn)
+register_elementwise("Select", _element_select)
+register_elementwise("Clip", _clip)
+
+
+def _binary(public, a, b, name):
+    op_name, _, arg_names = _BINARY[public]
+    a, b = sanitize_operands(a, b, names=list(arg_names))
+    return make(op_name, [a, b], None, name)
+
+
+def plus(left, right, name=""):
+    return _binary("plus", left, right, name)
+
+
+def minus(left, right, name=""):
+    return _binary("minus", left, right, name)
+
+
+def element_times(left, right, name=""):
+    return _binary("element_times", left, right, name)
+
+
+def element_divide(left, right, name=""):
+    return _binary("element_divide", left, right, name)
+
+
+def pow(base, exponent, name=""):
+    return _binary("pow", base, exponent, name)
+
+
+def element_max(left, right, name=""):
+    return _binary("element_max", left, right, name)
+
+
+def element_min(left, right, name=""):
+    return _binary("element_min", left, right, name)
+
+
+def log_add_exp(left, right, name=""):
+    return _binary("log_add_exp", left, right, name)
+
+
+def equal(left, right, name=""):
+    return _binary("equal", left, right, name)
+
+
+def not_equal(left, right, name=""):
+    return _binary("not_equal", left, right, name)
+
+
+def less(left, right, name=""):
+    return _binary("less", left, right, name)
+
+
+def less_equal(left, right, name=""):
+    return _binary("less_equal", left, right, name)
+
+
+def greater(left, right, name=""):
+    return _binary("greater", left, right, name)
+
+
+def greater_equal(left, right, name=""):
+    return _binary("greater_equal", left, right, name)
+
+
+def param_relu(alpha, x, name=""):
+    return _binary("param_relu", alpha, x, name)
+
+
+def element_and(x, y, name=""):
+    return _binary("element_and", x, y, name)
+
+
+def element_or(x, y, name=""):
+    return _binary("element_or", x, y, name)
+
+
+def element_xor(x, y, name=""):
+    return _binary("element_xor", x, y, name)
+
+
+def element_select(flag, value_if_true, value_if_false, name=""):
+    flag, t, f = sanitize_operands(flag, value_if_true, value_if_false,
+                                   names=["flag", "value_if_true", "value_if_false"])
+    return make("Select", [flag, t, f], None, name)
+
+
+def clip(x, min_value, max_value, name=""):
+    x, lo, hi = sanitize_operands(x, min_value, max_value, names=["x", "min_value", "max_value"])
+    return make("Clip", [x, lo, hi], None, name)
+
+
+def _associative(op, operands, name, what):
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = list(operands[0])
+    if len(operands) < 2:
+        raise ValueError("%s: needs at least two operands, got %d" % (what, len(operands)))
+    result = operands[0]
+    for k, o in enumerate(operands[1:]):
+        result = op(result, o, name=name if k == len(operands) - 2 else "")
+    return result
+
+
+def sum(*operands, **kw_name):
+    """Elementwise sum of several operands."""
+    return _associative(plus, operands, kw_name.get("name", ""), "sum")
+
+
+def mean(*operands, **kw_name):
+    """Elementwise mean of several operands."""
+    ops_list = list(operands[0]) if len(operands) == 1 and isinstance(operands[0], (list, tuple)) else list(operands)
+    total = _associative(plus, ops_list, "", "mean")
+    return element_times(total, 1.0 / len(ops_list), name=kw_name.get("name", ""))
+
+

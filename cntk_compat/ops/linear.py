@@ -1,0 +1,117 @@
+"""Matrix products: times, times_transpose (CNTK's tensor-product semantics)."""
+import math
+
+import torch
+
+from ..core.dtypes import promote
+from ..core.registry import OutputSpec, register_op
+from ._common import dynamic_axes_of, make, sanitize_operands
+
+TIMES_NO_INFERRED_INPUT_RANK = -1
+TIMES_REDUCE_SEQUENCE_AXIS_WITHOUT_INFERRED_INPUT_RANK = -3
+
+
+def _resolve_right(x, w, output_rank, infer_input_rank_to_map):
+    """Fill inferred dims of a Parameter right operand from the left operand's shape."""
+    if w._shape is None or x._shape is None or all(d >= 0 for d in w._shape):
+        return
+    if not (w.is_parameter or w.is_constant):
+        return
+    out_dims = w._shape[len(w._shape) - output_rank:] if output_rank else ()
+    red = w._shape[:len(w._shape) - output_rank]
+    if infer_input_rank_to_map >= 0 and len(red) == 1 and red[0] == -1:
+        red = x._shape[infer_input_rank_to_map:]
+    else:
+        tail = x._shape[len(x._shape) - len(red):] if red else ()
+        red = tuple(t if r == -1 else r for r, t in zip(red, tail))
+    w._resolve_inferred_shape(tuple(red) + tuple(out_dims))
+
+
+def _times_infer(inputs, attributes):
+    x, w = inputs
+    output_rank = attributes["output_rank"]
+    _resolve_right(x, w, output_rank, attributes["infer_input_rank_to_map"])
+    dtype = promote(x._dtype, w._dtype)
+    axes = dynamic_axes_of(inputs)
+    if x._shape is None or w._shape is None:
+        return [OutputSpec(None, dtype, axes)]
+    k = len(w._shape) - output_rank
+    if k < 0:
+        raise ValueError("times: output_rank %d exceeds the rank of the right operand %s" % (output_rank, w._shape))
+    lead, red = x._shape[:len(x._shape) - k], x._shape[len(x._shape) - k:]
+    if k > len(x._shape) or any(a >= 0 and b >= 0 and a != b for a, b in zip(red, w._shape[:k])):
+        raise ValueError("times: the trailing axes of the left operand %s do not match the leading axes of the "
+                         "right operand %s (reducing %d axes)" % (x._shape, w._shape, k))
+    return [OutputSpec(tuple(lead) + tuple(w._shape[k:]), dtype, axes)]
+
+
+def _times(x, w, k, reduce_size, out_shape, x_dyn, w_dyn):
+    if w_dyn:
+        # both operands carry dynamic axes: batched product over matching leading axes
+        xs = x.shape
+        x2 = x.reshape(tuple(xs[:len(xs) - k]) + (reduce_size,)) if k else x.unsqueeze(-1)
+        w2 = w.reshape(tuple(w.shape[:w_dyn]) + (reduce_size, -1))
+        lead = x2.shape[:-1]
+        x3 = x2.reshape(tuple(w.shape[:w_dyn]) + (-1, reduce_size))
+        y = torch.matmul(x3, w2)
+        return y.reshape(tuple(lead) + tuple(out_shape))
+    xs = x.shape
+    x2 = x.reshape(tuple(xs[:len(xs) - k]) + (reduce_size,)) if k else x.unsqueeze(-1)
+    w2 = w.reshape(reduce_size, -1)
+    y = torch.matmul(x2, w2)
+    return y.reshape(tuple(xs[:len(xs) - k]) + tuple(out_shape))
+
+
+def _times_prepare(node):
+    x, w = node._inputs
+    k = len(w._shape) - node._attributes["output_rank"]
+    return {"k": k, "reduce_size": int(math.prod(w._shape[:k])), "out_shape": tuple(w._shape[k:]),
+            "x_dyn": x._n_dynamic, "w_dyn": w._n_dynamic}
+
+
+register_op("Times", _times_infer, _times, prepare=_times_prepare)
+
+
+def times(left, right, output_rank=1, infer_input_rank_to_map=TIMES_NO_INFERRED_INPUT_RANK, name=""):
+    """Tensor product of left and right: the trailing axes of left are reduced against the leading axes of
+    right; the last ``output_rank`` axes of right remain."""
+    left, right = sanitize_operands(left, right, names=["left", "right"])
+    return make("Times", [left, right], {"output_rank": int(output_rank),
+                                         "infer_input_rank_to_map": int(infer_input_rank_to_map)}, name)
+
+
+def _times_transpose_infer(inputs, attributes):
+    x, w = inputs
+    dtype = promote(x._dtype, w._dtype)
+    axes = dynamic_axes_of(inputs)
+    if x._shape is None or w._shape is None:
+        return [OutputSpec(None, dtype, axes)]
+    if len(w._shape) > 2:
+        raise ValueError("times_transpose: the right operand must have rank 1 or 2, got shape %s" % (w._shape,))
+    if x._shape[-1:] != w._shape[-1:]:
+        raise ValueError("times_transpose: the last axes of %s and %s must match" % (x._shape, w._shape))
+    out = tuple(x._shape[:-1]) + tuple(w._shape[:-1])
+    return [OutputSpec(out if len(w._shape) == 2 else tuple(x._shape[:-1]) + (1,) if len(x._shape) <= 1
+                       else tuple(x._shape[:-1]), dtype, axes)]
+
+
+def _times_transpose(x, w, w_rank, x_dyn, w_dyn, x_rank):
+    if w_rank == 1:
+        y = (x * w).sum(-1, keepdim=x_rank <= 1)
+        return y
+    if w_dyn:
+        return torch.matmul(x, w.transpose(-1, -2))
+    return torch.matmul(x, w.t())
+
+
+def _times_transpose_prepare(node):
+    x, w = node._inputs
+    return {"w_rank": len(w._shape), "x_dyn": x._n_dynamic, "w_dyn": w._n_dynamic, "x_rank": len(x._shape)}
+
+
+register_op("TransposeTimes", _times_transpose_infer, _times_transpose, prepare=_times_transpose_prepare)
+
+
+def times_transpose(left, right, name=""):
+    left, right = sanitize_operands(left, right, names=["left", "right"])
+    return make("TransposeTimes", [left, right], None, name)

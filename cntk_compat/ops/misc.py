@@ -1,0 +1,265 @@
+"""combine, cast, one_hot, gather, top_k, assign, *_like, normalization helpers."""
+import numpy as np
+import torch
+
+from ..core.dtypes import sanitize_dtype, to_torch_dtype
+from ..core.function import Function, as_block, as_variable
+from ..core.registry import OutputSpec, register_op
+from ._common import make, normalize_axis, sanitize_operands
+
+
+def combine(*operands, **kw_name):
+    """One Function whose outputs are the outputs of all operands."""
+    name = kw_name.pop("name", "")
+    if kw_name:
+        raise TypeError("combine: unexpected keyword arguments %s" % sorted(kw_name))
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    outs = []
+    for k, op in enumerate(operands):
+        if isinstance(op, Function):
+            outs.extend(op.outputs)
+        else:
+            outs.append(as_variable(op, "operand %d of combine" % k))
+    return Function._composite(Function._primitive("Combine", outs, name=name).outputs)
+
+
+def as_composite(root_function, name=""):
+    f = Function._composite(root_function.outputs)
+    if name:
+        f.name = name
+    return f
+
+
+# -- cast -------------------------------------------------------------------------------------------
+
+def _cast_infer(inputs, attributes):
+    x = inputs[0]
+    return [OutputSpec(x._shape, np.dtype(attributes["dtype"]), x._dynamic_axes)]
+
+
+def _cast(x, dtype):
+    return x.to(dtype)
+
+
+register_op("Cast", _cast_infer, _cast, prepare=lambda node: {"dtype": to_torch_dtype(node._attributes["dtype"])})
+
+
+def cast(node_input, dtype, name=""):
+    (x,) = sanitize_operands(node_input, names=["node_input"])
+    return make("Cast", [x], {"dtype": str(sanitize_dtype(dtype))}, name)
+
+
+# -- one_hot ----------------------------------------------------------------------------------------
+
+def _one_hot_infer(inputs, attributes):
+    x = inputs[0]
+    n, axis = attributes["num_classes"], attributes["axis"]
+    if x._shape is None:
+        return [OutputSpec(None, x._dtype, x._dynamic_axes)]
+    shape = list(x._shape)
+    if shape == [1]:
+        shape = []
+    a = axis + len(shape) + 1 if axis < 0 else axis
+    shape.insert(a, n)
+    return [OutputSpec(tuple(shape), x._dtype, x._dynamic_axes, attributes["sparse_output"], False)]
+
+
+def _one_hot(x, num_classes, dim, squeeze_last):
+    idx = x.long()
+    if squeeze_last:
+        idx = idx.squeeze(-1)
+    out = torch.nn.functional.one_hot(idx, num_classes).to(x.dtype)
+    return out.movedim(-1, dim) if dim != -1 else out
+
+
+def _one_hot_prepare(node):
+    x = node._inputs[0]
+    a = node._attributes["axis"]
+    squeeze_last = tuple(x._shape) == (1,)
+    rank_out = len(node._outputs[0]._shape)
+    dim = (x._n_dynamic + (a if a >= 0 else rank_out + a))
+    return {"num_classes": node._attributes["num_classes"], "dim": dim if a != -1 else -1,
+            "squeeze_last": squeeze_last}
+
+
+register_op("OneHot", _one_hot_infer, _one_hot, prepare=_one_hot_prepare)
+
+
+def one_hot(x, num_classes, sparse_output=False, axis=-1, name=""):
+    (x,) = sanitize_operands(x, names=["x"])
+    if hasattr(axis, "static_axis_index"):
+        axis = axis.static_axis_index()
+    return make("OneHot", [x], {"num_classes": int(num_classes), "sparse_output": bool(sparse_output),
+                                "axis": int(axis)}, name)
+
+
+# -- gather -----------------------------------------------------------------------------------------
+
+def _gather_infer(inputs, attributes):
+    ref, idx = inputs
+    axes = idx._dynamic_axes if idx._dynamic_axes else ref._dynamic_axes
+    if ref._shape is None or idx._shape is None:
+        return [OutputSpec(None, ref._dtype, axes)]
+    a = attributes["axis"]
+    if a is None:
+        shape = tuple(idx._shape) + tuple(ref._shape[1:])
+    else:
+        shape = tuple(ref._shape[:a]) + tuple(idx._shape) + tuple(ref._shape[a + 1:])
+    return [OutputSpec(shape, ref._dtype, axes)]
+
+
+def _gather(ref, idx, axis, ref_dyn, idx_dyn):
+    index = idx.long()
+    if ref_dyn == 0:
+        if axis is None or axis == 0:
+            return ref[index]
+        moved = ref.movedim(axis, 0)[index]
+        n_idx = index.dim()
+        return moved.movedim(tuple(range(n_idx)), tuple(range(axis, axis + n_idx)))
+    # reference has dynamic axes: gather per batch element along its first static axis
+    flat = index.reshape(index.shape[0], -1)
+    out = torch.stack([ref[b].index_select(0, flat[b]) for b in range(ref.shape[0])])
+    return out.reshape(tuple(index.shape) + tuple(ref.shape[ref_dyn + 1:]))
+
+
+def _gather_prepare(node):
+    ref, idx = node._inputs
+    return {"axis": node._attributes["axis"], "ref_dyn": ref._n_dynamic, "idx_dyn": idx._n_dynamic}
+
+
+register_op("Gather", _gather_infer, _gather, prepare=_gather_prepare)
+
+
+def gather(reference, indices, axis=None, name=""):
+    reference, indices = sanitize_operands(reference, indices, names=["reference", "indices"])
+    a = None if axis is None else normalize_axis(axis, len(reference._shape), "gather")
+    return make("Gather", [reference, indices], {"axis": a}, name)
+
+
+# -- top_k ------------------------------------------------------------------------------------------
+
+def _top_k_infer(inputs, attributes):
+    x = inputs[0]
+    shape = None if x._shape is None else tuple(x._shape[:-1]) + (attributes["k"],)
+    return [OutputSpec(shape, x._dtype, x._dynamic_axes), OutputSpec(shape, x._dtype, x._dynamic_axes,
+                                                                     needs_gradient=False)]
+
+
+def _top_k(x, k):
+    values, indices = torch.topk(x, k, dim=-1)
+    return values, indices.to(x.dtype)
+
+
+register_op("TopK", _top_k_infer, _top_k, prepare=lambda node: {"k": node._attributes["k"]})
+
+
+def top_k(x, k, axis=-1, name=""):
+    (x,) = sanitize_operands(x, names=["x"])
+    rank = len(x._shape)
+    if normalize_axis(axis, rank, "top_k") != rank - 1:
+        from .shaping import swapaxes
+        a = normalize_axis(axis, rank, "top_k")
+        moved = swapaxes(x, a, rank - 1)
+        r = make("TopK", [moved], {"k": int(k)}, name)
+        return combine([swapaxes(r.outputs[0], a, rank - 1), swapaxes(r.outputs[1], a, rank - 1)])
+    return make("TopK", [x], {"k": int(k)}, name)
+
+
+# -- assign -----------------------------------------------------------------------------------------
+
+def _assign_infer(inputs, attributes):
+    ref, value = inputs
+    if ref._shape is not None and value._shape is not None and tuple(ref._shape) != tuple(value._shape):
+        raise ValueError("assign: the value's shape %s differs from the reference's %s" % (value._shape, ref._shape))
+    return [OutputSpec(ref._shape, ref._dtype, ref._dynamic_axes, needs_gradient=False)]
+
+
+def _assign(ref, value):
+    with torch.no_grad():
+        ref.copy_(value.reshape(ref.shape).detach())
+    return ref.detach().clone()
+
+
+register_op("Assign", _assign_infer, _assign)
+
+
+def assign(ref, input, name=""):
+    """Writes input into ref (a Parameter or Constant) when evaluated; outputs the new value."""
+    ref_v = as_variable(ref, "ref")
+    if not (ref_v.is_parameter or ref_v.is_constant):
+        raise TypeError("assign: ref must be a Parameter or Constant, got %r" % (ref_v,))
+    ref_v, value = sanitize_operands(ref_v, input, names=["ref", "input"])
+    return make("Assign", [ref_v, value], None, name)
+
+
+# -- ones_like / zeros_like / eye_like ---------------------------------------------------------------
+
+def _like_infer(inputs, attributes):
+    x = inputs[0]
+    return [OutputSpec(x._shape, x._dtype, x._dynamic_axes, needs_gradient=False)]
+
+
+def _fill_like(x, value):
+    return torch.full_like(x, value)
+
+
+register_op("ConstantLike", _like_infer, _fill_like, prepare=lambda node: {"value": node._attributes["value"]})
+
+
+def ones_like(x, name=""):
+    (x,) = sanitize_operands(x, names=["x"])
+    return make("ConstantLike", [x], {"value": 1.0}, name)
+
+
+def zeros_like(x, name=""):
+    (x,) = sanitize_operands(x, names=["x"])
+    return make("ConstantLike", [x], {"value": 0.0}, name)
+
+
+def _eye_like(x):
+    n, m = x.shape[-2], x.shape[-1]
+    return torch.eye(n, m, dtype=x.dtype, device=x.device).expand(x.shape).clone()
+
+
+register_op("EyeLikeOp", _like_infer, _eye_like)
+
+
+def eye_like(x, sparse_output=True, name=""):
+    (x,) = sanitize_operands(x, names=["x"])
+    return make("EyeLikeOp", [x], {"sparse_output": bool(sparse_output)}, name)
+
+
+def per_dim_mean_variance_normalize(operand, mean, inv_stddev, name=""):
+    from .elementwise import element_times, minus
+    operand, mean, inv_stddev = sanitize_operands(operand, mean, inv_stddev,
+                                                  names=["operand", "mean", "inv_stddev"])
+    return element_times(minus(operand, mean), inv_stddev, name=name)
+
+
+def _mvn(x, n_dyn, across_channels, scaling, epsilon):
+    dims = tuple(range(n_dyn, x.dim())) if across_channels else tuple(range(n_dyn + 1, x.dim()))
+    centered = x - x.mean(dim=dims, keepdim=True)
+    if not scaling:
+        return centered
+    var = centered.square().mean(dim=dims, keepdim=True)
+    return centered / torch.sqrt(var + epsilon)
+
+
+register_op("MeanVarianceNormalization", _like_infer, _mvn,
+            prepare=lambda node: {"n_dyn": node._inputs[0]._n_dynamic,
+                                  "across_channels": node._attributes["use_stats_across_channels"],
+                                  "scaling": node._attributes["do_variance_scaling"],
+                                  "epsilon": node._attributes["epsilon"]})
+
+
+def mean_variance_normalization(operand, epsilon=0.00001, use_stats_across_channels=False,
+                                do_variance_scaling=True, name=""):
+    (x,) = sanitize_operands(operand, names=["operand"])
+    return make("MeanVarianceNormalization", [x], {"epsilon": float(epsilon),
+                                                   "use_stats_across_channels": bool(use_stats_across_channels),
+                                                   "do_variance_scaling": bool(do_variance_scaling)}, name)
+
+
+__all__ = ["combine", "as_composite", "as_block", "cast", "one_hot", "gather", "top_k", "assign", "ones_like",
+           "zeros_like", "eye_like", "per_dim_mean_variance_normalize", "mean_variance_normalization"]

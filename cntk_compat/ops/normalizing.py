@@ -1,0 +1,86 @@
+"""softmax, log_softmax, hardmax, dropout."""
+import torch
+
+from ..core.registry import OutputSpec, register_op
+from ._common import make, normalize_axis, sanitize_operands
+
+
+def _same_infer(inputs, attributes):
+    x = inputs[0]
+    return [OutputSpec(x._shape, x._dtype, x._dynamic_axes)]
+
+
+def _flat_apply(fn, x, n_dyn, axis):
+    if axis is not None:
+        return fn(x, n_dyn + axis)
+    shape = x.shape
+    flat = x.reshape(tuple(shape[:n_dyn]) + (-1,))
+    return fn(flat, -1).reshape(shape)
+
+
+def _softmax(x, n_dyn, axis):
+    return _flat_apply(torch.softmax, x, n_dyn, axis)
+
+
+def _log_softmax(x, n_dyn, axis):
+    return _flat_apply(torch.log_softmax, x, n_dyn, axis)
+
+
+def _hardmax_along(t, dim):
+    idx = t.argmax(dim=dim, keepdim=True)
+    return torch.zeros_like(t).scatter_(dim, idx, 1.0)
+
+
+def _hardmax(x, n_dyn, axis):
+    return _flat_apply(_hardmax_along, x, n_dyn, axis)
+
+
+def _axis_prepare(node):
+    return {"n_dyn": node._inputs[0]._n_dynamic, "axis": node._attributes["axis"]}
+
+
+register_op("Softmax", _same_infer, _softmax, prepare=_axis_prepare)
+register_op("LogSoftmax", _same_infer, _log_softmax, prepare=_axis_prepare)
+register_op("Hardmax", _same_infer, _hardmax, prepare=_axis_prepare)
+
+
+def _with_axis(op_name, x, axis, name):
+    (x,) = sanitize_operands(x, names=["x"])
+    rank = len(x._shape) if x._shape is not None else 1
+    a = None if axis is None else normalize_axis(axis, rank, op_name)
+    return make(op_name, [x], {"axis": a}, name)
+
+
+def softmax(x, axis=None, name=""):
+    return _with_axis("Softmax", x, axis, name)
+
+
+def log_softmax(x, axis=None, name=""):
+    return _with_axis("LogSoftmax", x, axis, name)
+
+
+def hardmax(x, name=""):
+    return _with_axis("Hardmax", x, None, name)
+
+
+def _dropout(x, rate, training):
+    if not training or rate == 0.0:
+        return x
+    return torch.nn.functional.dropout(x, rate, True)
+
+
+def _dropout_prepare(node):
+    return {"rate": node._attributes["dropout_rate"]}
+
+
+register_op("Dropout", _same_infer, _dropout, prepare=_dropout_prepare, uses_training=True)
+
+SentinelValueForAutoSelectRandomSeed = 2 ** 64 - 2
+
+
+def dropout(x, dropout_rate=0.0, seed=SentinelValueForAutoSelectRandomSeed, name=""):
+    """Zeroes each element with probability dropout_rate while training (scaling the rest by 1/(1-rate))."""
+    if not 0.0 <= float(dropout_rate) < 1.0:
+        raise ValueError("dropout: dropout_rate must be in [0, 1), got %r" % (dropout_rate,))
+    (x,) = sanitize_operands(x, names=["x"])
+    return make("Dropout", [x], {"dropout_rate": float(dropout_rate), "seed": int(seed)}, name)

@@ -1,0 +1,363 @@
+"""Ops that change shapes: reshape, slice, splice, transpose, swapaxes, squeeze, expand_dims, flatten, pad."""
+import math
+
+import torch
+
+_pyslice = slice
+
+from ..core.axis import Axis
+from ..core.registry import OutputSpec, register_op
+from ._common import dynamic_axes_of, make, normalize_axis, sanitize_operands
+from ..core.dtypes import promote
+
+
+def _n_dyn_kwargs(node):
+    return {"n_dyn": node._inputs[0]._n_dynamic}
+
+
+# -- reshape ----------------------------------------------------------------------------------------
+
+def _reshape_infer(inputs, attributes):
+    (x,) = inputs
+    if x._shape is None:
+        return [OutputSpec(None, x._dtype, x._dynamic_axes)]
+    begin, end = attributes["begin_axis"], attributes["end_axis"]
+    rank = len(x._shape)
+    b = 0 if begin is None else begin
+    e = rank if end is None else end
+    part = x._shape[b:e]
+    new = list(attributes["shape"])
+    size = math.prod(part) if all(d >= 0 for d in part) else None
+    if new.count(-1) > 1 or any(d < -1 for d in new):
+        raise ValueError("reshape: at most one inferred dimension (-1) is allowed, got %s" % (tuple(new),))
+    if -1 in new and size is not None:
+        known = math.prod(d for d in new if d != -1)
+        if known == 0 or size % known:
+            raise ValueError("reshape: cannot reshape %s into %s" % (x._shape, tuple(attributes["shape"])))
+        new[new.index(-1)] = size // known
+    elif size is not None and math.prod(new) != size:
+        raise ValueError("reshape: cannot reshape an input of shape %s (%d elements) into %s"
+                         % (x._shape, size, tuple(new)))
+    return [OutputSpec(tuple(x._shape[:b]) + tuple(new) + tuple(x._shape[e:]), x._dtype, x._dynamic_axes,
+                       x._is_sparse)]
+
+
+def _reshape(x, n_dyn, out_shape):
+    return x.reshape(tuple(x.shape[:n_dyn]) + out_shape)
+
+
+def _reshape_prepare(node):
+    return {"n_dyn": node._inputs[0]._n_dynamic, "out_shape": tuple(node._outputs[0]._shape)}
+
+
+register_op("Reshape", _reshape_infer, _reshape, prepare=_reshape_prepare)
+
+
+def _static_index(axis, rank, op_name, allow_end=False):
+    if isinstance(axis, Axis):
+        if axis == Axis.end_static_axis():
+            return rank
+        axis = axis.static_axis_index()
+    a = int(axis)
+    if a < 0:
+        a += rank
+    if not 0 <= a <= rank if allow_end else not 0 <= a < rank:
+        raise ValueError("%s: axis %d is out of range for rank %d" % (op_name, axis, rank))
+    return a
+
+
+def reshape(x, shape, begin_axis=None, end_axis=None, name=""):
+    (x,) = sanitize_operands(x, names=["x"])
+    shape = (shape,) if isinstance(shape, int) else tuple(int(d) for d in shape)
+    rank = len(x._shape) if x._shape is not None else 0
+    b = None if begin_axis is None else _static_index(begin_axis, rank, "reshape", True)
+    e = None if end_axis is None else _static_index(end_axis, rank, "reshape", True)
+    return make("Reshape", [x], {"shape": shape, "begin_axis": b, "end_axis": e}, name)
+
+
+# -- slice ------------------------------------------------------------------------------------------
+
+def _slice_bounds(dim, begin, end, stride):
+    """CNTK's slice bounds: negative indices count from the end, an end index of 0 means the end."""
+    b = begin + dim if begin < 0 else begin
+    e = dim if end == 0 else (end + dim if end < 0 else end)
+    return max(0, min(b, dim)), max(0, min(e, dim)), stride
+
+
+def _slice_infer(inputs, attributes):
+    (x,) = inputs
+    if x._shape is None:
+        return [OutputSpec(None, x._dtype, x._dynamic_axes)]
+    shape = list(x._shape)
+    for a, b, e, s in zip(attributes["axes"], attributes["begins"], attributes["ends"], attributes["strides"]):
+        if a >= len(shape):
+            raise ValueError("slice: axis %d is out of range for an input of shape %s" % (a, x._shape))
+        lo, hi, st = _slice_bounds(shape[a], b, e, s)
+        n = max(0, -(-(hi - lo) // st))
+        if n == 0:
+            raise ValueError("slice: the slice [%d:%d] of axis %d (size %d) is empty" % (b, e, a, shape[a]))
+        shape[a] = n
+    return [OutputSpec(tuple(shape), x._dtype, x._dynamic_axes)]
+
+
+def _slice(x, index):
+    return x[index]
+
+
+def _slice_prepare(node):
+    x = node._inputs[0]
+    n_dyn = x._n_dynamic
+    idx = [_pyslice(None)] * (n_dyn + len(x._shape))
+    for a, b, e, s in zip(*(node._attributes[k] for k in ("axes", "begins", "ends", "strides"))):
+        lo, hi, st = _slice_bounds(x._shape[a], b, e, s)
+        idx[n_dyn + a] = _pyslice(lo, hi, st)
+    return {"index": tuple(idx)}
+
+
+register_op("Slice", _slice_infer, _slice, prepare=_slice_prepare)
+
+
+def slice(x, axis, begin_index, end_index, strides=None, name=""):
+    (x,) = sanitize_operands(x, names=["x"])
+    listed = isinstance(axis, (list, tuple))
+    axes = list(axis) if listed else [axis]
+    begins = list(begin_index) if listed else [begin_index]
+    ends = list(end_index) if listed else [end_index]
+    strides = ([1] * len(axes) if strides is None else (list(strides) if listed else [strides]))
+    rank = len(x._shape) if x._shape is not None else 0
+    axes = [normalize_axis(a, rank, "slice") for a in axes]
+    for s in strides:
+        if s < 1:
+            raise ValueError("slice: strides must be positive, got %r" % (strides,))
+    return make("Slice", [x], {"axes": tuple(axes), "begins": tuple(int(b) for b in begins),
+                               "ends": tuple(int(e) for e in ends), "strides": tuple(int(s) for s in strides)},
+                name)
+
+
+def getitem(x, key):
+    """x[...] on a Variable/Function: basic slicing of static axes."""
+    keys = key if isinstance(key, tuple) else (key,)
+    axes, begins, ends, strides, drop = [], [], [], [], []
+    var = sanitize_operands(x, names=["x"])[0]
+    for k, item in enumerate(keys):
+        if item is Ellipsis:
+            raise TypeError("slicing with ... is not supported")
+        if isinstance(item, int):
+            axes.append(k), begins.append(item), ends.append(item + 1 if item != -1 else 0), strides.append(1)
+        elif isinstance(item, _pyslice):
+            start, stop, step = item.start or 0, item.stop, item.step or 1
+            if stop is None:
+                stop = 0
+            if (start, stop, step) == (0, 0, 1):
+                continue
+            axes.append(k), begins.append(start), ends.append(stop), strides.append(step)
+        else:
+            raise TypeError("index %r is not supported; use integers and slices" % (item,))
+    if not axes:
+        return x
+    return slice(var, axes, begins, ends, strides)
+
+
+# -- splice -----------------------------------------------------------------------------------------
+
+def _splice_infer(inputs, attributes):
+    dtype = promote(*[i._dtype for i in inputs])
+    axes = dynamic_axes_of(inputs)
+    if any(i._shape is None for i in inputs):
+        return [OutputSpec(None, dtype, axes)]
+    rank = max(len(i._shape) for i in inputs)
+    a = attributes["axis"]
+    a = a + rank if a < 0 else a
+    if a >= rank:
+        rank = a + 1
+    shapes = [(1,) * (rank - len(i._shape)) + tuple(i._shape) for i in inputs]
+    out = list(shapes[0])
+    out[a] = sum(s[a] for s in shapes)
+    for s in shapes[1:]:
+        for k in range(rank):
+            if k != a and s[k] != out[k]:
+                raise ValueError("splice: input shapes %s differ outside the splice axis %d"
+                                 % ([i._shape for i in inputs], attributes["axis"]))
+    return [OutputSpec(tuple(out), dtype, axes)]
+
+
+def _splice(*tensors, dim, targets, n_dyn_out):
+    parts = []
+    for t, (n_dyn, shape) in zip(tensors, targets):
+        if n_dyn != n_dyn_out:
+            if n_dyn == 0:
+                t = t.expand(tuple(tensors[[k for k, tg in enumerate(targets) if tg[0] == n_dyn_out][0]]
+                                   .shape[:n_dyn_out]) + tuple(t.shape))
+            else:
+                t = t.reshape(tuple(t.shape[:n_dyn]) + (1,) * (n_dyn_out - n_dyn) + tuple(t.shape[n_dyn:]))
+        t = t.reshape(tuple(t.shape[:n_dyn_out]) + shape)
+        parts.append(t)
+    lead = torch.broadcast_shapes(*[p.shape[:n_dyn_out] for p in parts]) if n_dyn_out else ()
+    parts = [p.expand(tuple(lead) + tuple(p.shape[n_dyn_out:])) for p in parts]
+    return torch.cat(parts, dim=dim)
+
+
+def _splice_prepare(node):
+    out = node._outputs[0]
+    rank = len(out._shape)
+    a = node._attributes["axis"]
+    a = a + rank if a < 0 else a
+    targets = tuple((i._n_dynamic, (1,) * (rank - len(i._shape)) + tuple(i._shape)) for i in node._inputs)
+    return {"dim": out._n_dynamic + a, "targets": targets, "n_dyn_out": out._n_dynamic}
+
+
+register_op("Splice", _splice_infer, _splice, prepare=_splice_prepare)
+
+
+def splice(*inputs, **kw_axis_name):
+    axis = kw_axis_name.pop("axis", -1)
+    name = kw_axis_name.pop("name", "")
+    if kw_axis_name:
+        raise TypeError("splice: unexpected keyword arguments %s" % sorted(kw_axis_name))
+    if len(inputs) == 1 and isinstance(inputs[0], (list, tuple)):
+        inputs = tuple(inputs[0])
+    ops = sanitize_operands(*inputs, names=["input %d" % k for k in range(len(inputs))])
+    if isinstance(axis, Axis):
+        axis = axis.static_axis_index()
+    return make("Splice", ops, {"axis": int(axis)}, name)
+
+
+# -- transpose / swapaxes ---------------------------------------------------------------------------
+
+def _transpose_infer(inputs, attributes):
+    (x,) = inputs
+    if x._shape is None:
+        return [OutputSpec(None, x._dtype, x._dynamic_axes)]
+    perm = attributes["perm"]
+    if sorted(perm) != list(range(len(x._shape))):
+        raise ValueError("transpose: perm %s is not a permutation of the %d axes of %s"
+                         % (perm, len(x._shape), x._shape))
+    return [OutputSpec(tuple(x._shape[p] for p in perm), x._dtype, x._dynamic_axes)]
+
+
+def _transpose(x, dims):
+    return x.permute(dims)
+
+
+def _transpose_prepare(node):
+    n = node._inputs[0]._n_dynamic
+    return {"dims": tuple(range(n)) + tuple(n + p for p in node._attributes["perm"])}
+
+
+register_op("Transpose", _transpose_infer, _transpose, prepare=_transpose_prepare)
+
+
+def transpose(x, perm, name=""):
+    (x,) = sanitize_operands(x, names=["x"])
+    rank = len(x._shape) if x._shape is not None else len(perm)
+    perm = tuple(normalize_axis(p, rank, "transpose", "perm") for p in perm)
+    return make("Transpose", [x], {"perm": perm}, name)
+
+
+def swapaxes(x, axis1=0, axis2=1, name=""):
+    (x,) = sanitize_operands(x, names=["x"])
+    rank = len(x._shape)
+    a1, a2 = normalize_axis(axis1, rank, "swapaxes", "axis1"), normalize_axis(axis2, rank, "swapaxes", "axis2")
+    perm = list(range(rank))
+    perm[a1], perm[a2] = perm[a2], perm[a1]
+    return make("Transpose", [x], {"perm": tuple(perm)}, name)
+
+
+# -- squeeze / expand_dims / flatten: all pure reshapes ---------------------------------------------
+
+def squeeze(x, axes=None, name=""):
+    (x,) = sanitize_operands(x, names=["x"])
+    shape = x._shape
+    if axes is None:
+        new = tuple(d for d in shape if d != 1)
+    else:
+        axes = [axes] if not isinstance(axes, (list, tuple)) else axes
+        idx = {normalize_axis(a, len(shape), "squeeze", "axes") for a in axes}
+        for a in idx:
+            if shape[a] != 1:
+                raise ValueError("squeeze: axis %d of shape %s has size %d, not 1" % (a, shape, shape[a]))
+        new = tuple(d for k, d in enumerate(shape) if k not in idx)
+    return make("Reshape", [x], {"shape": new, "begin_axis": None, "end_axis": None}, name)
+
+
+def expand_dims(x, axis, name=""):
+    (x,) = sanitize_operands(x, names=["x"])
+    shape = x._shape
+    a = _static_index(axis, len(shape), "expand_dims", True)
+    return make("Reshape", [x], {"shape": tuple(shape[:a]) + (1,) + tuple(shape[a:]), "begin_axis": None,
+                                 "end_axis": None}, name)
+
+
+def flatten(x, axis=None, name=""):
+    (x,) = sanitize_operands(x, names=["x"])
+    shape = x._shape
+    a = 0 if axis is None else _static_index(axis, len(shape), "flatten", True)
+    lead = math.prod(shape[:a]) if a else None
+    new = ((lead,) if a else ()) + (math.prod(shape[a:]),)
+    return make("Reshape", [x], {"shape": new, "begin_axis": None, "end_axis": None}, name)
+
+
+# -- pad --------------------------------------------------------------------------------------------
+CONSTANT_PAD, REFLECT_PAD, SYMMETRIC_PAD = 0, 1, 2
+
+
+def _pad_infer(inputs, attributes):
+    (x,) = inputs
+    if x._shape is None:
+        return [OutputSpec(None, x._dtype, x._dynamic_axes)]
+    pattern = attributes["pattern"]
+    if len(pattern) != len(x._shape):
+        raise ValueError("pad: pattern has %d entries for an input of rank %d" % (len(pattern), len(x._shape)))
+    return [OutputSpec(tuple(d + a + b for d, (a, b) in zip(x._shape, pattern)), x._dtype, x._dynamic_axes)]
+
+
+def _pad(x, flat, mode, value):
+    if mode == "constant":
+        return torch.nn.functional.pad(x, flat, mode="constant", value=value)
+    if mode == "symmetric":
+        for k in range(0, len(flat), 2):
+            dim = x.dim() - 1 - k // 2
+            lo, hi = flat[k], flat[k + 1]
+            parts = []
+            if lo:
+                parts.append(x.narrow(dim, 0, lo).flip(dim))
+            parts.append(x)
+            if hi:
+                parts.append(x.narrow(dim, x.shape[dim] - hi, hi).flip(dim))
+            x = torch.cat(parts, dim)
+        return x
+    return _reflect(x, flat)
+
+
+def _reflect(x, flat):
+    for k in range(0, len(flat), 2):
+        dim = x.dim() - 1 - k // 2
+        lo, hi = flat[k], flat[k + 1]
+        parts = []
+        if lo:
+            parts.append(x.narrow(dim, 1, lo).flip(dim))
+        parts.append(x)
+        if hi:
+            parts.append(x.narrow(dim, x.shape[dim] - 1 - hi, hi).flip(dim))
+        x = torch.cat(parts, dim)
+    return x
+
+
+def _pad_prepare(node):
+    flat = []
+    for a, b in reversed(node._attributes["pattern"]):
+        flat.extend([a, b])
+    return {"flat": tuple(flat), "mode": node._attributes["mode"], "value": node._attributes["constant_value"]}
+
+
+register_op("Pad", _pad_infer, _pad, prepare=_pad_prepare)
+
+
+def pad(x, pattern, mode=CONSTANT_PAD, constant_value=0, name=""):
+    (x,) = sanitize_operands(x, names=["x"])
+    modes = {CONSTANT_PAD: "constant", REFLECT_PAD: "reflect", SYMMETRIC_PAD: "symmetric"}
+    if mode not in modes:
+        raise ValueError("pad: mode must be CONSTANT_PAD, REFLECT_PAD or SYMMETRIC_PAD, got %r" % (mode,))
+    pattern = tuple((int(a), int(b)) for a, b in pattern)
+    return make("Pad", [x], {"pattern": pattern, "mode": modes[mode], "constant_value": float(constant_value)},
+                name)
