@@ -38,8 +38,10 @@ class _AliasFinder(importlib.abc.MetaPathFinder):
 def _install_finder():
     if any(isinstance(f, _AliasFinder) for f in sys.meta_path):
         return
-    # Finders installed before us (test harnesses, import hooks) keep precedence; the file system does not.
-    at = next((i for i, f in enumerate(sys.meta_path) if f is importlib.machinery.PathFinder),
+    # Finders installed before us (test harnesses) keep precedence; the file system does not, and neither does
+    # pytest's assertion rewriter, which would otherwise load cntk_compat's own test_*.py helpers a second time.
+    at = next((i for i, f in enumerate(sys.meta_path)
+               if f is importlib.machinery.PathFinder or type(f).__name__ == "AssertionRewritingHook"),
               len(sys.meta_path))
     sys.meta_path.insert(at, _AliasFinder())
 

@@ -5,10 +5,16 @@ from . import cntk_py, device, internal, ops, sequence, variables  # noqa: E402
 from . import axis  # noqa: E402
 from .core.axis import Axis  # noqa: E402
 from .core.function import CloneMethod, Function  # noqa: E402
-from .core.value import NDArrayView, Value  # noqa: E402
+from .core import *  # noqa: E402,F401,F403
+from .device import *  # noqa: E402,F401,F403
+from .ops import functions  # noqa: E402,F401
 from .core.variables import FreeDimension, InferredDimension  # noqa: E402
 from .ops import *  # noqa: E402,F401,F403
 from .ops import input  # noqa: E402,F401
 from .variables import Constant, Parameter, Variable  # noqa: E402
 from . import layers  # noqa: E402
+from .learners import *  # noqa: E402,F401,F403
+from .train import *  # noqa: E402,F401,F403
+from .eval import *  # noqa: E402,F401,F403
+from . import eval, io, learners, logging, train  # noqa: E402
 from . import tests  # noqa: E402

@@ -1,1 +1,25 @@
-"""The symbolic CNTK graph and its lowering to PyTorch."""
+"""The symbolic CNTK graph and its lowering to PyTorch.
+
+As ``cntk.core`` this package also exposes CNTK's public core names (Value, NDArrayView, asarray, asvalue).
+"""
+from .value import NDArrayView, Value
+
+
+def asarray(value, dtype=None):
+    """A numpy array from a Value, NDArrayView or array-like."""
+    import numpy as np
+    if isinstance(value, (Value, NDArrayView)):
+        arr = value.asarray()
+    else:
+        arr = np.asarray(value)
+    return arr.astype(dtype) if dtype is not None else arr
+
+
+def asvalue(variable, data_array):
+    """A Value for ``variable`` holding ``data_array``."""
+    from .device import default_torch_device
+    from .feeding import to_value
+    return to_value(variable, data_array, default_torch_device())
+
+
+__all__ = ["NDArrayView", "Value", "asarray", "asvalue"]

@@ -1,0 +1,39 @@
+"""`import cntk` is cntk_compat: same module objects, one copy of all state."""
+import importlib
+import subprocess
+import sys
+
+import cntk
+import cntk_compat
+
+
+def test_cntk_is_cntk_compat():
+    assert cntk is cntk_compat
+
+
+def test_submodules_are_the_same_objects():
+    for name in ("ops", "layers", "device", "axis", "variables", "sequence", "internal", "cntk_py",
+                 "ops.functions", "layers.typing", "tests.test_utils"):
+        alias = importlib.import_module("cntk." + name)
+        real = importlib.import_module("cntk_compat." + name)
+        assert alias is real, name
+
+
+def test_from_import_forms_share_state():
+    from cntk.ops import plus as p1
+    from cntk_compat.ops import plus as p2
+    import cntk.layers.typing as t1
+    assert p1 is p2 and t1 is cntk_compat.layers.typing
+
+
+def test_alias_in_fresh_interpreter_imports_submodule_first():
+    code = ("import cntk.ops.functions as f, cntk_compat, sys; "
+            "assert sys.modules['cntk'] is cntk_compat; assert f is cntk_compat.ops.functions; print('ok')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "ok"
+
+
+def test_unknown_submodule_is_an_import_error():
+    import pytest
+    with pytest.raises(ImportError):
+        importlib.import_module("cntk.no_such_module")
