@@ -12,9 +12,12 @@ from .core.variables import FreeDimension, InferredDimension  # noqa: E402
 from .ops import *  # noqa: E402,F401,F403
 from .ops import input  # noqa: E402,F401
 from .variables import Constant, Parameter, Variable  # noqa: E402
-from . import layers  # noqa: E402
+from . import default_options, initializer, layers, losses, metrics  # noqa: E402
+from .initializer import *  # noqa: E402,F401,F403
+from .losses import *  # noqa: E402,F401,F403
+from .metrics import *  # noqa: E402,F401,F403
 from .learners import *  # noqa: E402,F401,F403
 from .train import *  # noqa: E402,F401,F403
 from .eval import *  # noqa: E402,F401,F403
-from . import eval, io, learners, logging, train  # noqa: E402
+from . import eval, io, learners, logging, random, train  # noqa: E402
 from . import tests  # noqa: E402

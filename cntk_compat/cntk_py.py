@@ -34,3 +34,11 @@ def always_allow_setting_default_device():
 
 def get_random_seed():
     return _state["fixed_seed"]
+
+
+def __getattr__(name):
+    # cntk_py.ProgressWriter is the base class of progress writers; imported on demand (cntk_py loads first)
+    if name == "ProgressWriter":
+        from .logging.progress_writer import ProgressWriter
+        return ProgressWriter
+    raise AttributeError("module 'cntk.cntk_py' has no attribute %r" % name)

@@ -1,5 +1,6 @@
 """Evaluating Functions on data: feeding, running the lowered module, and converting results back."""
 import numpy as np
+import scipy.sparse
 import torch
 
 from . import device as _device
@@ -53,6 +54,10 @@ def _normalize_arguments(needed, arguments):
 def prepare_inputs(outputs, arguments, device=None):
     """(lowering arguments, their tensors + masks, BatchInfo, per-axis lengths) for a computation."""
     needed = _needed_arguments(outputs)
+    unbound = [a for a in needed if a.is_placeholder]
+    if unbound:
+        raise ValueError("the Function still has unbound placeholders (%s); apply it to input variables first, "
+                         "e.g. model(x)" % ", ".join(repr(a.name or a.uid) for a in unbound))
     args = _normalize_arguments(needed, arguments)
     dev = _device.resolve(device)
     missing = [a for a in needed if a not in args]
@@ -80,9 +85,22 @@ def evaluate_tensors(outputs, arguments, requires_grad=False, training=False, de
     order, tensors, info, lengths = prepare_inputs(outputs, arguments, device)
     module = lower(outputs, order, training)
     with torch.set_grad_enabled(requires_grad):
-        results = module(*tensors)
+        results = _take_made_masks(module, module(*tensors), lengths)
     info.lengths_by_axis = lengths
     return list(results), info
+
+
+def _take_made_masks(module, results, lengths_by_axis):
+    """The output tensors; the lengths of sequence axes that ops made go into lengths_by_axis."""
+    n = len(results) - len(module.made_mask_axes)
+    for name, mask in zip(module.made_mask_axes, results[n:]):
+        lengths_by_axis[name] = [int(k) for k in mask.sum(1).tolist()]
+    return results[:n]
+
+
+def _as_csr(arr):
+    """Sparse outputs come back as scipy CSR matrices (as in CNTK) when they are matrices of rows."""
+    return scipy.sparse.csr_matrix(arr) if arr.ndim == 2 else arr
 
 
 def to_numpy(var, tensor, lengths_by_axis):
@@ -90,9 +108,11 @@ def to_numpy(var, tensor, lengths_by_axis):
     axis = var._sequence_axis
     if axis is not None and var._has_batch:
         lengths = lengths_by_axis.get(axis.name)
+        if var._is_sparse:
+            return [_as_csr(arr[i, :n]) for i, n in enumerate(lengths or [arr.shape[1]] * arr.shape[0])]
         if lengths is not None and any(n != arr.shape[1] for n in lengths):
             return [arr[i, :n] for i, n in enumerate(lengths)]
-    return arr
+    return _as_csr(arr) if var._is_sparse else arr
 
 
 def _convert(var, tensor, lengths, as_numpy):
@@ -122,7 +142,8 @@ def forward(function, arguments, outputs=None, keep_for_backward=None, device=No
     keep = [as_variable(o) for o in (keep_for_backward or [])]
     compute = outs + [k for k in keep if k not in outs]
     order, tensors, info, lengths = prepare_inputs(compute, arguments, device)
-    module = lower(compute, order, False)
+    # as in CNTK, a forward pass that keeps state for backward runs in training mode (dropout is active)
+    module = lower(compute, order, bool(keep))
     wrt = {}
     if keep:
         for a, t in zip(order, tensors):
@@ -131,10 +152,10 @@ def forward(function, arguments, outputs=None, keep_for_backward=None, device=No
                 wrt[a] = t
         for p in function.parameters:
             wrt[p] = p.tensor
-        results = module(*tensors)
+        results = _take_made_masks(module, module(*tensors), lengths)
     else:
         with torch.no_grad():
-            results = module(*tensors)
+            results = _take_made_masks(module, module(*tensors), lengths)
     by_var = dict(zip(compute, results))
     state = ForwardState(compute, by_var, wrt, lengths)
     return state, {o: _convert(o, by_var[o], lengths, as_numpy) for o in outs}
@@ -159,8 +180,15 @@ def backward(state, root_gradients, variables, as_numpy=True):
         if v not in state.wrt:
             raise ValueError("backward: no gradient is available for %s (it needs needs_gradient=True, or it is "
                              "not an input of the Function)" % (v.name or v.uid))
-    got = torch.autograd.grad(roots, [state.wrt[v] for v in wanted], grads, retain_graph=True,
-                              allow_unused=True)
+    # without a differentiable path from the roots to a variable, CNTK's gradient is zero
+    live = [(r, g) for r, g in zip(roots, grads) if r.requires_grad]
+    sources = [k for k, v in enumerate(wanted) if state.wrt[v] is not None and state.wrt[v].requires_grad]
+    got = [None] * len(wanted)
+    if live and sources:
+        found = torch.autograd.grad([r for r, _ in live], [state.wrt[wanted[k]] for k in sources],
+                                    [g for _, g in live], retain_graph=True, allow_unused=True)
+        for k, g in zip(sources, found):
+            got[k] = g
     result = {}
     for v, g in zip(wanted, got):
         if g is None:
@@ -186,5 +214,5 @@ def grad(function, at, wrt=None, outputs=None, device=None, as_numpy=True, grad_
     g = backward(state, {root: ones}, wrt_list, as_numpy)
     result = g[wrt_list[0]] if single or len(wrt_list) == 1 else g
     if outputs:
-        return result, {o: out_values[o] for o in outs}
+        return result, (out_values[outs[0]] if len(outs) == 1 else {o: out_values[o] for o in outs})
     return result

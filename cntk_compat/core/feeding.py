@@ -40,6 +40,18 @@ def _as_dense_array(var, sample):
     return arr
 
 
+def _static_value(var, data, dtype, shape, device):
+    """The value of an input without dynamic axes: one tensor of exactly the input's shape."""
+    if isinstance(data, torch.Tensor):
+        data = data.detach().cpu().numpy()
+    arr = _as_dense_array(var, data)
+    _check_dtype(var, arr)
+    if not _shape_matches(arr.shape, shape):
+        raise ValueError("%s has no dynamic axes and expects data of shape %s, got %s"
+                         % (_describe(var), shape, arr.shape))
+    return Value(_tensor=torch.as_tensor(np.ascontiguousarray(arr, dtype=dtype)).to(device))
+
+
 def to_value(var, data, device):
     """A Value for ``var`` on ``device`` holding ``data``, with the shape checked against var's type."""
     if hasattr(data, "data") and isinstance(getattr(data, "data", None), Value) and not isinstance(data, Value):
@@ -48,12 +60,17 @@ def to_value(var, data, device):
     shape = tuple(var.shape)
     is_seq = var._sequence_axis is not None
     if isinstance(data, Value):
+        if not is_seq and data.lengths is not None and all(n == 1 for n in data.lengths):
+            # readers deliver every stream as sequences; a non-sequence input takes their single steps
+            data = Value(_tensor=data.tensor[:, 0], _is_sparse=data.is_sparse)
         got = data.shape[2:] if (is_seq and data.lengths is not None) else data.shape[1:]
         if not _shape_matches(got, shape):
             raise _sample_shape_error(var, data.shape, "a Value")
         return data.to(device, dtype)
     if isinstance(data, NDArrayView):
         data = data.tensor
+    if var._dynamic_axes == ():
+        return _static_value(var, data, dtype, shape, device)
     if isinstance(data, torch.Tensor):
         t = data.to(device=device, dtype=to_torch_dtype(dtype))
         if _shape_matches(tuple(t.shape), shape):
@@ -80,6 +97,8 @@ def to_value(var, data, device):
             arr = arr[None]
         if is_seq and _shape_matches(arr.shape[1:], shape):
             arr = arr[None]
+        if not is_seq and arr.ndim == len(shape) + 2 and arr.shape[1] == 1 and _shape_matches(arr.shape[2:], shape):
+            arr = arr[:, 0]  # [batch] x [sequence of length 1] x shape, for an input without a sequence axis
         got = arr.shape[2:] if is_seq else arr.shape[1:]
         if not _shape_matches(got, shape):
             if var.is_sparse and not is_seq and arr.ndim == 2 and arr.shape[1] == int(np.prod(shape)):

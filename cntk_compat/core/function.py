@@ -71,6 +71,10 @@ class Function(TensorOpsMixin):
                                          needs_gradient=grad and s.needs_gradient) for s in specs]
         return node
 
+    def _clone_primitive(self, new_inputs):
+        """This primitive applied to new inputs (user-defined functions rebuild themselves)."""
+        return Function._primitive(self._op.name, new_inputs, self._attributes, self._name, self._op_name)
+
     def _set_primitive(self, op, op_name, inputs, attributes, name):
         self._is_composite = False
         self._op = op
@@ -382,7 +386,7 @@ class Function(TensorOpsMixin):
         outs = list(outputs) if outputs is not None else self.outputs
         result = evaluate(self, arguments, [as_variable(o) for o in outs], device=device, as_numpy=as_numpy)
         if len(outs) == 1:
-            return result[outs[0]] if outputs is None or len(result) == 1 else result
+            return result[as_variable(outs[0])]
         return result
 
     def forward(self, arguments, outputs=None, keep_for_backward=None, device=None, as_numpy=True):
@@ -396,6 +400,22 @@ class Function(TensorOpsMixin):
     def grad(self, at, wrt=None, outputs=None, device=None, as_numpy=True, grad_root=None):
         from .engine import grad
         return grad(self, at, wrt, outputs, device, as_numpy, grad_root)
+
+    def train(self, minibatch_source, minibatch_size=32, streams=None, model_inputs_to_streams=None,
+              parameter_learners=[], callbacks=[], progress_frequency=None, max_epochs=None, epoch_size=None,
+              max_samples=None):
+        """Trains this criterion Function (loss, or (loss, metric)) on a reader or a tuple of numpy/scipy arrays
+        (in argument order); returns a record with ``epoch_summaries`` and ``updates`` (each .loss, .metric,
+        .samples) and, with a TestConfig callback, ``test_summary``. See cntk_compat.train.function_training."""
+        from ..train.function_training import train
+        return train(self, minibatch_source, minibatch_size, streams, model_inputs_to_streams, parameter_learners,
+                     callbacks, progress_frequency, max_epochs, epoch_size, max_samples)
+
+    def test(self, minibatch_source, minibatch_size=32, streams=None, model_inputs_to_streams=None, callbacks=None):
+        """Averages this criterion's metric (its loss if it has one output) over a reader or a tuple of
+        numpy/scipy arrays; returns a record with ``.metric`` and ``.samples``."""
+        from ..train.function_training import test
+        return test(self, minibatch_source, minibatch_size, streams, model_inputs_to_streams, callbacks)
 
     def torch_module(self, arguments=None, training=False):
         """The cached torch.nn.Module this Function lowers to (for plain-PyTorch users)."""
@@ -447,7 +467,7 @@ def _clone_node(node, method, subs, memo):
     new_inputs = [_clone_variable(i, method, subs, memo) for i in node._inputs]
     if all(a is b for a, b in zip(new_inputs, node._inputs)):
         return node
-    return Function._primitive(node._op.name, new_inputs, node._attributes, node._name, node._op_name)
+    return node._clone_primitive(new_inputs)
 
 
 def _typed_placeholder_like(ph, outer):

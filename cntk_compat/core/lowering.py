@@ -27,14 +27,16 @@ def _safe(name):
 
 
 class LoweredFunction(torch.nn.Module):
-    """forward(*argument_tensors, *masks) -> tuple of output tensors."""
+    """forward(*argument_tensors, *masks) -> tuple of output tensors, then the masks of the sequence axes
+    named by made_mask_axes (axes that ops such as sequence.where created and that an output lies on)."""
 
-    def __init__(self, graph_module, arguments, mask_axes, outputs):
+    def __init__(self, graph_module, arguments, mask_axes, outputs, made_mask_axes=()):
         super(LoweredFunction, self).__init__()
         self.graph_module = graph_module
         self.argument_uids = [a.uid for a in arguments]
         self.mask_axes = mask_axes
         self.output_uids = [o.uid for o in outputs]
+        self.made_mask_axes = list(made_mask_axes)
 
     def forward(self, *tensors):
         return self.graph_module(*tensors)
@@ -55,6 +57,22 @@ class _Builder(object):
             if axis is not None and axis.name not in self.masks:
                 self.masks[axis.name] = self.graph.placeholder("mask_%s" % _safe(axis.name))
                 self.mask_axes.append(axis.name)
+
+    def mask(self, axis, node):
+        if axis.name not in self.masks:
+            raise ValueError("%s: no data determines the lengths along the sequence axis %r of its input"
+                             % (node._op_name, axis.name))
+        return self.masks[axis.name]
+
+    def output_masks(self, outputs, arguments):
+        """The masks of the sequence axes that ops made (not fed) and that some output lies on."""
+        fed = {a._sequence_axis.name for a in arguments if a._sequence_axis is not None}
+        names = []
+        for o in outputs:
+            axis = o._sequence_axis
+            if axis is not None and axis.name not in fed and axis.name in self.masks and axis.name not in names:
+                names.append(axis.name)
+        return names
 
     def leaf(self, v):
         if v.is_parameter or v.is_constant:
@@ -131,11 +149,18 @@ class _Builder(object):
         if op.uses_training:
             kwargs["training"] = self.training
         if op.uses_mask:
-            axis = node._inputs[0]._sequence_axis
-            if axis is None or axis.name not in self.masks:
+            axes = [i._sequence_axis for i in node._inputs if i._sequence_axis is not None]
+            if not axes:
                 raise ValueError("%s needs a sequence input" % node._op_name)
-            kwargs["mask"] = self.masks[axis.name]
+            kwargs["mask"] = self.mask(axes[0], node)
+        if op.uses_masks:
+            kwargs["masks"] = tuple(None if i._sequence_axis is None else self.mask(i._sequence_axis, node)
+                                    for i in node._inputs)
         result = self.graph.call_function(op.compute, tuple(args), kwargs)
+        if op.makes_mask:
+            axis = node._outputs[0]._sequence_axis
+            self.masks.setdefault(axis.name, self.graph.call_function(_getitem, (result, 1)))
+            result = self.graph.call_function(_getitem, (result, 0))
         if len(node._outputs) == 1:
             self.env[node._outputs[0].uid] = result
         else:
@@ -155,9 +180,10 @@ def lower(outputs, arguments, training=False):
     if module is None:
         b = _Builder(arguments, training)
         results = [b.value(o) for o in outputs]
-        b.graph.output(tuple(results))
+        made = b.output_masks(outputs, arguments)
+        b.graph.output(tuple(results + [b.masks[n] for n in made]))
         gm = torch.fx.GraphModule(b.root, b.graph, class_name="CNTKFunction")
-        module = LoweredFunction(gm, arguments, b.mask_axes, outputs)
+        module = LoweredFunction(gm, arguments, b.mask_axes, outputs, made)
         module.train(training)
         per_output[key] = module
     return module

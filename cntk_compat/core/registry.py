@@ -26,11 +26,14 @@ class OpDef(object):
     prepare(node) -> dict: static keyword arguments for compute, computed once when lowering.
     elementwise: the lowering aligns every input to the output's layout first (CNTK broadcasting).
     uses_training: compute receives training=True/False.
-    uses_mask: compute receives mask= (B, T) bool for the sequence axis of its first input.
+    uses_mask: compute receives mask= (B, T) bool for the sequence axis of its first sequence input.
+    uses_masks: compute receives masks= a tuple with, per input, its (B, T) bool mask or None.
+    makes_mask: compute returns (value, mask): the output lies on a sequence axis made by this op, whose
+        (B, T') bool mask the lowering carries from here on (keyed by the axis name).
     """
 
     def __init__(self, name, infer, compute, prepare=None, elementwise=False, uses_training=False,
-                 uses_mask=False):
+                 uses_mask=False, uses_masks=False, makes_mask=False):
         self.name = name
         self.infer = infer
         self.compute = compute
@@ -38,6 +41,8 @@ class OpDef(object):
         self.elementwise = elementwise
         self.uses_training = uses_training
         self.uses_mask = uses_mask
+        self.uses_masks = uses_masks
+        self.makes_mask = makes_mask
 
     def __repr__(self):
         return "OpDef(%s)" % self.name

@@ -179,6 +179,22 @@ class Variable(TensorOpsMixin):
                 return a
         return None
 
+    def _resolve_inferred_shape(self, shape):
+        """Called by shape rules: fill in InferredDimension entries (CNTK's deferred inference)."""
+        if self._shape is None or len(self._shape) != len(shape):
+            self._shape = tuple(shape)
+            return
+        merged = []
+        for have, got in zip(self._shape, shape):
+            if have in (InferredDimension, FreeDimension):
+                merged.append(got)
+            elif got >= 0 and have != got:
+                raise ValueError("%s '%s' has shape %s, incompatible with the inferred shape %s"
+                                 % (self._kind, self._name or self._uid, self._shape, tuple(shape)))
+            else:
+                merged.append(have)
+        self._shape = tuple(merged)
+
     def eval(self, arguments=None, device=None):
         from .function import Function
         return Function._combine_vars([self]).eval(arguments, device=device)
@@ -254,6 +270,10 @@ class _TensorHolder(Variable):
     def value(self, val):
         self.set_value(val)
 
+    def asarray(self):
+        """The current value as a numpy array (a copy)."""
+        return self.value
+
     def set_value(self, value):
         from .value import NDArrayView, Value
         if isinstance(value, (NDArrayView, Value)):
@@ -268,23 +288,6 @@ class _TensorHolder(Variable):
         with torch.no_grad():
             t.copy_(src.to(dtype=t.dtype, device=t.device))
 
-    def _resolve_inferred_shape(self, shape):
-        """Called by shape rules: fill in InferredDimension entries (CNTK's deferred inference)."""
-        if self._shape is None or len(self._shape) != len(shape):
-            self._shape = tuple(shape)
-            return
-        merged = []
-        for have, got in zip(self._shape, shape):
-            if have in (InferredDimension, FreeDimension):
-                merged.append(got)
-            elif got >= 0 and have != got:
-                raise ValueError("%s '%s' has shape %s, incompatible with the inferred shape %s"
-                                 % (self._kind, self._name or self._uid, self._shape, tuple(shape)))
-            else:
-                merged.append(have)
-        self._shape = tuple(merged)
-
-
 class Parameter(_TensorHolder):
     """A learnable tensor. ``init`` is a value (scalar, list, ndarray) or an initializer."""
 
@@ -293,9 +296,9 @@ class Parameter(_TensorHolder):
         if init is None:
             init = 0
         if isinstance(init, (np.ndarray, list, tuple)) or (np.isscalar(init) and not isinstance(init, str)):
-            arr = np.asarray(init)
             if dtype is None:
                 dtype = _dtype_of_value(init)
+            init = arr = np.array(init)  # a copy: callers may reshape or overwrite their array later
             if shape is None or (np.ndim(init) > 0 and not isinstance(init, (int, float))):
                 shape = arr.shape if np.ndim(init) > 0 else sanitize_shape(shape)
         elif not hasattr(init, "generate"):
@@ -326,7 +329,7 @@ class Constant(_TensorHolder):
         else:
             if isinstance(value, torch.Tensor):
                 value = value.detach().cpu().numpy()
-            arr = np.asarray(value)
+            arr = np.array(value)
             if dtype is None:
                 dtype = _dtype_of_value(value)
             if shape is None:

@@ -82,6 +82,12 @@ class StreamInformation(object):
     def dtype(self):
         return self.m_element_type
 
+    def __eq__(self, other):
+        return isinstance(other, StreamInformation) and (self.m_name, self.m_id) == (other.m_name, other.m_id)
+
+    def __hash__(self):
+        return hash((self.m_name, self.m_id))
+
     def __repr__(self):
         return "StreamInformation(%r, %d, %r, %s, %s)" % (
             self.m_name, self.m_id, self.storage_format, np.dtype(self.m_element_type).name, self.sample_shape)

@@ -14,10 +14,11 @@ from .linear import (TIMES_NO_INFERRED_INPUT_RANK, TIMES_REDUCE_SEQUENCE_AXIS_WI
 from .misc import (as_composite, assign, cast, combine, eye_like, gather, mean_variance_normalization,
                    one_hot, ones_like, per_dim_mean_variance_normalize, top_k, zeros_like)
 from .normalizing import (SentinelValueForAutoSelectRandomSeed, dropout, hardmax, log_softmax, softmax)
+from .sampling import random_sample, random_sample_inclusion_frequency
 from .reductions import (argmax, argmin, reduce_l1, reduce_l2, reduce_log_sum_exp, reduce_max, reduce_mean,
                          reduce_min, reduce_prod, reduce_sum, reduce_sum_square)
-from .shaping import (CONSTANT_PAD, REFLECT_PAD, SYMMETRIC_PAD, expand_dims, flatten, getitem, pad, reshape,
-                      slice, splice, squeeze, swapaxes, transpose)
+from .shaping import (CONSTANT_PAD, REFLECT_PAD, SYMMETRIC_PAD, depth_to_space, expand_dims, flatten, getitem,
+                      pad, reshape, slice, space_to_depth, splice, squeeze, swapaxes, transpose)
 
 
 def input(shape, dtype=None, needs_gradient=False, is_sparse=False, dynamic_axes=(Axis.default_batch_axis(),),
@@ -25,3 +26,8 @@ def input(shape, dtype=None, needs_gradient=False, is_sparse=False, dynamic_axes
     """Deprecated alias of input_variable (kept because CNTK 2.x scripts still call it)."""
     import numpy as np
     return input_variable(shape, dtype or np.float32, needs_gradient, is_sparse, dynamic_axes, name)
+from .convolution import convolution, convolution_transpose  # noqa: E402
+from .normalization import batch_normalization, local_response_normalization  # noqa: E402
+from .pooling import AVG_POOLING, MAX_POOLING, MAX_UNPOOLING, pooling, unpooling  # noqa: E402
+from .sequence._layout import reconcile_dynamic_axes, to_sequence, to_sequence_like  # noqa: E402
+from ._user_function import user_function  # noqa: E402

@@ -71,17 +71,29 @@ def broadcast_shape(shapes, op_name="op"):
 
 
 def normalize_axis(axis, rank, op_name, argument="axis"):
-    """A non-negative static axis index from an int or a static Axis."""
+    """A non-negative static axis index from an int or a static Axis.
+
+    With rank None (the input's shape is not known yet, e.g. a placeholder) the index is returned as given,
+    possibly negative; the op's shape rule resolves it once the shape is known (see resolve_axes)."""
     if hasattr(axis, "static_axis_index"):
         axis = axis.static_axis_index()
     if not isinstance(axis, (int, np.integer)):
         raise TypeError("%s: %s must be an int or a static Axis, got %r" % (op_name, argument, axis))
     a = int(axis)
+    if rank is None:
+        return a
     if a < 0:
         a += rank
     if not 0 <= a < max(rank, 1):
         raise ValueError("%s: %s %d is out of range for an input of rank %d" % (op_name, argument, axis, rank))
     return a
+
+
+def resolve_axes(axes, rank, op_name):
+    """Static axis indices made non-negative for an input of known rank; None means all static axes."""
+    if axes is None:
+        return tuple(range(rank))
+    return tuple(sorted({normalize_axis(a, rank, op_name) for a in axes}))
 
 
 def spec_like(x, shape, dtype=None, dynamic_axes=None, is_sparse=False):

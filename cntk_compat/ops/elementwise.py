@@ -14,7 +14,9 @@ def _round_half_up(x):
 
 
 def _reciprocal(x):
-    return 1.0 / x
+    # CNTK: 1/0 gives 0 (with gradient 0)
+    zero = x == 0
+    return torch.where(zero, torch.zeros_like(x), 1.0 / torch.where(zero, torch.ones_like(x), x))
 
 
 def _softplus(x, steepness=1.0):
@@ -32,11 +34,12 @@ def _elu(x, alpha=1.0):
 
 
 def _selu(x, scale=1.0507009873554805, alpha=1.6732632423543772):
-    return scale * torch.where(x > 0, x, alpha * (torch.exp(x) - 1))
+    return scale * torch.where(x < 0, alpha * (torch.exp(x) - 1), x)
 
 
 def _leaky_relu(x, alpha=0.01):
-    return F.leaky_relu(x, alpha)
+    # the gradient at 0 is 1, as in CNTK (torch's leaky_relu gives alpha there)
+    return torch.where(x < 0, alpha * x, x)
 
 
 def _hard_sigmoid(x, alpha=0.2, beta=0.5):
@@ -62,8 +65,47 @@ def _identity(x):
     return x
 
 
+_EPS_IN_LOG = 1e-37
+_LOG_OF_EPS_IN_LOG = -85.1
+
+
+class _Log(torch.autograd.Function):
+    """CNTK's log: inputs below 1e-37 (zero and negatives included) give -85.1; the gradient is exp(-output)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y = torch.where(x < _EPS_IN_LOG, torch.full_like(x, _LOG_OF_EPS_IN_LOG),
+                        torch.log(x.clamp_min(_EPS_IN_LOG)))
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        return grad * torch.exp(-y)
+
+
+class _Sqrt(torch.autograd.Function):
+    """CNTK's sqrt: negative inputs give 0; the gradient is 1 / (2 * output) (infinite at 0)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y = torch.sqrt(x.clamp_min(0))
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        return grad * 0.5 / y
+
+
 def _log(x):
-    return torch.log(x)
+    return _Log.apply(x)
+
+
+def _sqrt(x):
+    return _Sqrt.apply(x)
 
 
 _UNARY = {
@@ -72,7 +114,7 @@ _UNARY = {
     "abs": ("Abs", torch.abs),
     "exp": ("Exp", torch.exp),
     "log": ("Log", _log),
-    "sqrt": ("Sqrt", torch.sqrt),
+    "sqrt": ("Sqrt", _sqrt),
     "square": ("Square", torch.square),
     "reciprocal": ("Reciprocal", _reciprocal),
     "sigmoid": ("Sigmoid", torch.sigmoid),
@@ -262,8 +304,27 @@ def hard_sigmoid(x, alpha, beta, name=""):
 
 # -- binary and ternary ----------------------------------------------------------------------------
 
+class _Pow(torch.autograd.Function):
+    """base ** exponent; as in CNTK the gradient for the exponent is 0 where base <= 0 (log undefined)."""
+
+    @staticmethod
+    def forward(ctx, base, exponent):
+        y = torch.pow(base, exponent)
+        ctx.save_for_backward(base, exponent, y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        base, exponent, y = ctx.saved_tensors
+        positive = base > 0
+        log_base = torch.log(torch.where(positive, base, torch.ones_like(base)))
+        g_base = grad * exponent * torch.pow(base, exponent - 1)
+        g_exponent = torch.where(positive, grad * y * log_base, torch.zeros_like(y))
+        return g_base.sum_to_size(base.shape), g_exponent.sum_to_size(exponent.shape)
+
+
 def _pow(base, exponent):
-    return torch.pow(base, exponent)
+    return _Pow.apply(base, exponent)
 
 
 def _log_add_exp(a, b):
@@ -278,7 +339,7 @@ def _as_float(fn):
 
 
 def _param_relu(alpha, x):
-    return torch.where(x > 0, x, alpha * x)
+    return torch.where(x < 0, alpha * x, x)
 
 
 def _element_and(a, b):

@@ -2,6 +2,7 @@
 import enum
 
 from ..core.function import CloneMethod, Function
+from ._user_function import UserFunction
 
 
 class ModelFormat(enum.Enum):
@@ -16,4 +17,4 @@ def BlockFunction(op_name, name):
     return decorator
 
 
-__all__ = ["CloneMethod", "Function", "BlockFunction", "ModelFormat"]
+__all__ = ["CloneMethod", "Function", "BlockFunction", "ModelFormat", "UserFunction"]

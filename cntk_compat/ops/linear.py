@@ -12,10 +12,10 @@ TIMES_REDUCE_SEQUENCE_AXIS_WITHOUT_INFERRED_INPUT_RANK = -3
 
 
 def _resolve_right(x, w, output_rank, infer_input_rank_to_map):
-    """Fill inferred dims of a Parameter right operand from the left operand's shape."""
+    """Fill the inferred dims of a leaf right operand (Parameter, Constant, Input) from the left operand's shape."""
     if w._shape is None or x._shape is None or all(d >= 0 for d in w._shape):
         return
-    if not (w.is_parameter or w.is_constant):
+    if not (w.is_parameter or w.is_constant or w.is_input):
         return
     out_dims = w._shape[len(w._shape) - output_rank:] if output_rank else ()
     red = w._shape[:len(w._shape) - output_rank]

@@ -175,7 +175,26 @@ def _assign_infer(inputs, attributes):
     return [OutputSpec(ref._shape, ref._dtype, ref._dynamic_axes, needs_gradient=False)]
 
 
+class _DeferredAssign(torch.autograd.Function):
+    """In a forward pass kept for backward, CNTK writes the reference only when the backward pass runs;
+    the gradient of an assignment is zero for both operands."""
+
+    @staticmethod
+    def forward(ctx, ref, value):
+        ctx.ref, ctx.value_shape = ref, value.shape
+        ctx.value = value.detach().reshape(ref.shape).clone()
+        return ctx.value.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        with torch.no_grad():
+            ctx.ref.copy_(ctx.value)
+        return torch.zeros_like(ctx.ref), grad.new_zeros(ctx.value_shape)
+
+
 def _assign(ref, value):
+    if torch.is_grad_enabled() and (ref.requires_grad or value.requires_grad):
+        return _DeferredAssign.apply(ref, value)
     with torch.no_grad():
         ref.copy_(value.reshape(ref.shape).detach())
     return ref.detach().clone()
@@ -222,7 +241,16 @@ def _eye_like(x):
     return torch.eye(n, m, dtype=x.dtype, device=x.device).expand(x.shape).clone()
 
 
-register_op("EyeLikeOp", _like_infer, _eye_like)
+def _eye_like_infer(inputs, attributes):
+    x = inputs[0]
+    if x._shape is not None and x._n_dynamic + len(x._shape) != 2:
+        raise ValueError("eye_like: x must be a matrix (2 axes, dynamic axes included), got shape %s with %d "
+                         "dynamic axes" % (x.shape, x._n_dynamic))
+    return [OutputSpec(x._shape, x._dtype, x._dynamic_axes, is_sparse=attributes["sparse_output"],
+                       needs_gradient=False)]
+
+
+register_op("EyeLikeOp", _eye_like_infer, _eye_like)
 
 
 def eye_like(x, sparse_output=True, name=""):
@@ -242,8 +270,8 @@ def _mvn(x, n_dyn, across_channels, scaling, epsilon):
     centered = x - x.mean(dim=dims, keepdim=True)
     if not scaling:
         return centered
-    var = centered.square().mean(dim=dims, keepdim=True)
-    return centered / torch.sqrt(var + epsilon)
+    std = centered.square().mean(dim=dims, keepdim=True).sqrt()
+    return centered / (std + epsilon)  # CNTK adds epsilon to the standard deviation
 
 
 register_op("MeanVarianceNormalization", _like_infer, _mvn,

@@ -3,6 +3,7 @@ import torch
 
 from ..core.registry import OutputSpec, register_op
 from ._common import make, normalize_axis, sanitize_operands
+from .sampling import SentinelValueForAutoSelectRandomSeed, generator, resolve_seed, stream
 
 
 def _same_infer(inputs, attributes):
@@ -36,7 +37,10 @@ def _hardmax(x, n_dyn, axis):
 
 
 def _axis_prepare(node):
-    return {"n_dyn": node._inputs[0]._n_dynamic, "axis": node._attributes["axis"]}
+    x, axis = node._inputs[0], node._attributes["axis"]
+    if axis is not None:
+        axis = normalize_axis(axis, len(x._shape), node._op_name)
+    return {"n_dyn": x._n_dynamic, "axis": axis}
 
 
 register_op("Softmax", _same_infer, _softmax, prepare=_axis_prepare)
@@ -46,7 +50,7 @@ register_op("Hardmax", _same_infer, _hardmax, prepare=_axis_prepare)
 
 def _with_axis(op_name, x, axis, name):
     (x,) = sanitize_operands(x, names=["x"])
-    rank = len(x._shape) if x._shape is not None else 1
+    rank = len(x._shape) if x._shape is not None else None
     a = None if axis is None else normalize_axis(axis, rank, op_name)
     return make(op_name, [x], {"axis": a}, name)
 
@@ -63,24 +67,24 @@ def hardmax(x, name=""):
     return _with_axis("Hardmax", x, None, name)
 
 
-def _dropout(x, rate, training):
+def _dropout(x, rate, stream, training):
     if not training or rate == 0.0:
         return x
-    return torch.nn.functional.dropout(x, rate, True)
+    keep = torch.rand(x.shape, generator=generator(stream, x.device), device=x.device) >= rate
+    return x * keep.to(x.dtype) / (1.0 - rate)
 
 
 def _dropout_prepare(node):
-    return {"rate": node._attributes["dropout_rate"]}
+    return {"rate": node._attributes["dropout_rate"], "stream": stream(node)}
 
 
 register_op("Dropout", _same_infer, _dropout, prepare=_dropout_prepare, uses_training=True)
 
-SentinelValueForAutoSelectRandomSeed = 2 ** 64 - 2
-
 
 def dropout(x, dropout_rate=0.0, seed=SentinelValueForAutoSelectRandomSeed, name=""):
-    """Zeroes each element with probability dropout_rate while training (scaling the rest by 1/(1-rate))."""
+    """Zeroes each element with probability dropout_rate while training (scaling the rest by 1/(1-rate)).
+    Nodes with the same explicit seed (and their clones) draw the same masks."""
     if not 0.0 <= float(dropout_rate) < 1.0:
         raise ValueError("dropout: dropout_rate must be in [0, 1), got %r" % (dropout_rate,))
     (x,) = sanitize_operands(x, names=["x"])
-    return make("Dropout", [x], {"dropout_rate": float(dropout_rate), "seed": int(seed)}, name)
+    return make("Dropout", [x], {"dropout_rate": float(dropout_rate), "seed": resolve_seed(seed, "dropout")}, name)

@@ -2,17 +2,18 @@
 import torch
 
 from ..core.axis import Axis, BATCH_AXIS_NAME
+from ..core.function import Function
 from ..core.registry import OutputSpec, register_op
-from ._common import make, normalize_axis, sanitize_operands
+from ._common import make, normalize_axis, resolve_axes, sanitize_operands
 
 
 def _parse_axes(x, axis, op_name):
     """(static axis indices, reduce over batch, reduce over all dynamic axes) from CNTK's axis forms."""
-    rank = len(x._shape) if x._shape is not None else 0
+    rank = len(x._shape) if x._shape is not None else None
     if axis is None or (isinstance(axis, Axis) and axis == Axis.all_static_axes()):
-        return tuple(range(rank)), False, False
+        return None, False, False
     if isinstance(axis, Axis) and axis == Axis.all_axes():
-        return tuple(range(rank)), True, True
+        return None, True, True
     if isinstance(axis, Axis) and axis.is_dynamic_axis:
         if axis.name != BATCH_AXIS_NAME:
             raise ValueError("%s: reducing over the sequence axis needs cntk.sequence.reduce_* ops" % op_name)
@@ -24,12 +25,12 @@ def _parse_axes(x, axis, op_name):
             batch = True
             continue
         static.append(normalize_axis(a, rank, op_name))
-    return tuple(sorted(set(static))), batch, False
+    return tuple(static), batch, False
 
 
 def _reduce_infer(inputs, attributes):
     (x,) = inputs
-    axes, keepdims = attributes["axes"], attributes["keepdims"]
+    keepdims = attributes["keepdims"]
     dyn = x._dynamic_axes
     if attributes["all_dynamic"]:
         dyn = ()
@@ -37,6 +38,7 @@ def _reduce_infer(inputs, attributes):
         dyn = tuple(a for a in dyn if a.name != BATCH_AXIS_NAME)
     if x._shape is None:
         return [OutputSpec(None, x._dtype, dyn)]
+    axes = resolve_axes(attributes["axes"], len(x._shape), attributes["kind"])
     if keepdims:
         shape = tuple(1 if k in axes else d for k, d in enumerate(x._shape))
     else:
@@ -88,8 +90,23 @@ def _reduce_prepare(node):
         dyn_dims = tuple(range(n_dyn))
     elif a["batch"]:
         dyn_dims = (0,)
-    return {"kind": a["kind"], "static_dims": tuple(n_dyn + k for k in a["axes"]), "dyn_dims": dyn_dims,
+    return {"kind": a["kind"], "static_dims": tuple(n_dyn + k for k in resolve_axes(a["axes"], len(x._shape), a["kind"])), "dyn_dims": dyn_dims,
             "keepdims": a["keepdims"], "squeeze_dyn": True}
+
+
+# what the padding of a sequence is filled with so that it does not change the reduction
+_NEUTRAL = {"sum": 0.0, "mean": 0.0, "l1": 0.0, "l2": 0.0, "sum_square": 0.0, "prod": 1.0,
+            "max": float("-inf"), "min": float("inf"), "log_sum_exp": float("-inf")}
+
+
+def _reduce_all_sequences(x, kind, static_dims, dyn_dims, keepdims, squeeze_dyn, mask):
+    """A reduction over every axis of a padded (B, T, ...) sequence tensor: padding does not count."""
+    valid = mask.reshape(tuple(mask.shape) + (1,) * (x.dim() - mask.dim()))
+    y = _reduce(torch.where(valid, x, torch.full_like(x, _NEUTRAL[kind])),
+                "sum" if kind == "mean" else kind, static_dims, dyn_dims, keepdims, squeeze_dyn)
+    if kind == "mean":
+        y = y / (mask.sum() * (x[0, 0].numel()))
+    return y
 
 
 _OP_NAMES = {"sum": "ReduceSum", "mean": "ReduceMean", "max": "ReduceMax", "min": "ReduceMin",
@@ -97,14 +114,19 @@ _OP_NAMES = {"sum": "ReduceSum", "mean": "ReduceMean", "max": "ReduceMax", "min"
              "sum_square": "ReduceSumSquare"}
 for _kind, _name in _OP_NAMES.items():
     register_op(_name, _reduce_infer, _reduce, prepare=_reduce_prepare)
+    register_op(_name + "OverSequences", _reduce_infer, _reduce_all_sequences, prepare=_reduce_prepare,
+                uses_mask=True)
 
 
 def _reduction(kind, x, axis, keepdims, name):
     (x,) = sanitize_operands(x, names=["x"])
     op_name = _OP_NAMES[kind]
     axes, batch, all_dyn = _parse_axes(x, axis, op_name)
-    return make(op_name, [x], {"kind": kind, "axes": axes, "batch": batch, "all_dynamic": all_dyn,
-                               "keepdims": bool(keepdims)}, name)
+    attributes = {"kind": kind, "axes": axes, "batch": batch, "all_dynamic": all_dyn, "keepdims": bool(keepdims)}
+    if all_dyn and x._sequence_axis is not None:
+        prim = Function._primitive(op_name + "OverSequences", [x], attributes, name, display_name=op_name)
+        return Function._composite(prim.outputs)
+    return make(op_name, [x], attributes, name)
 
 
 def reduce_sum(x, axis=None, keepdims=True, name=""):
@@ -150,6 +172,8 @@ def _arg_infer(inputs, attributes):
     if x._shape is None:
         return [OutputSpec(None, x._dtype, x._dynamic_axes)]
     axis = attributes["axis"]
+    if axis is not None:
+        axis = normalize_axis(axis, len(x._shape), "argmax/argmin")
     if axis is None:
         shape = (1,)
     else:
@@ -168,7 +192,10 @@ def _arg_extreme(x, n_dyn, axis, largest):
 
 def _arg_prepare(largest):
     def prepare(node):
-        return {"n_dyn": node._inputs[0]._n_dynamic, "axis": node._attributes["axis"], "largest": largest}
+        x, axis = node._inputs[0], node._attributes["axis"]
+        if axis is not None:
+            axis = normalize_axis(axis, len(x._shape), "argmax/argmin")
+        return {"n_dyn": x._n_dynamic, "axis": axis, "largest": largest}
     return prepare
 
 
@@ -178,7 +205,7 @@ register_op("Argmin", _arg_infer, _arg_extreme, prepare=_arg_prepare(False))
 
 def _arg(op_name, x, axis, name):
     (x,) = sanitize_operands(x, names=["x"])
-    rank = len(x._shape) if x._shape is not None else 0
+    rank = len(x._shape) if x._shape is not None else None
     a = None if axis is None else normalize_axis(axis, rank, op_name)
     return make(op_name, [x], {"axis": a}, name)
 

@@ -55,7 +55,7 @@ register_op("Reshape", _reshape_infer, _reshape, prepare=_reshape_prepare)
 
 def _static_index(axis, rank, op_name, allow_end=False):
     if isinstance(axis, Axis):
-        if axis == Axis.end_static_axis():
+        if axis == Axis.end_static_axis() or (allow_end and axis == Axis.new_leading_axis()):
             return rank
         axis = axis.static_axis_index()
     a = int(axis)
@@ -167,9 +167,8 @@ def _splice_infer(inputs, attributes):
         return [OutputSpec(None, dtype, axes)]
     rank = max(len(i._shape) for i in inputs)
     a = attributes["axis"]
+    rank = max(rank, a + 1, -a)  # an axis beyond the inputs' rank splices along a new axis of size 1
     a = a + rank if a < 0 else a
-    if a >= rank:
-        rank = a + 1
     shapes = [(1,) * (rank - len(i._shape)) + tuple(i._shape) for i in inputs]
     out = list(shapes[0])
     out[a] = sum(s[a] for s in shapes)
@@ -218,7 +217,11 @@ def splice(*inputs, **kw_axis_name):
         inputs = tuple(inputs[0])
     ops = sanitize_operands(*inputs, names=["input %d" % k for k in range(len(inputs))])
     if isinstance(axis, Axis):
-        axis = axis.static_axis_index()
+        if axis == Axis.new_leading_axis():
+            known = [len(o._shape) for o in ops if o._shape is not None]
+            axis = -(max(known, default=0) + 1)
+        else:
+            axis = axis.static_axis_index()
     return make("Splice", ops, {"axis": int(axis)}, name)
 
 
@@ -265,27 +268,50 @@ def swapaxes(x, axis1=0, axis2=1, name=""):
 
 # -- squeeze / expand_dims / flatten: all pure reshapes ---------------------------------------------
 
-def squeeze(x, axes=None, name=""):
-    (x,) = sanitize_operands(x, names=["x"])
-    shape = x._shape
+def _squeeze_infer(inputs, attributes):
+    (x,) = inputs
+    shape, axes = x._shape, attributes["axes"]
+    if shape is None:
+        return [OutputSpec(None, x._dtype, x._dynamic_axes)]
     if axes is None:
         new = tuple(d for d in shape if d != 1)
     else:
-        axes = [axes] if not isinstance(axes, (list, tuple)) else axes
         idx = {normalize_axis(a, len(shape), "squeeze", "axes") for a in axes}
-        for a in idx:
+        for a in sorted(idx):
             if shape[a] != 1:
-                raise ValueError("squeeze: axis %d of shape %s has size %d, not 1" % (a, shape, shape[a]))
+                raise ValueError("squeeze: axis %d of shape %s has size %d, expected 1" % (a, shape, shape[a]))
         new = tuple(d for k, d in enumerate(shape) if k not in idx)
-    return make("Reshape", [x], {"shape": new, "begin_axis": None, "end_axis": None}, name)
+    return [OutputSpec(new, x._dtype, x._dynamic_axes, x._is_sparse)]
+
+
+def _expand_dims_infer(inputs, attributes):
+    (x,) = inputs
+    if x._shape is None:
+        return [OutputSpec(None, x._dtype, x._dynamic_axes)]
+    shape = tuple(x._shape)
+    a = normalize_axis(attributes["axis"], len(shape) + 1, "expand_dims")
+    return [OutputSpec(shape[:a] + (1,) + shape[a:], x._dtype, x._dynamic_axes, x._is_sparse)]
+
+
+register_op("Squeeze", _squeeze_infer, _reshape, prepare=_reshape_prepare)
+register_op("ExpandDims", _expand_dims_infer, _reshape, prepare=_reshape_prepare)
+
+
+def squeeze(x, axes=None, name=""):
+    """Removes the static axes of size 1 (all of them, or those listed in axes)."""
+    (x,) = sanitize_operands(x, names=["x"])
+    if axes is not None:
+        axes = tuple(a.static_axis_index() if isinstance(a, Axis) else int(a)
+                     for a in (axes if isinstance(axes, (list, tuple)) else [axes]))
+    return make("Squeeze", [x], {"axes": axes}, name)
 
 
 def expand_dims(x, axis, name=""):
+    """Inserts a static axis of size 1 at position axis (numpy's expand_dims)."""
     (x,) = sanitize_operands(x, names=["x"])
-    shape = x._shape
-    a = _static_index(axis, len(shape), "expand_dims", True)
-    return make("Reshape", [x], {"shape": tuple(shape[:a]) + (1,) + tuple(shape[a:]), "begin_axis": None,
-                                 "end_axis": None}, name)
+    if isinstance(axis, Axis):
+        axis = axis.static_axis_index()
+    return make("ExpandDims", [x], {"axis": int(axis)}, name)
 
 
 def flatten(x, axis=None, name=""):
@@ -295,6 +321,73 @@ def flatten(x, axis=None, name=""):
     lead = math.prod(shape[:a]) if a else None
     new = ((lead,) if a else ()) + (math.prod(shape[a:]),)
     return make("Reshape", [x], {"shape": new, "begin_axis": None, "end_axis": None}, name)
+
+
+# -- depth_to_space / space_to_depth ---------------------------------------------------------------
+# Channel k = (i * block + j) * C + c of the deep tensor holds pixel (h * block + i, w * block + j) of channel c.
+
+def _depth_space_infer(to_space):
+    op_name = "depth_to_space" if to_space else "space_to_depth"
+
+    def infer(inputs, attributes):
+        (x,) = inputs
+        if x._shape is None:
+            return [OutputSpec(None, x._dtype, x._dynamic_axes)]
+        if len(x._shape) != 3:
+            raise ValueError("%s: operand must have shape (C, H, W), got %s" % (op_name, x._shape))
+        b = attributes["block_size"]
+        c, h, w = x._shape
+        if to_space:
+            if c % (b * b):
+                raise ValueError("%s: the %d channels are not divisible by block_size**2 = %d" % (op_name, c, b * b))
+            shape = (c // (b * b), h * b, w * b)
+        else:
+            if h % b or w % b:
+                raise ValueError("%s: the spatial shape (%d, %d) is not divisible by block_size %d" % (op_name, h, w, b))
+            shape = (c * b * b, h // b, w // b)
+        return [OutputSpec(shape, x._dtype, x._dynamic_axes)]
+    return infer
+
+
+def _depth_to_space(x, n_dyn, block):
+    lead = tuple(x.shape[:n_dyn])
+    c, h, w = x.shape[n_dyn:]
+    y = x.reshape(lead + (block, block, c // (block * block), h, w))
+    y = y.permute(*range(n_dyn), n_dyn + 2, n_dyn + 3, n_dyn, n_dyn + 4, n_dyn + 1)
+    return y.reshape(lead + (c // (block * block), h * block, w * block))
+
+
+def _space_to_depth(x, n_dyn, block):
+    lead = tuple(x.shape[:n_dyn])
+    c, h, w = x.shape[n_dyn:]
+    y = x.reshape(lead + (c, h // block, block, w // block, block))
+    y = y.permute(*range(n_dyn), n_dyn + 2, n_dyn + 4, n_dyn, n_dyn + 1, n_dyn + 3)
+    return y.reshape(lead + (c * block * block, h // block, w // block))
+
+
+def _block_prepare(node):
+    return {"n_dyn": node._inputs[0]._n_dynamic, "block": node._attributes["block_size"]}
+
+
+register_op("DepthToSpace", _depth_space_infer(True), _depth_to_space, prepare=_block_prepare)
+register_op("SpaceToDepth", _depth_space_infer(False), _space_to_depth, prepare=_block_prepare)
+
+
+def _block_op(op_name, public, operand, block_size, name):
+    if not float(block_size).is_integer() or int(block_size) < 1:
+        raise ValueError("%s: block_size must be a positive integer, got %r" % (public, block_size))
+    (operand,) = sanitize_operands(operand, names=["operand"])
+    return make(op_name, [operand], {"block_size": int(block_size)}, name)
+
+
+def depth_to_space(operand, block_size, name=""):
+    """Moves blocks of channels into block_size x block_size spatial blocks: (C*b*b, H, W) -> (C, b*H, b*W)."""
+    return _block_op("DepthToSpace", "depth_to_space", operand, block_size, name)
+
+
+def space_to_depth(operand, block_size, name=""):
+    """The inverse of depth_to_space: (C, b*H, b*W) -> (C*b*b, H, W)."""
+    return _block_op("SpaceToDepth", "space_to_depth", operand, block_size, name)
 
 
 # -- pad --------------------------------------------------------------------------------------------

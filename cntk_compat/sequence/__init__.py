@@ -1,6 +1,3 @@
-"""cntk.sequence: sequence inputs (the data model; sequence ops come with the recurrence work)."""
-from ..core.variables import sequence_input_variable as input_variable
-
-input = input_variable
-
-__all__ = ["input_variable", "input"]
+"""cntk.sequence: sequence inputs and the sequence operations (the same as cntk.ops.sequence)."""
+from ..ops.sequence import *  # noqa: F401,F403
+from ..ops.sequence import __all__  # noqa: F401

@@ -1,0 +1,4 @@
+"""Model evaluation (``cntk.eval``)."""
+from .evaluator import Evaluator
+
+__all__ = ["Evaluator"]

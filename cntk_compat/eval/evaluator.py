@@ -1,0 +1,53 @@
+"""The Evaluator: averages an evaluation function over test minibatches and reports to progress writers."""
+import torch
+
+from ..core.engine import evaluate_tensors
+from ..train._feed import argument_map, as_function, progress_writer_list, sample_count, summed
+
+__all__ = ["Evaluator"]
+
+
+class Evaluator(object):
+    """Evaluates ``eval_function`` (a single-output Function or Variable) on minibatches.
+
+    Args:
+        eval_function: the metric to average over samples.
+        progress_writers: a progress writer or a list of them (see :mod:`cntk.logging`).
+    """
+
+    def __init__(self, eval_function, progress_writers=None):
+        if eval_function is None:
+            raise ValueError("Evaluator: eval_function must not be None")
+        self._function = as_function(eval_function, "Evaluator eval_function")
+        if len(self._function.outputs) != 1:
+            raise ValueError("Evaluator: eval_function must have one output, it has %d"
+                             % len(self._function.outputs))
+        self._progress_writers = progress_writer_list(progress_writers)
+        self._total = None
+
+    @property
+    def evaluation_function(self):
+        """The evaluation function that the evaluator is using."""
+        return self._function
+
+    def test_minibatch(self, arguments, device=None, distributed=False):
+        """The average of the evaluation function per sample over the minibatch ``arguments`` (a dict by
+        input Variable or name, or bare data when there is one input)."""
+        if distributed:
+            raise ValueError("Evaluator.test_minibatch: distributed evaluation is not supported")
+        output = self._function.output
+        args = argument_map(tuple(self._function.arguments), arguments)
+        with torch.no_grad():
+            (value,), info = evaluate_tensors([output], args, device=device)
+            n = sample_count(output, value, info)
+            total = summed(output, value, info)
+        self._total = total if self._total is None else self._total + total
+        for writer in self._progress_writers:
+            writer.update_test(n, self._total)
+        return float(total) / n if n else 0.0
+
+    def summarize_test_progress(self):
+        """Writes the test summary since the previous one to the progress writers and resets it."""
+        for writer in self._progress_writers:
+            writer.write_test_summary(0.0 if self._total is None else self._total)
+        self._total = None

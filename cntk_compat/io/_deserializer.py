@@ -1,0 +1,101 @@
+"""Common ground of the built-in deserializers.
+
+A deserializer exposes its data as chunks: ``num_chunks()`` and ``chunk(i, seed)`` returning a
+:class:`Chunk` (sequence keys plus one :class:`SequenceData` per stream).  When it is not the
+first deserializer of a composite source it is asked for sequences by key instead
+(``sequences_for_keys``), which by default indexes the keys of all chunks once.
+"""
+import collections
+import threading
+
+import numpy as np
+
+from ._sequences import SequenceData
+from .streams import StreamInformation
+
+
+class Chunk(object):
+    __slots__ = ('keys', 'streams')
+
+    def __init__(self, keys, streams):
+        self.keys = keys            # numpy array of sequence keys (ints or strings)
+        self.streams = streams      # stream name -> SequenceData
+
+    def __len__(self):
+        return len(self.keys)
+
+
+class Deserializer(object):
+    """Base class; subclasses set ``self._streams`` (name -> dict(shape, is_sparse, defines_mb_size))."""
+
+    kind = 'Deserializer'
+    multithreaded = False
+    _cached_chunks = 2
+
+    def __init__(self):
+        self._config = {}
+        self._key_index = None
+        self._chunk_cache = collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    def __getitem__(self, key):
+        return self._config[key]
+
+    def __setitem__(self, key, value):
+        self._config[key] = value
+
+    def __contains__(self, key):
+        return key in self._config
+
+    def stream_infos(self):
+        return [StreamInformation(name, i, 'sparse' if s['is_sparse'] else 'dense', np.float32, s['shape'],
+                                  s.get('defines_mb_size', False))
+                for i, (name, s) in enumerate(self._streams.items())]
+
+    def num_chunks(self):
+        raise NotImplementedError
+
+    def chunk(self, chunk_id, seed):
+        raise NotImplementedError
+
+    def _cached_chunk(self, chunk_id, seed):
+        with self._lock:
+            key = (chunk_id, seed)
+            if key in self._chunk_cache:
+                self._chunk_cache.move_to_end(key)
+                return self._chunk_cache[key]
+        chunk = self.chunk(chunk_id, seed)
+        with self._lock:
+            self._chunk_cache[key] = chunk
+            while len(self._chunk_cache) > self._cached_chunks:
+                self._chunk_cache.popitem(last=False)
+        return chunk
+
+    def _build_key_index(self):
+        index = {}
+        for c in range(self.num_chunks()):
+            for i, k in enumerate(self.chunk(c, 0).keys.tolist()):
+                index.setdefault(k, (c, i))
+        return index
+
+    def sequences_for_keys(self, keys, seed):
+        """Per stream, the SequenceData of the sequences with ``keys`` that exist (None if none does),
+        plus a boolean mask of the keys found."""
+        if self._key_index is None:
+            self._key_index = self._build_key_index()
+        found = np.array([k in self._key_index for k in keys.tolist()], dtype=bool)
+        where = [self._key_index[k] for k, f in zip(keys.tolist(), found) if f]
+        if not where:
+            return None, found
+        by_chunk = collections.defaultdict(list)
+        for pos, (c, i) in enumerate(where):
+            by_chunk[c].append((pos, i))
+        parts, order = {name: [] for name in self._streams}, []
+        for c, items in sorted(by_chunk.items()):
+            chunk = self._cached_chunk(c, seed)
+            idx = np.array([i for _, i in items])
+            order.extend(p for p, _ in items)
+            for name in self._streams:
+                parts[name].append(chunk.streams[name].take(idx))
+        inverse = np.argsort(np.array(order, dtype=np.int64), kind='stable')
+        return {name: SequenceData.concat(p).take(inverse) for name, p in parts.items()}, found

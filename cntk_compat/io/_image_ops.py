@@ -1,0 +1,110 @@
+"""Applying image transforms to HWC images in BGR channel order (as OpenCV, hence CNTK, holds them)."""
+import math
+import xml.etree.ElementTree as ET
+
+import numpy as np
+from PIL import Image
+
+_FILTERS = {'nearest': Image.NEAREST, 'linear': Image.BILINEAR, 'cubic': Image.BICUBIC,
+            'lanczos': Image.LANCZOS}
+
+
+def _uniform(rng, lo_hi):
+    lo, hi = lo_hi
+    return lo if lo == hi else rng.uniform(lo, hi)
+
+
+def crop(img, t, rng):
+    h, w = img.shape[:2]
+    random = t.crop_type in ('randomside', 'randomarea')
+    if t.crop_size != (0, 0):
+        cw, ch = min(int(t.crop_size[0]), w), min(int(t.crop_size[1]), h)
+    else:
+        if t.crop_type == 'randomarea' or t.area_ratio != (0.0, 0.0):
+            side = math.sqrt(_uniform(rng, t.area_ratio) * w * h)
+        else:
+            ratio = _uniform(rng, t.side_ratio) if t.side_ratio != (0.0, 0.0) else 1.0
+            side = ratio * min(w, h)
+        aspect = _uniform(rng, t.aspect_ratio)
+        if aspect != 1.0 and rng.random() < 0.5:
+            aspect = 1.0 / aspect
+        cw = int(round(min(w, side * math.sqrt(aspect))))
+        ch = int(round(min(h, side / math.sqrt(aspect))))
+        cw, ch = max(cw, 1), max(ch, 1)
+    if random:
+        x, y = int(rng.integers(0, w - cw + 1)), int(rng.integers(0, h - ch + 1))
+    else:
+        x, y = (w - cw) // 2, (h - ch) // 2
+    out = img[y:y + ch, x:x + cw]
+    if random and rng.random() < 0.5:
+        out = out[:, ::-1]
+    return out
+
+
+def _resize(img, width, height, interpolation):
+    if img.shape[1] == width and img.shape[0] == height:
+        return img
+    flt = _FILTERS[interpolation]
+    if img.dtype == np.uint8:
+        planes = [np.asarray(Image.fromarray(np.ascontiguousarray(img[:, :, c])).resize((width, height), flt))
+                  for c in range(img.shape[2])]
+    else:
+        planes = [np.asarray(Image.fromarray(np.ascontiguousarray(img[:, :, c], np.float32), 'F').resize(
+            (width, height), flt)) for c in range(img.shape[2])]
+    return np.stack(planes, axis=2)
+
+
+def _to_channels(img, channels):
+    if img.shape[2] == channels:
+        return img
+    if channels == 1:   # BGR -> gray, ITU-R 601 weights
+        gray = img[:, :, 0] * 0.114 + img[:, :, 1] * 0.587 + img[:, :, 2] * 0.299
+        return (np.round(gray).astype(np.uint8) if img.dtype == np.uint8 else gray)[:, :, None]
+    return np.repeat(img, 3, axis=2)
+
+
+def scale(img, t, rng):
+    img = _to_channels(img, t.channels)
+    h, w = img.shape[:2]
+    if t.scale_mode == 'fill':
+        return _resize(img, t.width, t.height, t.interpolations)
+    if t.scale_mode == 'crop':
+        f = max(t.width / w, t.height / h)
+        img = _resize(img, max(t.width, int(round(w * f))), max(t.height, int(round(h * f))), t.interpolations)
+        y, x = (img.shape[0] - t.height) // 2, (img.shape[1] - t.width) // 2
+        return img[y:y + t.height, x:x + t.width]
+    f = min(t.width / w, t.height / h)
+    img = _resize(img, max(1, int(round(w * f))), max(1, int(round(h * f))), t.interpolations)
+    top, left = (t.height - img.shape[0]) // 2, (t.width - img.shape[1]) // 2
+    pad = ((top, t.height - img.shape[0] - top), (left, t.width - img.shape[1] - left), (0, 0))
+    if t.pad_value == -1:
+        return np.pad(img, pad, mode='edge')
+    return np.pad(img, pad, mode='constant', constant_values=t.pad_value)
+
+
+def load_mean(filename):
+    """The mean image (HWC float32) of an OpenCV XML matrix file with Channel/Row/Col entries."""
+    try:
+        root = ET.parse(filename).getroot()
+        channels, rows, cols = (int(root.findtext(k)) for k in ('Channel', 'Row', 'Col'))
+        values = np.array(root.find('MeanImg').findtext('data').split(), dtype=np.float32)
+    except (OSError, ET.ParseError, TypeError, AttributeError, ValueError) as e:
+        raise IOError("mean file '%s' is not an OpenCV XML matrix with Channel, Row, Col and MeanImg: %s"
+                      % (filename, e))
+    if values.size != channels * rows * cols:
+        raise IOError("mean file '%s': MeanImg has %d values, expected %d (%d x %d x %d)"
+                      % (filename, values.size, channels * rows * cols, rows, cols, channels))
+    return values.reshape(rows, cols, channels)
+
+
+def color(img, t, rng):
+    img = img.astype(np.float32)
+    if t.brightness_radius > 0:
+        img = img + rng.uniform(-t.brightness_radius, t.brightness_radius) * img.mean()
+    if t.contrast_radius > 0:
+        img = img * (1.0 + rng.uniform(-t.contrast_radius, t.contrast_radius))
+    if t.saturation_radius > 0 and img.shape[2] == 3:
+        f = 1.0 + rng.uniform(-t.saturation_radius, t.saturation_radius)
+        v = img.max(axis=2, keepdims=True)       # HSV value stays, saturation scales by f
+        img = np.maximum(v - (v - img) * f, 0.0)
+    return img

@@ -1,0 +1,121 @@
+"""CTFDeserializer: the CNTK Text Format reader.
+
+The file is indexed once (a fast scan that cuts it into chunks of about ``chunkSizeInBytes`` at
+sequence boundaries and counts lines); chunks are read and parsed only when the randomizer needs them.
+"""
+import os
+
+import numpy as np
+
+from ._ctf_parse import CTFParser
+from ._deserializer import Deserializer
+from .streams import stream_dim
+
+DEFAULT_CHUNK_SIZE_IN_BYTES = 32 * 1024 * 1024
+_SCAN_BYTES = 8 * 1024 * 1024
+
+
+def _line_id(line):
+    """The sequence id text of a CTF line (bytes), or None when the line has none."""
+    head = line.split(b'|', 1)[0].strip()
+    return head or None
+
+
+class _CTFIndex(object):
+    """Chunk boundaries (byte offsets at sequence starts) and the line number each chunk starts at."""
+
+    def __init__(self, path, chunk_size):
+        self.offsets, self.first_lines = [], []
+        size = os.path.getsize(path)
+        with open(path, 'rb') as f:
+            pos, line = 0, 0
+            while pos < size:
+                end = size if pos + chunk_size >= size else self._boundary(f, pos + chunk_size, size)
+                self.offsets.append(pos)
+                self.first_lines.append(line)
+                line += self._count_lines(f, pos, end)
+                pos = end
+        self.offsets.append(size)
+
+    @staticmethod
+    def _count_lines(f, begin, end):
+        f.seek(begin)
+        count, left = 0, end - begin
+        while left > 0:
+            piece = f.read(min(_SCAN_BYTES, left))
+            count += piece.count(b'\n')
+            left -= len(piece)
+        return count
+
+    @staticmethod
+    def _boundary(f, target, size):
+        """First line start >= target that begins a new sequence (or the file size)."""
+        f.seek(target - 1)
+        f.readline()                        # finish the line that contains target - 1
+        start = f.tell()
+        back = 1 << 16
+        while True:                         # the line that ends at `start`
+            lo = max(0, start - back)
+            f.seek(lo)
+            text = f.read(start - lo)
+            cut = text.rfind(b'\n', 0, len(text) - 1)
+            if cut >= 0 or lo == 0:
+                prev = text[cut + 1:]
+                break
+            back *= 4
+        prev_id = _line_id(prev)
+        f.seek(start)
+        while start < size and prev_id is not None:
+            line = f.readline()
+            if _line_id(line) != prev_id:
+                break
+            start += len(line)
+        return start
+
+
+class _CTF(Deserializer):
+    kind = 'CNTKTextFormatDeserializer'
+
+    def __init__(self, filename, streams):
+        super(_CTF, self).__init__()
+        if not os.path.isfile(filename):
+            raise IOError("CTFDeserializer: input file '%s' does not exist" % filename)
+        self.filename = filename
+        self._streams, spec = {}, []
+        for name, s in streams.items():
+            if s.get('stream_alias') is None:
+                raise ValueError("CTFDeserializer: stream name for key %s must be specified" % name)
+            dim = stream_dim(s, name, 'CTFDeserializer')
+            self._streams[name] = dict(shape=(dim,), is_sparse=bool(s.get('is_sparse', False)),
+                                       defines_mb_size=bool(s.get('defines_mb_size', False)))
+            spec.append((name, s['stream_alias'], dim, bool(s.get('is_sparse', False))))
+        self._parser = CTFParser(filename, spec)
+        self._config['chunkSizeInBytes'] = DEFAULT_CHUNK_SIZE_IN_BYTES
+        self._index = None
+
+    def _get_index(self):
+        if self._index is None:
+            self._index = _CTFIndex(self.filename, int(self._config['chunkSizeInBytes']))
+        return self._index
+
+    def num_chunks(self):
+        return len(self._get_index().first_lines)
+
+    def chunk(self, chunk_id, seed):
+        index = self._get_index()
+        begin, end = index.offsets[chunk_id], index.offsets[chunk_id + 1]
+        with open(self.filename, 'rb') as f:
+            f.seek(begin)
+            data = f.read(end - begin)
+        return self._parser.parse_chunk(data, index.first_lines[chunk_id])
+
+
+def CTFDeserializer(filename, streams):
+    """Reader of CNTK Text Format files: lines ``[Sequence_Id] (|Input_Name value ...)+``.
+
+    Args:
+        filename (str): the text file.
+        streams: mapping of stream names to :func:`StreamDef` (``field`` is the input name in the
+          file, ``shape`` the dimension, ``is_sparse`` whether values are ``index:value`` pairs).
+    """
+    return _CTF(filename, streams)

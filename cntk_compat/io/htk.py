@@ -1,0 +1,219 @@
+"""HTKFeatureDeserializer (features listed in SCP files) and HTKMLFDeserializer (MLF labels).
+
+An SCP line is ``path``, ``key=path`` or ``key=path[first,last]`` (inclusive frame range); the key
+defaults to the file name without extension.  HTK feature files are big-endian: a 12-byte header
+(frames int32, sample period int32, bytes per frame int16, parameter kind int16) and float32 frames.
+With a context (left, right), each frame is concatenated with its neighbours (edges repeated).
+MLF entries ``"*/key.lab"`` list ``start end label`` lines (times in 100 ns, 10 ms frames) up to ".".
+"""
+import os
+import re
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._deserializer import Chunk, Deserializer
+from ._sequences import SequenceData
+from .streams import stream_dim
+
+UTTERANCES_PER_CHUNK = 64
+_COMPRESSED = 0o2000
+_FRAME_100NS = 100000
+_SCP_LINE = re.compile(r'^(?:(?P<key>[^=]+)=)?(?P<path>.*?)(?:\[(?P<first>\d+),(?P<last>\d+)\])?$')
+
+
+def _read_scp(scp):
+    entries = []
+    for scp_file in ([scp] if isinstance(scp, str) else scp):
+        folder = os.path.dirname(os.path.abspath(scp_file))
+        with open(scp_file) as f:
+            for number, line in enumerate(f):
+                line = line.strip()
+                if not line:
+                    continue
+                m = _SCP_LINE.match(line)
+                path = m.group('path')
+                if not os.path.isabs(path) and not os.path.exists(path):
+                    path = os.path.join(folder, path)
+                key = m.group('key') or os.path.splitext(os.path.basename(path))[0]
+                rng = (int(m.group('first')), int(m.group('last'))) if m.group('first') else None
+                entries.append((key, path, rng, '%s:%d' % (scp_file, number + 1)))
+    return entries
+
+
+def read_htk(path, expected_dim=None):
+    """Frames (n, dim) float32 of an HTK feature file."""
+    try:
+        with open(path, 'rb') as f:
+            data = f.read()
+    except OSError as e:
+        raise IOError("HTK feature file '%s' cannot be read: %s" % (path, e))
+    if len(data) < 12:
+        raise IOError("HTK feature file '%s' is truncated: %d bytes, the header alone has 12" % (path, len(data)))
+    frames, _, frame_bytes, kind = np.frombuffer(data[:12], dtype='>i4,>i4,>i2,>i2')[0]
+    if kind & _COMPRESSED:
+        raise IOError("HTK feature file '%s' is compressed, which is not supported" % path)
+    if frame_bytes % 4:
+        raise IOError("HTK feature file '%s': %d bytes per frame is not a whole number of float32 values"
+                      % (path, frame_bytes))
+    expected = 12 + int(frames) * int(frame_bytes)
+    if len(data) < expected:
+        raise IOError("HTK feature file '%s' is truncated: %d frames of %d bytes need %d bytes, found %d"
+                      % (path, frames, frame_bytes, expected, len(data)))
+    dim = frame_bytes // 4
+    if expected_dim is not None and dim != expected_dim:
+        raise ValueError("HTK feature file '%s' has %d values per frame, the stream expects %d"
+                         % (path, dim, expected_dim))
+    return np.frombuffer(data, '>f4', int(frames) * dim, 12).astype(np.float32).reshape(int(frames), dim)
+
+
+def _with_context(frames, left, right):
+    if not left and not right:
+        return frames
+    n = frames.shape[0]
+    idx = np.clip(np.arange(n)[:, None] + np.arange(-left, right + 1)[None, :], 0, n - 1)
+    return frames[idx].reshape(n, -1)
+
+
+class _HTKFeatures(Deserializer):
+    kind = 'HTKFeatureDeserializer'
+
+    def __init__(self, streams):
+        super(_HTKFeatures, self).__init__()
+        self._streams, self._config_of, keys = {}, {}, None
+        for name, s in streams.items():
+            if s.get('stream_alias') is not None:
+                raise ValueError('HTKFeatureDeserializer does not support stream names')
+            if 'scp' not in s:
+                raise ValueError('No scp files specified for HTKFeatureDeserializer')
+            dim = stream_dim(s, name, 'HTKFeatureDeserializer')
+            left, right = s.get('context', (0, 0))
+            entries = _read_scp(s['scp'])
+            these = [e[0] for e in entries]
+            if keys is not None and these != keys:
+                raise ValueError("HTKFeatureDeserializer: the scp files of stream '%s' list other utterances "
+                                 "than the first stream's" % name)
+            keys = these
+            self._config_of[name] = (entries, dim, left, right, bool(s.get('broadcast', False)))
+            self._streams[name] = dict(shape=(dim * (1 + left + right),), is_sparse=False,
+                                       defines_mb_size=bool(s.get('defines_mb_size', False)))
+        if keys is None:
+            raise ValueError('no feature streams found')
+        self._keys = np.empty(len(keys), dtype=object)
+        self._keys[:] = keys
+
+    def num_chunks(self):
+        return (len(self._keys) + UTTERANCES_PER_CHUNK - 1) // UTTERANCES_PER_CHUNK
+
+    def chunk(self, chunk_id, seed):
+        lo, hi = chunk_id * UTTERANCES_PER_CHUNK, min(len(self._keys), (chunk_id + 1) * UTTERANCES_PER_CHUNK)
+        streams = {}
+        for name, (entries, dim, left, right, broadcast) in self._config_of.items():
+            seqs = []
+            for key, path, rng, where in entries[lo:hi]:
+                frames = read_htk(path, dim)
+                if rng is not None:
+                    if rng[1] >= frames.shape[0]:
+                        raise IOError("%s: frame range [%d,%d] of '%s' exceeds its %d frames"
+                                      % (where, rng[0], rng[1], path, frames.shape[0]))
+                    frames = frames[rng[0]:rng[1] + 1]
+                seqs.append(frames[:1] if broadcast else _with_context(frames, left, right))
+            streams[name] = SequenceData.from_sequences(seqs)
+        return Chunk(self._keys[lo:hi], streams)
+
+
+def _read_label_mapping(path):
+    with open(path) as f:
+        labels = [line.strip() for line in f if line.strip()]
+    return {label: i for i, label in enumerate(labels)}
+
+
+def _read_mlf(path, mapping):
+    utterances = {}
+    with open(path) as f:
+        lines = f.read().splitlines()
+    if not lines or lines[0].strip() != '#!MLF!#':
+        raise ValueError("%s: not a master label file (first line must be #!MLF!#)" % path)
+    key, frames, number = None, None, 1
+    for number, line in enumerate(lines[1:], start=2):
+        line = line.strip()
+        if not line:
+            continue
+        if key is None:
+            name = line.strip('"')
+            key = os.path.splitext(os.path.basename(name))[0]
+            frames = []
+        elif line == '.':
+            utterances[key] = np.concatenate(frames) if frames else np.zeros(0, np.int64)
+            key = None
+        else:
+            parts = line.split()
+            if len(parts) < 3:
+                raise ValueError("%s:%d: expected 'start end label', got %r" % (path, number, line))
+            start, end = int(parts[0]) // _FRAME_100NS, int(parts[1]) // _FRAME_100NS
+            if parts[2] not in mapping:
+                raise ValueError("%s:%d: label '%s' is not in the label mapping file" % (path, number, parts[2]))
+            frames.append(np.full(end - start, mapping[parts[2]], np.int64))
+    if key is not None:
+        raise ValueError("%s:%d: entry for '%s' is not terminated by '.'" % (path, number, key))
+    return utterances
+
+
+class _HTKMLF(Deserializer):
+    kind = 'HTKMLFDeserializer'
+
+    def __init__(self, label_mapping_file, streams, phone_boundaries):
+        super(_HTKMLF, self).__init__()
+        if len(streams) != 1:
+            raise ValueError('HTKMLFDeserializer only accepts a single stream')
+        if phone_boundaries:
+            raise NotImplementedError('HTKMLFDeserializer: phoneBoundaries=True (CTC labels) is not supported')
+        (name, s), = streams.items()
+        if s.get('stream_alias') is not None:
+            raise ValueError('HTKMLFDeserializer does not support stream names')
+        if 'mlf' not in s:
+            raise ValueError('No master label files specified for HTKMLFDeserializer')
+        dim = stream_dim(s, name, 'HTKMLFDeserializer')
+        mapping = _read_label_mapping(label_mapping_file)
+        if len(mapping) > dim:
+            raise ValueError("HTKMLFDeserializer: %d labels in '%s' do not fit the stream dimension %d"
+                             % (len(mapping), label_mapping_file, dim))
+        self._labels = {}
+        for mlf in ([s['mlf']] if isinstance(s['mlf'], str) else s['mlf']):
+            self._labels.update(_read_mlf(mlf, mapping))
+        self._name, self._dim = name, dim
+        self._streams = {name: dict(shape=(dim,), is_sparse=True,
+                                    defines_mb_size=bool(s.get('defines_mb_size', False)))}
+        self._keys = np.empty(len(self._labels), dtype=object)
+        self._keys[:] = sorted(self._labels)
+
+    def num_chunks(self):
+        return (len(self._keys) + UTTERANCES_PER_CHUNK - 1) // UTTERANCES_PER_CHUNK
+
+    def _sequences(self, keys):
+        seqs = []
+        for key in keys:
+            idx = self._labels[key]
+            seqs.append(sp.csr_matrix((np.ones(len(idx), np.float32), idx, np.arange(len(idx) + 1)),
+                                      shape=(len(idx), self._dim)))
+        return {self._name: SequenceData.from_sequences(seqs)}
+
+    def chunk(self, chunk_id, seed):
+        keys = self._keys[chunk_id * UTTERANCES_PER_CHUNK:(chunk_id + 1) * UTTERANCES_PER_CHUNK]
+        return Chunk(keys, self._sequences(keys))
+
+    def sequences_for_keys(self, keys, seed):
+        found = np.array([k in self._labels for k in keys.tolist()], dtype=bool)
+        return (self._sequences(keys[found].tolist()) if found.any() else None), found
+
+
+def HTKFeatureDeserializer(streams):
+    """Reads HTK feature files listed in the ``scp`` of each stream (``shape`` = values per frame,
+    ``context`` = (left, right) frames to append)."""
+    return _HTKFeatures(streams)
+
+
+def HTKMLFDeserializer(label_mapping_file, streams, phoneBoundaries=False):
+    """Reads frame labels from HTK master label files (``mlf`` of the single stream); the label
+    mapping file lists one label per line, its line number being the class id."""
+    return _HTKMLF(label_mapping_file, streams, phoneBoundaries)

@@ -1,0 +1,212 @@
+"""ImageDeserializer and Base64ImageDeserializer.
+
+Images are decoded with PIL, held as HWC in BGR channel order (as OpenCV loads them), transformed,
+and handed out as CHW float32 with values 0..255 (minus the mean, if a mean transform is given).
+Labels are one-hot sparse vectors.  Random transforms draw from a generator seeded by the sweep seed
+and the sequence key, so two deserializers over the same map file crop identically.
+"""
+import base64
+import concurrent.futures
+import io
+import os
+import zlib
+
+import numpy as np
+import scipy.sparse as sp
+from PIL import Image
+
+from . import _image_ops
+from ._deserializer import Chunk, Deserializer
+from ._sequences import SequenceData
+
+IMAGES_PER_CHUNK = 256
+
+
+def _stream_args(streams, who):
+    image_name, label_name, num_labels, transforms = None, None, 2, []
+    for name, s in streams.items():
+        alias = s.get('stream_alias')
+        if alias == 'image':
+            image_name, transforms = name, list(s.get('transforms') or [])
+        elif alias == 'label':
+            label_name = name
+            num_labels = s.get('dim')
+            if num_labels is None:
+                raise ValueError("%s: label stream '%s' needs a shape (the number of classes)" % (who, name))
+        else:
+            raise ValueError("%s: invalid field name '%s', allowed are 'image' and 'label'" % (who, alias))
+    if image_name is None:
+        raise ValueError("%s: stream name ('image' or 'label') must be specified" % who)
+    return image_name, label_name, int(num_labels), transforms
+
+
+class _ImageBase(Deserializer):
+    multithreaded = True
+
+    def __init__(self, filename, streams):
+        super(_ImageBase, self).__init__()
+        if not os.path.isfile(filename):
+            raise IOError("%s: map file '%s' does not exist" % (self.kind, filename))
+        self.filename = filename
+        self._image_name, self._label_name, self._num_labels, self._transforms = _stream_args(streams, self.kind)
+        self._means = {t.mean_file: _image_ops.load_mean(t.mean_file) for t in self._transforms
+                       if t['type'] == 'Mean'}
+        self._keys, self._sources, self._labels = self._read_map()
+        self._streams = {self._image_name: dict(shape=self._image_shape(), is_sparse=False)}
+        if self._label_name is not None:
+            self._streams[self._label_name] = dict(shape=(self._num_labels,), is_sparse=True)
+        self._pool = None
+
+    def _read_map(self):
+        keys, sources, labels = [], [], []
+        with open(self.filename, 'rb') as f:
+            for number, raw in enumerate(f):
+                if not raw.strip():
+                    continue
+                fields = raw.rstrip(b'\r\n').split(b'\t')
+                if len(fields) not in (2, 3):
+                    raise ValueError("%s:%d: expected %s separated by tabs, got %r"
+                                     % (self.filename, number + 1, self._layout, raw.strip()[:200]))
+                key = number
+                if len(fields) == 3:
+                    text = fields[0].decode('utf-8').strip()
+                    key = int(text) if text.isdigit() else text
+                    fields = fields[1:]
+                source, label = self._source_and_label(fields)
+                try:
+                    label = int(label)
+                except ValueError:
+                    label = -1
+                if self._label_name is not None and not 0 <= label < self._num_labels:
+                    raise ValueError("%s:%d: label '%s' is not a class id in [0, %d)"
+                                     % (self.filename, number + 1,
+                                        fields[1 - self._label_field].decode('utf-8', 'replace'), self._num_labels))
+                keys.append(key)
+                sources.append(source)
+                labels.append(label)
+        if not keys:
+            raise ValueError("%s: map file '%s' is empty" % (self.kind, self.filename))
+        key_array = np.empty(len(keys), dtype=object) if any(isinstance(k, str) or k >= 2 ** 63 for k in keys) \
+            else np.empty(len(keys), dtype=np.int64)
+        key_array[:] = keys
+        return key_array, sources, np.array(labels, np.int64)
+
+    def _image_shape(self):
+        for t in reversed(self._transforms):
+            if t['type'] == 'Scale':
+                return (t.channels, t.height, t.width)
+        img = self._load(0, np.random.default_rng(0))
+        return (img.shape[2], img.shape[0], img.shape[1])
+
+    def _load(self, i, rng):
+        try:
+            with Image.open(self._open(i)) as im:
+                im = im.convert('L' if im.mode in ('L', 'I', 'F', '1') else 'RGB')
+                img = np.asarray(im)
+        except (OSError, ValueError) as e:
+            raise IOError("%s: cannot read image %s (sequence %s): %s"
+                          % (self.kind, self._describe(i), self._keys[i], e))
+        img = img[:, :, None] if img.ndim == 2 else img[:, :, ::-1]
+        for t in self._transforms:
+            if t['type'] == 'Crop':
+                img = _image_ops.crop(img, t, rng)
+            elif t['type'] == 'Scale':
+                img = _image_ops.scale(img, t, rng)
+            elif t['type'] == 'Color':
+                img = _image_ops.color(img, t, rng)
+            elif t['type'] == 'Mean':
+                mean = self._means[t.mean_file]
+                if mean.shape != img.shape:
+                    raise ValueError("mean file '%s' holds a %s image, the image is %s (HWC) at that point"
+                                     % (t.mean_file, mean.shape, img.shape))
+                img = img.astype(np.float32) - mean
+        return img
+
+    def _decode(self, i, seed):
+        key = self._keys[i]
+        h = key if isinstance(key, (int, np.integer)) else zlib.crc32(str(key).encode('utf-8'))
+        img = self._load(i, np.random.default_rng([seed & 0xFFFFFFFF, int(h) & 0xFFFFFFFFFFFFFFFF]))
+        return np.ascontiguousarray(img.transpose(2, 0, 1), dtype=np.float32)
+
+    def num_chunks(self):
+        return (len(self._keys) + IMAGES_PER_CHUNK - 1) // IMAGES_PER_CHUNK
+
+    def _images(self, indices, seed):
+        if self.multithreaded and len(indices) > 1:
+            if self._pool is None:
+                self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1))
+            images = list(self._pool.map(lambda i: self._decode(i, seed), indices))
+        else:
+            images = [self._decode(i, seed) for i in indices]
+        shapes = {im.shape for im in images}
+        if len(shapes) > 1 or shapes.pop() != tuple(self._streams[self._image_name]['shape']):
+            raise ValueError('%s: images of different sizes %s; add a scale transform'
+                             % (self.kind, sorted({im.shape for im in images})))
+        return images
+
+    def _streams_for(self, indices, seed):
+        images = self._images(indices, seed)
+        ones = np.ones(len(indices), np.int64)
+        streams = {self._image_name: SequenceData.from_lengths(np.stack(images), ones)}
+        if self._label_name is not None:
+            labels = sp.csr_matrix((np.ones(len(indices), np.float32), self._labels[indices],
+                                    np.arange(len(indices) + 1)), shape=(len(indices), self._num_labels))
+            streams[self._label_name] = SequenceData.from_lengths(labels, ones)
+        return streams
+
+    def chunk(self, chunk_id, seed):
+        indices = np.arange(chunk_id * IMAGES_PER_CHUNK, min(len(self._keys), (chunk_id + 1) * IMAGES_PER_CHUNK))
+        return Chunk(self._keys[indices], self._streams_for(indices, seed))
+
+    def sequences_for_keys(self, keys, seed):
+        if self._key_index is None:
+            self._key_index = {k: i for i, k in reversed(list(enumerate(self._keys.tolist())))}
+        found = np.array([k in self._key_index for k in keys.tolist()], dtype=bool)
+        indices = np.array([self._key_index[k] for k in keys[found].tolist()], dtype=np.int64)
+        return (self._streams_for(indices, seed) if len(indices) else None), found
+
+
+class _ImageMap(_ImageBase):
+    kind = 'ImageDeserializer'
+    _layout = '[sequence id] image path, label'
+    _label_field = 0
+
+    def _source_and_label(self, fields):
+        path = fields[0].decode('utf-8')
+        if path.startswith('...'):
+            path = os.path.join(os.path.dirname(os.path.abspath(self.filename)), path[3:].lstrip('/\\'))
+        return path, fields[1]
+
+    def _describe(self, i):
+        return "'%s'" % self._sources[i]
+
+    def _open(self, i):
+        return self._sources[i]
+
+
+class _Base64Images(_ImageBase):
+    kind = 'Base64ImageDeserializer'
+    _layout = '[sequence id] label, base64 image'
+    _label_field = 1
+
+    def _source_and_label(self, fields):
+        return fields[1], fields[0]
+
+    def _describe(self, i):
+        return 'number %d of %s' % (i, self.filename)
+
+    def _open(self, i):
+        return io.BytesIO(base64.b64decode(self._sources[i]))
+
+
+def ImageDeserializer(filename, streams):
+    """Reads images listed in a map file with lines ``<image path> <tab> <0-based class id>`` or
+    ``<sequence id> <tab> <path> <tab> <class id>``; a path starting with '...' is relative to the map
+    file's folder.  ``streams`` has an 'image' field (with ``transforms``) and optionally a 'label' field
+    whose shape is the number of classes."""
+    return _ImageMap(filename, streams)
+
+
+def Base64ImageDeserializer(filename, streams):
+    """Like :func:`ImageDeserializer`, for lines ``[<sequence id> <tab>] <class id> <tab> <base64 image>``."""
+    return _Base64Images(filename, streams)

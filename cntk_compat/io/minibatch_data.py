@@ -1,0 +1,134 @@
+"""``MinibatchData``: the data of one stream in one minibatch."""
+import numpy as np
+import scipy.sparse as sp
+
+
+class ReaderBatch(object):
+    """Numpy payload of a minibatch stream: the sequences plus how to present them."""
+    __slots__ = ('sequences', 'sample_shape', 'dtype', 'is_sparse', 'is_sequence')
+
+    def __init__(self, sequences, sample_shape, dtype, is_sparse, is_sequence=True):
+        self.sequences = sequences          # SequenceData
+        self.sample_shape = tuple(sample_shape)
+        self.dtype = np.dtype(dtype)
+        self.is_sparse = is_sparse
+        self.is_sequence = is_sequence
+
+    @property
+    def shape(self):
+        n = len(self.sequences)
+        if not self.is_sequence:
+            return (n,) + self.sample_shape
+        t = int(self.sequences.lengths.max()) if n else 0
+        return (n, t) + self.sample_shape
+
+    def _dense_rows(self):
+        rows = self.sequences.rows
+        rows = rows.toarray() if sp.issparse(rows) else rows
+        return rows.reshape((rows.shape[0],) + self.sample_shape).astype(self.dtype, copy=False)
+
+    def asarray(self):
+        if not self.is_sequence:
+            if self.is_sparse and len(self.sample_shape) == 1:
+                return sp.csr_matrix(self.sequences.rows, dtype=self.dtype)
+            return self._dense_rows()
+        lengths = self.sequences.lengths
+        out = np.zeros(self.shape, dtype=self.dtype)
+        seq = np.repeat(np.arange(len(lengths)), lengths)
+        step = np.arange(int(lengths.sum())) - np.repeat(self.sequences.offsets[:-1], lengths)
+        out[seq, step] = self._dense_rows()
+        return out
+
+    def as_sequences(self):
+        if not self.is_sequence:
+            return list(self.asarray())
+        if self.is_sparse:
+            return [sp.csr_matrix(s, dtype=self.dtype) for s in self.sequences.sequences()]
+        rows = self._dense_rows()
+        return [rows[a:b] for a, b in zip(self.sequences.offsets[:-1], self.sequences.offsets[1:])]
+
+    def mask(self):
+        if not self.is_sequence:
+            return np.ones(len(self.sequences), dtype=np.float32)
+        lengths = self.sequences.lengths
+        t = self.shape[1]
+        m = (np.arange(t)[None, :] < lengths[:, None]).astype(np.float32)
+        m[lengths > 0, 0] = 2
+        return m
+
+    def to_value(self):
+        from ..core.value import Value
+        if self.is_sequence:
+            batch = self.sequences.sequences()
+        else:
+            batch = self.sequences.rows
+        return Value.from_batch(batch, is_sequence=self.is_sequence, is_sparse=self.is_sparse,
+                                dtype=self.dtype, shape=self.sample_shape)
+
+
+class MinibatchData(object):
+    """Holds one stream's data of a minibatch.
+
+    Readers create it from their numpy payload; user minibatch sources create it from a
+    :class:`~cntk.core.Value` (``MinibatchData(value, num_sequences, num_samples, sweep_end)``).
+    """
+
+    def __init__(self, value, num_sequences, num_samples, sweep_end):
+        self._batch = value if isinstance(value, ReaderBatch) else None
+        self._value = None if self._batch is not None else value
+        self.number_of_sequences = int(num_sequences)
+        self.number_of_samples = int(num_samples)
+        self.sweep_end = bool(sweep_end)
+
+    @property
+    def num_sequences(self):
+        """The number of sequences in this minibatch."""
+        return self.number_of_sequences
+
+    @property
+    def num_samples(self):
+        """The number of samples in this minibatch."""
+        return self.number_of_samples
+
+    @property
+    def end_of_sweep(self):
+        """Whether this minibatch contains the last sequence of a sweep over the data."""
+        return self.sweep_end
+
+    @property
+    def data(self):
+        """The data as a :class:`~cntk.core.Value` (built on first access)."""
+        if self._value is None:
+            self._value = self._batch.to_value()
+        return self._value
+
+    @property
+    def is_sparse(self):
+        return self._batch.is_sparse if self._batch is not None else self._value.is_sparse
+
+    @property
+    def shape(self):
+        """Shape of the data: (sequences, longest sequence, *sample shape) for sequence data."""
+        return self._batch.shape if self._batch is not None else tuple(self._value.shape)
+
+    @property
+    def mask(self):
+        """Per sequence and step: 2 marks a sequence start, 1 a valid element, 0 padding."""
+        return self._batch.mask() if self._batch is not None else self._value.mask
+
+    def asarray(self):
+        """The data as numpy: padded dense array; for sparse data of rank <= 2 a scipy CSR matrix."""
+        return self._batch.asarray() if self._batch is not None else self._value.asarray()
+
+    def as_sequences(self, variable=None):
+        """List of the sequences without padding: numpy arrays, or CSR matrices for sparse data."""
+        if self._batch is not None:
+            return self._batch.as_sequences()
+        return self._value.as_sequences(variable)
+
+    def __len__(self):
+        return self.number_of_sequences
+
+    def __repr__(self):
+        return 'MinibatchData(sequences=%d, samples=%d, shape=%s, end_of_sweep=%s)' % (
+            self.num_sequences, self.num_samples, self.shape, self.end_of_sweep)

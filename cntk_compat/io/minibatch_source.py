@@ -1,0 +1,243 @@
+"""``MinibatchSource``: composes deserializers, randomizes, cuts minibatches, checkpoints."""
+import concurrent.futures
+import warnings
+import weakref
+
+import numpy as np
+
+from ._blocks import BlockPlanner
+from ._deserializer import Deserializer
+from ._record import Record
+from ._sequences import SequenceData
+from .minibatch_data import MinibatchData, ReaderBatch
+
+INFINITELY_REPEAT = 2 ** 64 - 1
+FULL_DATA_SWEEP = 2 ** 64 - 3
+DEFAULT_RANDOMIZATION_WINDOW_IN_CHUNKS = 4
+_TRACE_LEVEL_WARNING = 1     # cntk.logging.TraceLevel.Warning
+
+
+def _partition_share(size, parts, part):
+    return max(1, size // parts + (1 if part < size % parts else 0))
+
+
+class MinibatchSource(object):
+    """Reads minibatches from one or more deserializers composed by sequence key.
+
+    Args:
+        deserializers: a deserializer or a list of them; the first one drives chunking, the others are
+          looked up by sequence key.
+        max_samples (int): stop after this many samples (of the stream that defines the minibatch size);
+          :const:`FULL_DATA_SWEEP` means one sweep.  Exclusive with ``max_sweeps``.
+        max_sweeps (int): stop after this many sweeps over the data.
+        randomization_window_in_chunks (int): chunks shuffled together (memory use is bounded by it).
+        randomization_window_in_samples (int): alternatively, the window in samples.
+        randomization_seed (int): seed of the first sweep; sweep k uses seed + k.
+        trace_level: verbosity (:class:`cntk.logging.TraceLevel`); warnings are Python warnings.
+        multithreaded_deserializer (bool): decode on several threads (default: for images only).
+        frame_mode (bool): every sample is a sequence of its own (randomized at frame level).
+        truncation_length (int): truncated-BPTT segments; not supported by this implementation.
+        randomize (bool): whether to randomize at all.
+        max_errors (int): accepted for compatibility; malformed input always raises.
+    """
+
+    def __init__(self, deserializers, max_samples=INFINITELY_REPEAT, max_sweeps=INFINITELY_REPEAT,
+                 randomization_window_in_chunks=DEFAULT_RANDOMIZATION_WINDOW_IN_CHUNKS,
+                 randomization_window_in_samples=0, randomization_seed=0, trace_level=_TRACE_LEVEL_WARNING,
+                 multithreaded_deserializer=None, frame_mode=False, truncation_length=0, randomize=True,
+                 max_errors=0):
+        if not isinstance(deserializers, (list, tuple)):
+            deserializers = [deserializers]
+        if not deserializers:
+            raise ValueError('MinibatchSource needs at least one deserializer')
+        from .user_source import UserDeserializer, UserDeserializerAdapter
+        if any(isinstance(d, UserDeserializer) for d in deserializers) and len(deserializers) != 1:
+            raise ValueError('Currently composition for user defined deserializers is not supported.')
+        deserializers = [UserDeserializerAdapter(d) if isinstance(d, UserDeserializer) else d
+                         for d in deserializers]
+        for d in deserializers:
+            if not isinstance(d, Deserializer):
+                raise TypeError('MinibatchSource: expected deserializers (CTFDeserializer, ImageDeserializer, '
+                                '...), got %s' % type(d).__name__)
+        if max_samples != INFINITELY_REPEAT and max_sweeps != INFINITELY_REPEAT:
+            raise ValueError('max_samples and max_sweeps are mutually exclusive; set only one of them')
+        if max_samples == FULL_DATA_SWEEP:
+            max_samples, max_sweeps = INFINITELY_REPEAT, 1
+        if randomization_window_in_chunks and randomization_window_in_samples:
+            raise ValueError('randomization_window_in_chunks and randomization_window_in_samples are '
+                             'mutually exclusive; set one of them to 0')
+        if frame_mode and truncation_length:
+            raise ValueError('frame_mode cannot be combined with a non-zero truncation_length')
+        if truncation_length:
+            raise NotImplementedError('truncated BPTT reading (truncation_length > 0) is not supported')
+        if not randomize:
+            randomization_window_in_chunks = randomization_window_in_samples = 0
+        self._max_samples, self._max_sweeps = max_samples, max_sweeps
+        self.trace_level = getattr(trace_level, 'value', trace_level)
+        self.max_errors = max_errors
+
+        infos, size_streams = [], []
+        for d in deserializers:
+            if multithreaded_deserializer is not None:
+                d.multithreaded = bool(multithreaded_deserializer)
+            for si in d.stream_infos():
+                if any(si.m_name == o.m_name for o in infos):
+                    raise ValueError("stream name '%s' is defined by more than one deserializer" % si.m_name)
+                si.m_id = len(infos)
+                infos.append(si)
+                if si.m_defines_mb_size:
+                    size_streams.append(si.m_name)
+        if len(size_streams) > 1:
+            raise ValueError('only one stream may define the minibatch size, got %s' % ', '.join(size_streams))
+        self._infos = infos
+        self._streams = Record(**{si.m_name: si for si in infos})
+        self._planner = BlockPlanner(
+            deserializers, bool(randomization_window_in_chunks or randomization_window_in_samples),
+            randomization_window_in_chunks, randomization_window_in_samples, randomization_seed,
+            frame_mode, size_streams[0] if size_streams else None)
+        self._executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix='cntk-reader')
+        weakref.finalize(self, self._executor.shutdown, wait=False, cancel_futures=True)
+        self._pending = {}
+        self._current = None
+        self._orders = {}
+        self._set_state(0, 0, 0, 0, 1, 0)
+
+    # ------------------------------------------------------------------ streams
+    def stream_infos(self):
+        """The list of :class:`StreamInformation` of the streams this source produces."""
+        return list(self._infos)
+
+    @property
+    def streams(self):
+        """Record mapping stream names to :class:`StreamInformation`."""
+        return self._streams
+
+    def stream_info(self, name):
+        """The :class:`StreamInformation` of the stream called ``name``."""
+        if name not in self._streams:
+            raise ValueError("stream '%s' not found; this source has: %s" % (name, ", ".join(self._streams)))
+        return self._streams[name]
+
+    def __getitem__(self, name):
+        return self.stream_info(name)
+
+    # ------------------------------------------------------------------ position
+    def _set_state(self, sweep, start, pos, samples, parts, part):
+        self._sweep, self._start, self._pos, self._samples = sweep, start, pos, samples
+        self._parts, self._part = parts, part
+
+    def get_checkpoint_state(self):
+        """The reading position as a dict of plain numbers (for :meth:`restore_from_checkpoint`)."""
+        return dict(sweep=self._sweep, chunk_position=self._start, sequence_position=self._pos,
+                    samples_seen=self._samples, num_data_partitions=self._parts, partition_index=self._part)
+
+    def restore_from_checkpoint(self, checkpoint):
+        """Continue reading from a position returned by :meth:`get_checkpoint_state`."""
+        try:
+            state = [int(checkpoint[k]) for k in ('sweep', 'chunk_position', 'sequence_position',
+                                                  'samples_seen', 'num_data_partitions', 'partition_index')]
+        except (KeyError, TypeError, ValueError):
+            raise ValueError('not a MinibatchSource checkpoint state: %r' % (checkpoint,))
+        self._set_state(*state)
+        self._current = None
+        self._pending.clear()
+
+    @property
+    def current_position(self):
+        """The reading position (get: a dict as from get_checkpoint_state; set: restore it)."""
+        return self.get_checkpoint_state()
+
+    @current_position.setter
+    def current_position(self, position):
+        self.restore_from_checkpoint(position)
+
+    # ------------------------------------------------------------------ reading
+    def _order_length(self, sweep):
+        key = (sweep, self._parts, self._part)
+        if key not in self._orders:
+            self._orders = {key: len(self._planner.chunk_order(sweep, self._parts, self._part)[0])}
+        return self._orders[key]
+
+    def _submit(self, sweep, start):
+        key = (sweep, start, self._parts, self._part)
+        if key not in self._pending:
+            self._pending[key] = self._executor.submit(self._planner.load, *key)
+        return key
+
+    def _block(self):
+        key = (self._sweep, self._start, self._parts, self._part)
+        if self._current is None or self._current[0] != key:
+            self._submit(self._sweep, self._start)
+            block = self._pending.pop(key).result()
+            self._pending.clear()
+            self._current = (key, block)
+            nxt_sweep, nxt_start = self._sweep, self._start + block.num_chunks
+            if nxt_start >= self._order_length(self._sweep):
+                nxt_sweep, nxt_start = nxt_sweep + 1, 0
+            if nxt_sweep < self._max_sweeps:
+                self._submit(nxt_sweep, nxt_start)
+        return self._current[1]
+
+    def _adopt_partitioning(self, parts, part):
+        if (parts, part) == (self._parts, self._part):
+            return
+        if (self._start, self._pos) != (0, 0):
+            warnings.warn('data partitioning changed in the middle of a sweep; continuing with the next sweep')
+            self._sweep += 1
+        self._set_state(self._sweep, 0, 0, self._samples, parts, part)
+        self._current = None
+        self._pending.clear()
+
+    def next_minibatch(self, minibatch_size_in_samples, input_map=None, device=None, num_data_partitions=None,
+                       partition_index=None):
+        """Read the next minibatch of about ``minibatch_size_in_samples`` samples (at least one sequence).
+
+        Returns a dict :class:`StreamInformation` -> :class:`MinibatchData`, or, with ``input_map``
+        (key -> StreamInformation), a dict key -> MinibatchData; an empty dict once the configured
+        number of samples/sweeps has been read.  With ``num_data_partitions`` each partition receives
+        its share of the minibatch and disjoint data; together they read every sequence of a sweep.
+        The data stays in host memory; ``device`` is where it will be placed when it is fed.
+        """
+        if minibatch_size_in_samples <= 0:
+            raise ValueError('minibatch_size_in_samples must be > 0, got %s' % minibatch_size_in_samples)
+        parts = 1 if num_data_partitions is None else int(num_data_partitions)
+        part = 0 if partition_index is None else int(partition_index)
+        if not 0 <= part < parts:
+            raise ValueError('partition_index %d is outside [0, %d)' % (part, parts))
+        self._adopt_partitioning(parts, part)
+        target = _partition_share(int(minibatch_size_in_samples), parts, part)
+        segments, count, sweep_end = [], 0, False
+        while self._samples < self._max_samples and self._sweep < self._max_sweeps:
+            block = self._block()
+            if self._pos >= len(block):
+                if self._start + block.num_chunks >= self._order_length(self._sweep):
+                    self._sweep, self._start = self._sweep + 1, 0
+                else:
+                    self._start += block.num_chunks
+                self._pos = 0
+                continue
+            cum = np.cumsum(block.sizes[self._pos:])
+            room = min(target - count, self._max_samples - self._samples)
+            k = int(np.searchsorted(cum, room, side='right'))
+            if k == 0 and not segments:
+                k = 1
+            if k == 0:
+                break
+            segments.append((block, self._pos, self._pos + k))
+            count += int(cum[k - 1])
+            self._samples += int(cum[k - 1])
+            self._pos += k
+            if self._pos == len(block) and self._start + block.num_chunks >= self._order_length(self._sweep):
+                sweep_end = True
+            if k < len(cum):
+                break
+        if not segments:
+            return {}
+        result = {}
+        for si in self._infos:
+            data = SequenceData.concat([b.streams[si.m_name].slice(lo, hi) for b, lo, hi in segments])
+            batch = ReaderBatch(data, si.sample_shape, si.m_element_type, si.is_sparse)
+            result[si] = MinibatchData(batch, len(data), data.rows.shape[0], sweep_end)
+        if input_map:
+            return {key: result[self.stream_info(s) if isinstance(s, str) else s] for key, s in input_map.items()}
+        return result

@@ -1,0 +1,62 @@
+"""Image transforms for :func:`~cntk.io.ImageDeserializer` (applied in the order given)."""
+from ._record import Record
+
+
+def _pair(value, what):
+    if isinstance(value, (tuple, list)):
+        if len(value) != 2:
+            raise ValueError('%s must be a number or a pair of numbers, got %r' % (what, value))
+        return tuple(value)
+    return (value, value)
+
+
+def crop(crop_type='center', crop_size=0, side_ratio=0.0, area_ratio=0.0, aspect_ratio=1.0, jitter_type='none'):
+    """Crop: 'center', 'randomside' or 'randomarea' (the random ones also flip horizontally at random).
+
+    ``crop_size`` (pixels, or (width, height)) overrides the ratios; ``side_ratio`` is the crop side
+    relative to the shorter image side, ``area_ratio`` the crop area relative to the image area,
+    ``aspect_ratio`` the width/height ratio of the window; a pair gives a range sampled uniformly
+    (``jitter_type='uniratio'``).
+    """
+    if crop_type not in ('center', 'randomside', 'randomarea', 'multiview10'):
+        raise ValueError("crop_type must be 'center', 'randomside', 'randomarea' or 'multiview10', got %r"
+                         % (crop_type,))
+    if jitter_type not in ('none', 'uniratio'):
+        raise ValueError("jitter_type must be 'none' or 'uniratio', got %r" % (jitter_type,))
+    return Record(type='Crop', crop_type=crop_type, crop_size=_pair(crop_size, 'crop_size'),
+                  side_ratio=_pair(side_ratio, 'side_ratio'), area_ratio=_pair(area_ratio, 'area_ratio'),
+                  aspect_ratio=_pair(aspect_ratio, 'aspect_ratio'), jitter_type=jitter_type)
+
+
+def scale(width, height, channels, interpolations='linear', scale_mode='fill', pad_value=-1):
+    """Scale to width x height with ``channels`` channels.
+
+    ``scale_mode``: 'fill' warps, 'crop' scales the shorter side and center-crops, 'pad' scales the
+    longer side and pads with ``pad_value`` (-1: replicate the border).  ``interpolations``:
+    'nearest', 'linear', 'cubic' or 'lanczos'.
+    """
+    if interpolations not in ('nearest', 'linear', 'cubic', 'lanczos'):
+        raise ValueError("interpolations must be 'nearest', 'linear', 'cubic' or 'lanczos', got %r"
+                         % (interpolations,))
+    if scale_mode not in ('fill', 'crop', 'pad'):
+        raise ValueError("scale_mode must be 'fill', 'crop' or 'pad', got %r" % (scale_mode,))
+    if channels not in (1, 3):
+        raise ValueError('channels must be 1 or 3, got %r' % (channels,))
+    return Record(type='Scale', width=int(width), height=int(height), channels=int(channels),
+                  interpolations=interpolations, scale_mode=scale_mode, pad_value=pad_value)
+
+
+def mean(filename):
+    """Subtract the per-pixel mean stored in ``filename`` (OpenCV matrix XML format)."""
+    return Record(type='Mean', mean_file=filename)
+
+
+def color(brightness_radius=0.0, contrast_radius=0.0, saturation_radius=0.0):
+    """Random color jitter: brightness shift by x*mean, contrast factor 1+x, saturation factor 1+x,
+    with x uniform in [-radius, radius]."""
+    for name, r in (('brightness_radius', brightness_radius), ('contrast_radius', contrast_radius),
+                    ('saturation_radius', saturation_radius)):
+        if not 0.0 <= r <= 1.0:
+            raise ValueError('%s must be within [0, 1], got %r' % (name, r))
+    return Record(type='Color', brightness_radius=brightness_radius, contrast_radius=contrast_radius,
+                  saturation_radius=saturation_radius)

@@ -1,0 +1,203 @@
+"""Convolution, Convolution1D/2D/3D, ConvolutionTranspose, ConvolutionTranspose1D/2D/3D."""
+import numpy as np
+
+from ..core.variables import InferredDimension, Parameter
+from ..default_options import default_override_or, get_default_override
+from ..initializer import glorot_uniform
+from ..ops import convolution, convolution_transpose
+from .blocks import _as_tuple, _initializer_for, block, identity
+
+__all__ = ["Convolution", "Convolution1D", "Convolution2D", "Convolution3D", "ConvolutionTranspose",
+           "ConvolutionTranspose1D", "ConvolutionTranspose2D", "ConvolutionTranspose3D"]
+
+
+def _pad_to_shape(filter_shape, param, what):
+    """A per-axis option for every filter axis (a scalar repeats)."""
+    if isinstance(param, (tuple, list)):
+        if len(param) != len(filter_shape):
+            raise ValueError("%s parameter (%s) must be a scalar or have the same number of elements as the "
+                             "filter_shape parameter (%s)" % (what, param, filter_shape))
+        return tuple(param)
+    return (param,) * len(filter_shape)
+
+
+def _check_rank(layer, filter_shape, rank):
+    if len(filter_shape) != rank:
+        raise ValueError("%s: filter_shape must be a %d-element tuple, got %s" % (layer, rank, filter_shape))
+
+
+def Convolution(filter_shape, num_filters=None, sequential=False, activation=default_override_or(identity),
+                init=default_override_or(glorot_uniform()), pad=default_override_or(False), strides=1, sharing=True,
+                bias=default_override_or(True), init_bias=default_override_or(0), reduction_rank=1,
+                transpose_weight=False, dilation=1, groups=1, max_temp_mem_size_in_samples=0, op_name="Convolution",
+                name=""):
+    """activation(convolution(W, x) + b): W (num_filters, C/groups, *filter_shape), b (num_filters, 1, ...).
+    reduction_rank=0 takes inputs without a channel axis (W then has C=1)."""
+    activation = get_default_override(Convolution, activation=activation)
+    init = get_default_override(Convolution, init=init)
+    pad = get_default_override(Convolution, pad=pad)
+    bias = get_default_override(Convolution, bias=bias)
+    init_bias = get_default_override(Convolution, init_bias=init_bias)
+    filter_shape = _as_tuple(filter_shape)
+    strides = _pad_to_shape(filter_shape, strides, "strides")
+    pad = _pad_to_shape(filter_shape, pad, "pad")
+    dilation = _pad_to_shape(filter_shape, dilation, "dilation")
+    if reduction_rank not in (0, 1):
+        raise NotImplementedError("Convolution: reduction_rank must be 0 or 1")
+    if transpose_weight:
+        raise NotImplementedError("Convolution: transpose_weight option currently not supported")
+    if not sharing:
+        raise NotImplementedError("Convolution: sharing option currently must be True")
+    if groups <= 0:
+        raise ValueError("Convolution: groups must be strictly positive, i.e. groups > 0.")
+    if sequential:
+        raise NotImplementedError("Convolution: sequential=True (convolution along the sequence axis) is not "
+                                  "supported yet")
+    if num_filters is None:
+        raise NotImplementedError("Convolution: num_filters=None (output without a channel axis) is not supported "
+                                  "yet; pass num_filters=1")
+    out_channels = _as_tuple(num_filters)
+    if isinstance(init, np.ndarray):
+        if init.shape != out_channels + filter_shape and init.shape != out_channels + (1,) + filter_shape:
+            raise ValueError("Convolution: a constant initializer of shape %s does not fit num_filters %s and "
+                             "filter_shape %s" % (init.shape, num_filters, filter_shape))
+        init_kernel = init.reshape(out_channels + (1,) + filter_shape) if reduction_rank == 0 else init
+    else:
+        init_kernel = _initializer_for(init, output_rank=-len(out_channels), filter_rank=len(filter_shape))
+    W = Parameter(out_channels + (InferredDimension,) + filter_shape, init=init_kernel, name="W")
+    b = Parameter(out_channels + (1,) * len(filter_shape), init=init_bias, name="b") if bias else None
+    lead = (1,) * reduction_rank
+
+    def convolve(x):
+        r = convolution(W, x, strides=lead + strides, auto_padding=(False,) * reduction_rank + pad,
+                        dilation=lead + dilation, reduction_rank=reduction_rank, groups=groups)
+        if b is not None:
+            r = r + b
+        if activation is not None:
+            r = activation(r)
+        return r
+    return block(convolve, op_name, name)
+
+
+def Convolution1D(filter_shape, num_filters=None, activation=default_override_or(identity),
+                  init=default_override_or(glorot_uniform()), pad=default_override_or(False), strides=1,
+                  bias=default_override_or(True), init_bias=default_override_or(0), reduction_rank=1, dilation=1,
+                  groups=1, name=""):
+    """Convolution over one spatial axis (filter_shape an int)."""
+    activation = get_default_override(Convolution1D, activation=activation)
+    init = get_default_override(Convolution1D, init=init)
+    pad = get_default_override(Convolution1D, pad=pad)
+    bias = get_default_override(Convolution1D, bias=bias)
+    init_bias = get_default_override(Convolution1D, init_bias=init_bias)
+    _check_rank("Convolution1D", _as_tuple(filter_shape), 1)
+    return Convolution(filter_shape, num_filters=num_filters, activation=activation, init=init, pad=pad,
+                       strides=strides, bias=bias, init_bias=init_bias, reduction_rank=reduction_rank,
+                       dilation=dilation, groups=groups, op_name="Convolution1D", name=name)
+
+
+def Convolution2D(filter_shape, num_filters=None, activation=default_override_or(identity),
+                  init=default_override_or(glorot_uniform()), pad=default_override_or(False), strides=1,
+                  bias=default_override_or(True), init_bias=default_override_or(0), reduction_rank=1, dilation=1,
+                  groups=1, name=""):
+    """Convolution over two spatial axes (filter_shape a 2-tuple)."""
+    activation = get_default_override(Convolution2D, activation=activation)
+    init = get_default_override(Convolution2D, init=init)
+    pad = get_default_override(Convolution2D, pad=pad)
+    bias = get_default_override(Convolution2D, bias=bias)
+    init_bias = get_default_override(Convolution2D, init_bias=init_bias)
+    _check_rank("Convolution2D", _as_tuple(filter_shape), 2)
+    return Convolution(filter_shape, num_filters=num_filters, activation=activation, init=init, pad=pad,
+                       strides=strides, bias=bias, init_bias=init_bias, reduction_rank=reduction_rank,
+                       dilation=dilation, groups=groups, op_name="Convolution2D", name=name)
+
+
+def Convolution3D(filter_shape, num_filters=None, activation=default_override_or(identity),
+                  init=default_override_or(glorot_uniform()), pad=default_override_or(False), strides=1,
+                  bias=default_override_or(True), init_bias=default_override_or(0), reduction_rank=1, dilation=1,
+                  groups=1, name=""):
+    """Convolution over three spatial axes (filter_shape a 3-tuple)."""
+    activation = get_default_override(Convolution3D, activation=activation)
+    init = get_default_override(Convolution3D, init=init)
+    pad = get_default_override(Convolution3D, pad=pad)
+    bias = get_default_override(Convolution3D, bias=bias)
+    init_bias = get_default_override(Convolution3D, init_bias=init_bias)
+    _check_rank("Convolution3D", _as_tuple(filter_shape), 3)
+    return Convolution(filter_shape, num_filters=num_filters, activation=activation, init=init, pad=pad,
+                       strides=strides, bias=bias, init_bias=init_bias, reduction_rank=reduction_rank,
+                       dilation=dilation, groups=groups, op_name="Convolution3D", name=name)
+
+
+def ConvolutionTranspose(filter_shape, num_filters, activation=default_override_or(identity),
+                         init=default_override_or(glorot_uniform()), pad=default_override_or(False), strides=1,
+                         sharing=True, bias=default_override_or(True), init_bias=default_override_or(0),
+                         output_shape=None, max_temp_mem_size_in_samples=0, reduction_rank=1, dilation=1,
+                         op_name="ConvolutionTranspose", name=""):
+    """activation(convolution_transpose(W, x) + b): W (C, num_filters, *filter_shape); output_shape fixes the
+    output's spatial size."""
+    activation = get_default_override(ConvolutionTranspose, activation=activation)
+    init = get_default_override(ConvolutionTranspose, init=init)
+    pad = get_default_override(ConvolutionTranspose, pad=pad)
+    bias = get_default_override(ConvolutionTranspose, bias=bias)
+    init_bias = get_default_override(ConvolutionTranspose, init_bias=init_bias)
+    filter_shape = _as_tuple(filter_shape)
+    strides = _pad_to_shape(filter_shape, strides, "strides")
+    pad = _pad_to_shape(filter_shape, pad, "pad")
+    dilation = _pad_to_shape(filter_shape, dilation, "dilation")
+    if reduction_rank not in (0, 1):
+        raise NotImplementedError("ConvolutionTranspose: reduction_rank must be 0 or 1")
+    if not sharing:
+        raise NotImplementedError("ConvolutionTranspose: sharing option currently must be True")
+    out_channels = _as_tuple(num_filters)
+    W = Parameter((InferredDimension,) + out_channels + filter_shape,
+                  init=_initializer_for(init, output_rank=-1, filter_rank=len(filter_shape)), name="W")
+    b = Parameter(out_channels + (1,) * len(filter_shape), init=init_bias, name="b") if bias else None
+    full_output = None if output_shape is None else out_channels + _as_tuple(output_shape)
+    lead = (1,) * reduction_rank
+
+    def convolve_transposed(x):
+        r = convolution_transpose(W, x, strides=lead + strides, auto_padding=(False,) * reduction_rank + pad,
+                                  output_shape=full_output, dilation=lead + dilation, reduction_rank=reduction_rank)
+        if b is not None:
+            r = r + b
+        if activation is not None:
+            r = activation(r)
+        return r
+    return block(convolve_transposed, op_name, name)
+
+
+def _transpose_nd(layer, rank, filter_shape, num_filters, activation, init, pad, strides, bias, init_bias,
+                  output_shape, reduction_rank, dilation, name):
+    _check_rank(layer, _as_tuple(filter_shape), rank)
+    return ConvolutionTranspose(filter_shape, num_filters, activation=activation, init=init, pad=pad,
+                                strides=strides, bias=bias, init_bias=init_bias, output_shape=output_shape,
+                                reduction_rank=reduction_rank, dilation=dilation, op_name=layer, name=name)
+
+
+def ConvolutionTranspose1D(filter_shape, num_filters, activation=default_override_or(identity),
+                           init=default_override_or(glorot_uniform()), pad=default_override_or(False), strides=1,
+                           bias=default_override_or(True), init_bias=default_override_or(0), output_shape=None,
+                           reduction_rank=1, dilation=1, name=""):
+    o = {k: get_default_override(ConvolutionTranspose1D, **{k: v}) for k, v in
+         dict(activation=activation, init=init, pad=pad, bias=bias, init_bias=init_bias).items()}
+    return _transpose_nd("ConvolutionTranspose1D", 1, filter_shape, num_filters, strides=strides,
+                         output_shape=output_shape, reduction_rank=reduction_rank, dilation=dilation, name=name, **o)
+
+
+def ConvolutionTranspose2D(filter_shape, num_filters, activation=default_override_or(identity),
+                           init=default_override_or(glorot_uniform()), pad=default_override_or(False), strides=1,
+                           bias=default_override_or(True), init_bias=default_override_or(0), output_shape=None,
+                           reduction_rank=1, dilation=1, name=""):
+    o = {k: get_default_override(ConvolutionTranspose2D, **{k: v}) for k, v in
+         dict(activation=activation, init=init, pad=pad, bias=bias, init_bias=init_bias).items()}
+    return _transpose_nd("ConvolutionTranspose2D", 2, filter_shape, num_filters, strides=strides,
+                         output_shape=output_shape, reduction_rank=reduction_rank, dilation=dilation, name=name, **o)
+
+
+def ConvolutionTranspose3D(filter_shape, num_filters, activation=default_override_or(identity),
+                           init=default_override_or(glorot_uniform()), pad=default_override_or(False), strides=1,
+                           bias=default_override_or(True), init_bias=default_override_or(0), output_shape=None,
+                           reduction_rank=1, dilation=1, name=""):
+    o = {k: get_default_override(ConvolutionTranspose3D, **{k: v}) for k, v in
+         dict(activation=activation, init=init, pad=pad, bias=bias, init_bias=init_bias).items()}
+    return _transpose_nd("ConvolutionTranspose3D", 3, filter_shape, num_filters, strides=strides,
+                         output_shape=output_shape, reduction_rank=reduction_rank, dilation=dilation, name=name, **o)

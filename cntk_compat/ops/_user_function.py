@@ -1,0 +1,200 @@
+"""UserFunction: ops written in Python (numpy or Value in, numpy or Value out) with a user backward.
+
+Every user function lowers to the one registered op "UserFunction", whose computation runs the user's
+forward/backward inside a torch.autograd.Function.
+"""
+import weakref
+
+import numpy as np
+import torch
+
+from ..core import device as _device
+from ..core.dtypes import to_torch_dtype
+from ..core.function import Function, as_variable
+from ..core.registry import register_op
+from ..core.value import NDArrayView, Value
+from ..core.variables import make_output
+
+_LIVE = weakref.WeakValueDictionary()
+
+
+def _lengths(mask):
+    return None if mask is None else [int(n) for n in mask.sum(1).tolist()]
+
+
+def _to_user(as_numpy, tensor, mask):
+    """What the user's forward/backward sees for one tensor: numpy (a list per sequence when the sequences
+    differ in length) or a Value."""
+    tensor = tensor.detach()
+    lengths = _lengths(mask)
+    if not as_numpy:
+        return Value(_tensor=tensor, _lengths=lengths)
+    arr = tensor.cpu().numpy()
+    if lengths is not None and any(n != arr.shape[1] for n in lengths):
+        return [arr[b, :n] for b, n in enumerate(lengths)]
+    return arr
+
+
+def _as_tensor(data, mask):
+    """A tensor from what the user returned: Value, NDArrayView, tensor, array, or a list of sequences."""
+    if isinstance(data, (Value, NDArrayView)):
+        return data.tensor.detach()
+    if isinstance(data, torch.Tensor):
+        return data.detach()
+    if isinstance(data, list) and mask is not None:
+        steps = mask.shape[1]
+        padded = []
+        for seq in data:
+            seq = np.asarray(seq)
+            pad = np.zeros((steps - seq.shape[0],) + seq.shape[1:], dtype=seq.dtype)
+            padded.append(np.concatenate([seq, pad], 0))
+        return torch.as_tensor(np.stack(padded))
+    return torch.as_tensor(np.asarray(data))
+
+
+def _gradient_like(data, like, mask, what):
+    """The user's gradient as a tensor of like's (shape, dtype, device), summing over broadcast axes."""
+    shape, dtype, device = like
+    t = _as_tensor(data, mask).to(device=device, dtype=dtype)
+    while t.dim() > len(shape):
+        t = t.sum(0)
+    if t.dim() == len(shape):
+        for d, (have, want) in enumerate(zip(t.shape, shape)):
+            if want == 1 and have != 1:
+                t = t.sum(d, keepdim=True)
+    if t.numel() != int(np.prod(shape)):
+        raise ValueError("%s: got data of shape %s, expected %s" % (what, tuple(t.shape), tuple(shape)))
+    return t.reshape(shape)
+
+
+def _output_mask(var, masks_by_axis):
+    axis = var._sequence_axis
+    return None if axis is None else masks_by_axis.get(axis.name)
+
+
+class _UserAutograd(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, udf, masks, *tensors):
+        args = [_to_user(udf.as_numpy, t, m) for t, m in zip(tensors, masks)]
+        arguments = args[0] if len(args) == 1 else args
+        outputs = udf.outputs
+        if len(outputs) == 1:
+            state, result = udf.forward(arguments)
+            results = {outputs[0]: result}
+        else:
+            results = {o: None for o in outputs}
+            state = udf.forward(arguments, results)
+        by_axis = {i._sequence_axis.name: m for i, m in zip(udf.inputs, masks) if m is not None}
+        device = tensors[0].device if tensors else _device.resolve(None)
+        outs = []
+        for o in outputs:
+            if results.get(o) is None:
+                raise ValueError("user function %s: forward did not provide output %s" % (udf.op_name, o))
+            outs.append(_result_tensor(results[o], o, _output_mask(o, by_axis), device))
+        ctx.udf, ctx.state, ctx.masks = udf, state, masks
+        ctx.inputs_like = [(tuple(t.shape), t.dtype, t.device) for t in tensors]
+        ctx.out_masks = [_output_mask(o, by_axis) for o in outputs]
+        ctx.mark_non_differentiable(*[t for t, o in zip(outs, outputs) if not o.needs_gradient])
+        return tuple(outs)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        udf = ctx.udf
+        roots = {o: _to_user(udf.as_numpy, g, m)
+                 for o, g, m in zip(udf.outputs, grads, ctx.out_masks) if o.needs_gradient}
+        root = next(iter(roots.values())) if len(roots) == 1 else roots
+        inputs = udf.inputs
+        wanted = [i for k, i in enumerate(inputs) if ctx.needs_input_grad[2 + k]]
+        if len(inputs) > 1:
+            variables = {i: None for i in wanted}
+            udf.backward(ctx.state, root, variables)
+        else:
+            variables = {inputs[0]: udf.backward(ctx.state, root)}
+        result = []
+        for i, like, m in zip(inputs, ctx.inputs_like, ctx.masks):
+            g = variables.get(i) if i in wanted else None
+            result.append(None if g is None else _gradient_like(g, like, m, "gradient for %s" % (i.name or i.uid)))
+        return (None, None) + tuple(result)
+
+
+def _result_tensor(data, var, mask, device):
+    dtype = to_torch_dtype(var._dtype) if var._dtype is not None else torch.float32
+    return _as_tensor(data, mask).to(device=device, dtype=dtype)
+
+
+def _run(*tensors, udf_uid, masks):
+    udf = _LIVE[udf_uid]
+    outs = _UserAutograd.apply(udf, masks, *tensors)
+    return outs[0] if len(outs) == 1 else outs
+
+
+_OP = register_op("UserFunction", infer=None, compute=_run, prepare=lambda node: {"udf_uid": node.uid},
+                  uses_masks=True)
+
+
+class UserFunction(Function):
+    """Base class of Python-defined ops. Subclasses implement infer_outputs(), forward(arguments, ...)
+    returning (state, result) (or, with several outputs, forward(arguments, outputs) filling the outputs
+    dict and returning state), and backward(state, root_gradients[, variables])."""
+
+    def __init__(self, inputs, as_numpy=True, attributes=None, name=''):
+        inputs = [as_variable(i, "input %d of %s" % (k, type(self).__name__)) for k, i in enumerate(inputs)]
+        self._set_primitive(_OP, self.op_name, inputs, dict(attributes or {}), name)
+        self.as_numpy = as_numpy
+        grad = any(i._needs_gradient or i.is_output or i.is_placeholder for i in inputs)
+        if any(i._shape is None or i._dynamic_axes is None for i in inputs):
+            # an input of unknown type (a placeholder): the outputs are inferred once it is replaced
+            self._outputs = [make_output(None, None, False, None, name, self, needs_gradient=grad)]
+        else:
+            self._outputs = [make_output(o._shape, o._dtype, o._is_sparse, o._dynamic_axes, o.name, self,
+                                         needs_gradient=grad and o.needs_gradient) for o in self._declared_outputs()]
+        _LIVE[self.uid] = self
+
+    def _declared_outputs(self):
+        try:
+            return self.infer_outputs()
+        except Exception as e:
+            raise RuntimeError("%s.infer_outputs() failed: %s: %s" % (type(self).__name__, type(e).__name__, e)) \
+                from e
+
+    def infer_outputs(self):
+        raise NotImplementedError("%s must implement infer_outputs()" % type(self).__name__)
+
+    def forward(self, arguments, device=None, outputs_to_retain=None):
+        raise NotImplementedError("%s must implement forward()" % type(self).__name__)
+
+    def backward(self, state, root_gradients, variables=None):
+        raise NotImplementedError("%s does not implement backward(), so no gradient flows through it"
+                                  % type(self).__name__)
+
+    def clone(self, cloned_inputs):
+        """A new instance on cloned_inputs (assumes the constructor takes the inputs, then name=)."""
+        return self.__class__(*cloned_inputs, name=self.name)
+
+    def _clone_primitive(self, new_inputs):
+        return self.clone(list(new_inputs))
+
+    def serialize(self):
+        """The state to save with the model (a dict of plain Python values); override to keep some."""
+        return {}
+
+    @staticmethod
+    def deserialize(inputs, name, state):
+        raise NotImplementedError("a user function must implement deserialize(inputs, name, state) to be loaded")
+
+    @classmethod
+    def _op_name(cls):
+        return "%s.%s" % (cls.__module__, cls.__name__)
+
+    @property
+    def op_name(self):
+        return type(self)._op_name()
+
+
+def user_function(user_func):
+    """The Function computing a UserFunction instance (a Function passes through unchanged)."""
+    if isinstance(user_func, UserFunction):
+        return Function._composite(user_func.outputs)
+    if isinstance(user_func, Function):
+        return user_func
+    raise TypeError("user_function: expected a UserFunction instance, got %s" % type(user_func).__name__)

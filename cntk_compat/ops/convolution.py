@@ -1,0 +1,202 @@
+"""convolution and convolution_transpose (CNTK layout: kernel (O, C, *k), operand (C, *spatial))."""
+import torch
+import torch.nn.functional as F
+
+from ..core.dtypes import promote
+from ..core.registry import OutputSpec, register_op
+from ._common import make, sanitize_operands
+from ._geometry import axis_geometry, per_axis, torch_pad_list
+
+_CONV = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
+_CONV_T = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}
+
+
+def _split(w_shape, x_shape, reduction_rank, op_name):
+    """(out_channels, in_channels, kernel spatial shape, input spatial shape) of a kernel/operand pair."""
+    if reduction_rank == 1:
+        if len(x_shape) < 2 or len(w_shape) != len(x_shape) + 1:
+            raise ValueError("%s: a kernel of shape %s does not fit an operand of shape %s; expected kernel "
+                             "(out_channels, in_channels, *filter) and operand (in_channels, *spatial) with 1 to 3 "
+                             "spatial axes" % (op_name, w_shape, x_shape))
+        return w_shape[0], x_shape[0], tuple(w_shape[2:]), tuple(x_shape[1:])
+    if len(w_shape) == len(x_shape) + 2 and w_shape[1] in (1, -1):
+        return w_shape[0], 1, tuple(w_shape[2:]), tuple(x_shape)
+    if len(w_shape) != len(x_shape) + 1:
+        raise ValueError("%s: with reduction_rank=0 a kernel of shape %s does not fit an operand of shape %s; "
+                         "expected kernel (out_channels, *filter) and operand (*spatial)" % (op_name, w_shape, x_shape))
+    return w_shape[0], 1, tuple(w_shape[1:]), tuple(x_shape)
+
+
+def _geometry(attributes, k_shape, spatial, transpose=False):
+    rank = len(k_shape)
+    rr = attributes["reduction_rank"]
+    full = rank + rr
+    op_name = attributes["op_name"]
+    strides = per_axis(attributes["strides"], full, "strides", op_name)[rr:]
+    auto = per_axis(attributes["auto_padding"], full, "auto_padding", op_name)[rr:]
+    dilation = per_axis(attributes["dilation"], full, "dilation", op_name)[rr:]
+    lower = per_axis(attributes["lower_pad"] or (0,), full, "lower_pad", op_name)[rr:]
+    upper = per_axis(attributes["upper_pad"] or (0,), full, "upper_pad", op_name)[rr:]
+    return [axis_geometry(n, k, s, d, a, lo, hi) if n >= 0 else (n, 0, 0)
+            for n, k, s, d, a, lo, hi in zip(spatial, k_shape, strides, dilation, auto, lower, upper)], \
+        strides, dilation
+
+
+def _resolve_kernel(w, shape):
+    if (w.is_parameter or w.is_constant) and any(d == -1 for d in w._shape):
+        w._resolve_inferred_shape(shape)
+
+
+def _convolution_infer(inputs, attributes):
+    w, x = inputs
+    dtype = promote(w._dtype, x._dtype)
+    if w._shape is None or x._shape is None:
+        return [OutputSpec(None, dtype, x._dynamic_axes)]
+    op_name = attributes["op_name"]
+    rr, groups = attributes["reduction_rank"], attributes["groups"]
+    out_c, in_c, k_shape, spatial = _split(w._shape, x._shape, rr, op_name)
+    if not 1 <= len(k_shape) <= 3:
+        raise ValueError("%s: only 1 to 3 spatial axes are supported, got kernel %s" % (op_name, w._shape))
+    if rr == 1 and in_c >= 0:
+        if in_c % groups:
+            raise ValueError("%s: %d input channels are not divisible into %d groups" % (op_name, in_c, groups))
+        _resolve_kernel(w, (out_c, in_c // groups) + k_shape)
+    elif rr == 0:
+        _resolve_kernel(w, ((out_c, 1) if len(w._shape) == len(x._shape) + 2 else (out_c,)) + k_shape)
+    geo, _, _ = _geometry(attributes, k_shape, spatial)
+    out = []
+    for (o, lo, hi), n, k in zip(geo, spatial, k_shape):
+        if n >= 0 and o < 1:
+            raise ValueError("%s: the filter %s is larger than the (padded) operand %s" % (op_name, k_shape, spatial))
+        out.append(o)
+    return [OutputSpec((out_c,) + tuple(out), dtype, x._dynamic_axes)]
+
+
+def _convolution(w, x, n_dyn, in_c, pads, strides, dilation, groups, out_shape):
+    lead = x.shape[:n_dyn]
+    x = x.reshape((-1, in_c) + tuple(x.shape[x.dim() - len(strides):]))
+    if any(pads):
+        x = F.pad(x, pads)
+    w = w.reshape((w.shape[0], -1) + tuple(w.shape[w.dim() - len(strides):]))
+    y = _CONV[len(strides)](x, w, None, strides, 0, dilation, groups)
+    return y.reshape(tuple(lead) + tuple(out_shape))
+
+
+def _convolution_prepare(node):
+    w, x = node._inputs
+    a = node._attributes
+    _, in_c, k_shape, spatial = _split(w._shape, x._shape, a["reduction_rank"], a["op_name"])
+    geo, strides, dilation = _geometry(a, k_shape, spatial)
+    return {"n_dyn": x._n_dynamic, "in_c": in_c, "pads": torch_pad_list([g[1] for g in geo], [g[2] for g in geo]),
+            "strides": tuple(strides), "dilation": tuple(dilation), "groups": a["groups"],
+            "out_shape": node._outputs[0]._shape}
+
+
+register_op("Convolution", _convolution_infer, _convolution, prepare=_convolution_prepare)
+
+
+def _seq(v):
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,)
+
+
+def _ints(v):
+    return tuple(int(d) for d in _seq(v))
+
+
+def _attributes(op_name, strides, sharing, auto_padding, dilation, reduction_rank, groups, lower_pad=None,
+                upper_pad=None):
+    if reduction_rank not in (0, 1):
+        raise ValueError("%s: reduction_rank must be 0 or 1, got %r" % (op_name, reduction_rank))
+    if not all(_seq(sharing)):
+        raise ValueError("%s: sharing=False is not supported (CNTK supports only shared weights)" % op_name)
+    if int(groups) < 1:
+        raise ValueError("%s: groups must be > 0, got %r" % (op_name, groups))
+    return {"op_name": op_name, "strides": _ints(strides), "auto_padding": tuple(bool(p) for p in _seq(auto_padding)),
+            "dilation": _ints(dilation),
+            "lower_pad": tuple(lower_pad) if lower_pad else None, "upper_pad": tuple(upper_pad) if upper_pad else None,
+            "reduction_rank": int(reduction_rank), "groups": int(groups)}
+
+
+def convolution(convolution_map, operand, strides=(1,), sharing=[True], auto_padding=[True], sequential=False,
+                dilation=(1,), reduction_rank=1, groups=1, max_temp_mem_size_in_samples=0, name=""):
+    """Convolution of operand (C, *spatial) with the kernel convolution_map (O, C/groups, *filter); the result is
+    (O, *output spatial). Per-axis options cover the trailing axes (channel axis included)."""
+    if sequential:
+        raise ValueError("convolution: sequential=True (convolution over the sequence axis) is not supported; "
+                         "use cntk.layers.SequentialConvolution")
+    w, x = sanitize_operands(convolution_map, operand, names=["convolution_map", "operand"])
+    return make("Convolution", [w, x], _attributes("convolution", strides, sharing, auto_padding, dilation,
+                                                   reduction_rank, groups), name)
+
+
+def _split_transpose(w_shape, x_shape, reduction_rank, op_name):
+    """(in_channels, out_channels, kernel spatial shape, input spatial shape) for a (C_in, O, *filter) kernel."""
+    spatial = tuple(x_shape[reduction_rank:])
+    if len(w_shape) != len(spatial) + 2 or (reduction_rank == 0 and w_shape[0] not in (1, -1)):
+        raise ValueError("%s: a kernel of shape %s does not fit an operand of shape %s; expected kernel "
+                         "(in_channels, out_channels, *filter)" % (op_name, w_shape, x_shape))
+    return (x_shape[0] if reduction_rank else 1), w_shape[1], tuple(w_shape[2:]), spatial
+
+
+def _transpose_infer(inputs, attributes):
+    w, x = inputs
+    dtype = promote(w._dtype, x._dtype)
+    if w._shape is None or x._shape is None:
+        return [OutputSpec(None, dtype, x._dynamic_axes)]
+    op_name = attributes["op_name"]
+    rr = attributes["reduction_rank"]
+    in_c, out_c, k_shape, spatial = _split_transpose(w._shape, x._shape, rr, op_name)
+    if in_c >= 0:
+        _resolve_kernel(w, (in_c,) + tuple(w._shape[1:]))
+    out = attributes["output_shape"]
+    if out is None:
+        full = len(k_shape) + rr
+        strides = per_axis(attributes["strides"], full, "strides", op_name)[rr:]
+        auto = per_axis(attributes["auto_padding"], full, "auto_padding", op_name)[rr:]
+        dil = per_axis(attributes["dilation"], full, "dilation", op_name)[rr:]
+        out = tuple(n * s if a else (n - 1) * s + (k - 1) * d + 1
+                    for n, k, s, a, d in zip(spatial, k_shape, strides, auto, dil))
+    else:
+        out = tuple(out)[len(out) - len(k_shape):]
+    return [OutputSpec((out_c,) + tuple(out), dtype, x._dynamic_axes)]
+
+
+def _convolution_transpose(w, x, n_dyn, in_c, los, out_spatial, strides, dilation, out_shape):
+    lead = x.shape[:n_dyn]
+    rank = len(strides)
+    x = x.reshape((-1, in_c) + tuple(x.shape[x.dim() - rank:]))
+    w = w.reshape((in_c, -1) + tuple(w.shape[w.dim() - rank:]))
+    y = _CONV_T[rank](x, w, None, strides, 0, 0, 1, dilation)
+    pads = []
+    for full, lo, m in zip(reversed(y.shape[2:]), reversed(los), reversed(out_spatial)):
+        pads += [-lo, m - (full - lo)]
+    if any(pads):
+        y = F.pad(y, pads)
+    return y.reshape(tuple(lead) + tuple(out_shape))
+
+
+def _transpose_prepare(node):
+    w, x = node._inputs
+    a = node._attributes
+    out_shape = node._outputs[0]._shape
+    rr = a["reduction_rank"]
+    in_c, _, k_shape, spatial = _split_transpose(w._shape, x._shape, rr, a["op_name"])
+    out_spatial = tuple(out_shape[1:])
+    geo, strides, dilation = _geometry(a, k_shape, out_spatial)
+    return {"n_dyn": x._n_dynamic, "in_c": in_c, "los": [g[1] for g in geo],
+            "out_spatial": out_spatial, "strides": tuple(strides), "dilation": tuple(dilation),
+            "out_shape": out_shape}
+
+
+register_op("ConvolutionTranspose", _transpose_infer, _convolution_transpose, prepare=_transpose_prepare)
+
+
+def convolution_transpose(convolution_map, operand, strides=(1,), sharing=[True], auto_padding=[True],
+                          output_shape=None, dilation=(1,), reduction_rank=1, max_temp_mem_size_in_samples=0, name=""):
+    """Transposed convolution ('deconvolution'): the gradient of convolution with the kernel convolution_map
+    (C_in, O, *filter) with respect to its operand; output_shape fixes the output's spatial size."""
+    w, x = sanitize_operands(convolution_map, operand, names=["convolution_map", "operand"])
+    attrs = _attributes("convolution_transpose", strides, sharing, auto_padding, dilation, reduction_rank, 1)
+    attrs["output_shape"] = None if output_shape is None else tuple(
+        output_shape if isinstance(output_shape, (tuple, list)) else (output_shape,))
+    return make("ConvolutionTranspose", [w, x], attrs, name)

@@ -1,0 +1,144 @@
+"""pooling and unpooling over the trailing axes of an operand (CNTK geometry, see _geometry)."""
+import math
+
+import torch
+import torch.nn.functional as F
+
+from ..core.registry import OutputSpec, register_op
+from ._common import make, sanitize_operands
+from ._geometry import axis_geometry, per_axis, torch_pad_list
+
+MAX_POOLING = 0
+AVG_POOLING = 1
+MAX_UNPOOLING = 0
+
+_MAX = {1: F.max_pool1d, 2: F.max_pool2d, 3: F.max_pool3d}
+_AVG = {1: F.avg_pool1d, 2: F.avg_pool2d, 3: F.avg_pool3d}
+
+
+def _window_geometry(attributes, x_shape):
+    """(window, strides, per-axis (out, lo, hi)) for the pooled trailing axes of x_shape."""
+    op_name = attributes["op_name"]
+    window = attributes["window"]
+    if window is None:  # global pooling: every axis but the leading (channel) axis
+        window = tuple(x_shape[1:]) if len(x_shape) > 1 else tuple(x_shape)
+    rank = len(window)
+    if rank > len(x_shape):
+        raise ValueError("%s: the window %s has more axes than the operand %s" % (op_name, window, x_shape))
+    if not 1 <= rank <= 3:
+        raise ValueError("%s: only windows over 1 to 3 axes are supported, got %s" % (op_name, window))
+    strides = per_axis(attributes["strides"], rank, "strides", op_name)
+    auto = per_axis(attributes["auto_padding"], rank, "auto_padding", op_name)
+    spatial = tuple(x_shape[len(x_shape) - rank:])
+    geo = [axis_geometry(n, k, s, 1, a, ceil_out=attributes["ceil_out_dim"])
+           for n, k, s, a in zip(spatial, window, strides, auto)]
+    for (out, _, _), n, k in zip(geo, spatial, window):
+        if out < 1:
+            raise ValueError("%s: the window %s is larger than the (padded) operand %s" % (op_name, window, x_shape))
+    return tuple(window), tuple(strides), geo
+
+
+def _pooling_infer(inputs, attributes):
+    x = inputs[0]
+    if x._shape is None:
+        return [OutputSpec(None, x._dtype, x._dynamic_axes)]
+    window, _, geo = _window_geometry(attributes, x._shape)
+    lead = x._shape[:len(x._shape) - len(window)]
+    return [OutputSpec(tuple(lead) + tuple(g[0] for g in geo), x._dtype, x._dynamic_axes)]
+
+
+def _pool(x, pooling_type, window, strides, pads, include_pad, out_shape, n_dyn):
+    rank = len(window)
+    lead = x.shape[:n_dyn]
+    x = x.reshape((-1, 1) + tuple(x.shape[x.dim() - rank:]))
+    padded = any(p > 0 for p in pads)
+    if pooling_type == MAX_POOLING:
+        if any(pads):
+            x = F.pad(x, pads, value=-math.inf)
+        y = _MAX[rank](x, window, strides)
+    else:
+        ones = torch.ones((1, 1) + tuple(x.shape[2:]), dtype=x.dtype, device=x.device)
+        if any(pads):
+            x = F.pad(x, pads)
+        y = _AVG[rank](x, window, strides)
+        if padded and not include_pad:
+            y = y / _AVG[rank](F.pad(ones, pads), window, strides)
+    return y.reshape(tuple(lead) + tuple(out_shape))
+
+
+def _pooling_prepare(node):
+    x = node._inputs[0]
+    a = node._attributes
+    window, strides, geo = _window_geometry(a, x._shape)
+    out_shape = node._outputs[0]._shape
+    return {"pooling_type": a["pooling_type"], "window": window, "strides": strides,
+            "pads": torch_pad_list([g[1] for g in geo], [g[2] for g in geo]), "include_pad": a["include_pad"],
+            "out_shape": out_shape, "n_dyn": x._n_dynamic}
+
+
+register_op("Pooling", _pooling_infer, _pool, prepare=_pooling_prepare)
+
+
+def _seq(v):
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,)
+
+
+def _check_type(op_name, pooling_type):
+    if pooling_type not in (MAX_POOLING, AVG_POOLING):
+        raise ValueError("%s: pooling_type must be MAX_POOLING or AVG_POOLING, got %r" % (op_name, pooling_type))
+
+
+def pooling(operand, pooling_type, pooling_window_shape, strides=(1,), auto_padding=[False], ceil_out_dim=False,
+            include_pad=False, name=""):
+    """Max or average pooling of the trailing axes of operand with the given window (an empty or None window
+    pools each channel globally); averages exclude padding unless include_pad."""
+    _check_type("pooling", pooling_type)
+    (x,) = sanitize_operands(operand, names=["operand"])
+    window = None if pooling_window_shape is None or _seq(pooling_window_shape) in ((), (-2,)) else \
+        tuple(int(d) for d in _seq(pooling_window_shape))
+    attrs = {"op_name": "pooling", "pooling_type": int(pooling_type), "window": window,
+             "strides": tuple(int(s) for s in _seq(strides)), "auto_padding": tuple(bool(p) for p in _seq(auto_padding)),
+             "ceil_out_dim": bool(ceil_out_dim), "include_pad": bool(include_pad)}
+    return make("Pooling", [x], attrs, name)
+
+
+def _unpooling_infer(inputs, attributes):
+    x, ref = inputs
+    return [OutputSpec(ref._shape, x._dtype, x._dynamic_axes)]
+
+
+def _unpool(x, ref, window, strides, pads):
+    rank = len(window)
+    full = ref.shape
+    ref = ref.reshape((-1, 1) + tuple(ref.shape[ref.dim() - rank:]))
+    if any(pads):
+        ref = F.pad(ref, pads, value=-math.inf)
+    _, idx = _MAX[rank](ref, window, strides, return_indices=True)
+    flat = torch.zeros(ref.shape[0], 1, ref[0, 0].numel(), dtype=x.dtype, device=x.device)
+    flat.scatter_(2, idx.reshape(idx.shape[0], 1, -1), x.reshape(idx.shape[0], 1, -1))
+    y = flat.reshape(ref.shape)
+    if any(pads):
+        y = F.pad(y, [-p for p in pads])
+    return y.reshape(full)
+
+
+def _unpooling_prepare(node):
+    x, ref = node._inputs
+    window, strides, geo = _window_geometry(node._attributes, ref._shape)
+    return {"window": window, "strides": strides, "pads": torch_pad_list([g[1] for g in geo], [g[2] for g in geo]),
+}
+
+
+register_op("Unpooling", _unpooling_infer, _unpool, prepare=_unpooling_prepare)
+
+
+def unpooling(operand, pooling_input, unpooling_type, unpooling_window_shape, strides=(1,), auto_padding=[False],
+              name=""):
+    """Max unpooling: each value of operand goes back to where the maximum of its window was in pooling_input."""
+    if unpooling_type != MAX_UNPOOLING:
+        raise ValueError("unpooling: only MAX_UNPOOLING is supported, got %r" % (unpooling_type,))
+    x, ref = sanitize_operands(operand, pooling_input, names=["operand", "pooling_input"])
+    attrs = {"op_name": "unpooling", "window": tuple(int(d) for d in _seq(unpooling_window_shape)),
+             "strides": tuple(int(s) for s in _seq(strides)), "auto_padding": tuple(bool(p) for p in _seq(auto_padding)),
+             "ceil_out_dim": False}
+    return make("Unpooling", [x, ref], attrs, name)

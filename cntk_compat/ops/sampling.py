@@ -1,0 +1,211 @@
+"""Random number ops: the samplers of cntk.random, random_sample and random_sample_inclusion_frequency.
+
+Each random node owns a torch.Generator seeded once from its ``seed`` attribute, so repeated evaluations
+continue one stream of draws (as in CNTK). Draws are made on the CPU in float64 and then moved, which
+keeps a stream identical across devices and sizes.
+"""
+import math
+import weakref
+
+import numpy as np
+import torch
+
+from ..core.dtypes import sanitize_dtype, to_torch_dtype
+from ..core.function import Function
+from ..core.registry import OutputSpec, register_op
+from ..core.variables import sanitize_shape
+from ._common import sanitize_operands
+
+SentinelValueForAutoSelectRandomSeed = 2 ** 64 - 2
+
+
+def resolve_seed(seed, op_name):
+    """The seed a random node uses: the given one, or a fresh one drawn from torch's global generator."""
+    if seed is None or int(seed) == SentinelValueForAutoSelectRandomSeed:
+        return int(torch.randint(0, 2 ** 62, (1,)).item())
+    if int(seed) < 0:
+        raise ValueError("%s: seed must be a non-negative int, got %r" % (op_name, seed))
+    return int(seed)
+
+
+_STREAMS = {}  # node uid -> (seed, {device: torch.Generator}); generated code names a stream by the uid
+
+
+def stream(node):
+    """The uid naming node's random stream (seeded from its "seed" attribute), registered on first use."""
+    uid = node._uid
+    if uid not in _STREAMS:
+        _STREAMS[uid] = (node._attributes["seed"] % (2 ** 63), {})
+        weakref.finalize(node, _STREAMS.pop, uid, None)
+    return uid
+
+
+def generator(uid, device="cpu"):
+    """The generator of stream uid on a device (streams on different devices are independent)."""
+    seed, generators = _STREAMS[uid]
+    device = torch.device(device)
+    if device not in generators:
+        generators[device] = torch.Generator(device=device).manual_seed(seed)
+    return generators[device]
+
+
+def _uniform(gen, shape):
+    return torch.rand(shape, generator=gen, dtype=torch.float64)
+
+
+def _draw(kind, gen, shape, a, b):
+    if kind == "uniform":
+        return a + (b - a) * _uniform(gen, shape)
+    if kind == "bernoulli":
+        return (_uniform(gen, shape) < a).to(torch.float64)
+    if kind == "gumbel":
+        return a - b * torch.log(-torch.log(_uniform(gen, shape).clamp_min(1e-300)))
+    # normal: Box-Muller on consecutive pairs of uniform draws
+    n = math.prod(shape)
+    u = _uniform(gen, (2 * n,))
+    z = torch.sqrt(-2.0 * torch.log1p(-u[0::2])) * torch.cos(2.0 * math.pi * u[1::2])
+    return (a + b * z).reshape(shape)
+
+
+def _random(*like, kind, shape, a, b, stream, dtype, device):
+    generator_ = generator(stream)
+    if like:
+        x = like[0]
+        return _draw(kind, generator_, tuple(x.shape), a, b).to(device=x.device, dtype=x.dtype)
+    return _draw(kind, generator_, shape, a, b).to(device=device, dtype=dtype)
+
+
+def _random_prepare(node):
+    from ..core.device import default_torch_device
+    out = node._outputs[0]
+    attrs = node._attributes
+    return {"kind": attrs["kind"], "shape": tuple(out._shape), "a": attrs["a"], "b": attrs["b"],
+            "stream": stream(node), "dtype": to_torch_dtype(out._dtype), "device": default_torch_device()}
+
+
+def _random_infer(inputs, attributes):
+    if inputs:
+        x = inputs[0]
+        return [OutputSpec(x._shape, x._dtype, x._dynamic_axes, needs_gradient=False)]
+    return [OutputSpec(attributes["shape"], attributes["dtype"], (), needs_gradient=False)]
+
+
+_OP_NAMES = {"uniform": "UniformRandom", "normal": "NormalRandom", "gumbel": "GumbelRandom",
+             "bernoulli": "BernoulliRandom"}
+for _name in _OP_NAMES.values():
+    register_op(_name, _random_infer, _random, prepare=_random_prepare)
+    register_op(_name + "Like", _random_infer, _random, prepare=_random_prepare)
+
+
+def random_op(kind, x, shape, dtype, a, b, seed, name):
+    """A sampler node: from a shape and dtype (x None), or shaped like x."""
+    op_name = _OP_NAMES[kind] + ("" if x is None else "Like")
+    attributes = {"kind": kind, "a": float(a), "b": float(b), "seed": resolve_seed(seed, op_name)}
+    if x is None:
+        attributes["shape"] = sanitize_shape(shape)
+        attributes["dtype"] = sanitize_dtype(dtype) or np.dtype(np.float32)
+        inputs = []
+    else:
+        inputs = sanitize_operands(x, names=["x"])
+    return Function._composite(Function._primitive(op_name, inputs, attributes, name).outputs)
+
+
+# -- random_sample / random_sample_inclusion_frequency --------------------------------------------
+
+def _weights_infer(op_name):
+    def infer(inputs, attributes):
+        (w,) = inputs
+        if w._shape is not None and len(w._shape) != 1:
+            raise ValueError("%s: weights must be a vector, got shape %s" % (op_name, w._shape))
+        n = attributes["num_samples"]
+        if w._shape is not None and not attributes["allow_duplicates"] and n > w._shape[0]:
+            raise ValueError("%s: cannot draw %d samples without replacement from %d classes"
+                             % (op_name, n, w._shape[0]))
+        if op_name == "RandomSample":
+            shape = None if w._shape is None else (n, w._shape[0])
+            return [OutputSpec(shape, w._dtype, (), is_sparse=True, needs_gradient=False)]
+        return [OutputSpec(w._shape, w._dtype, w._dynamic_axes, needs_gradient=False)]
+    return infer
+
+
+def _checked_probabilities(weights, op_name):
+    w = weights.detach().to("cpu", torch.float64).reshape(-1)
+    if bool((w < 0).any()):
+        raise ValueError("%s: sampling weights must be non-negative" % op_name)
+    total = float(w.sum())
+    if total <= 0:
+        raise ValueError("%s: the sampling weights sum to zero" % op_name)
+    return w / total
+
+
+def _random_sample(weights, num_samples, allow_duplicates, stream):
+    p = _checked_probabilities(weights, "random_sample")
+    if not allow_duplicates and int((p > 0).sum()) < num_samples:
+        raise ValueError("random_sample: %d samples without replacement need at least as many classes with a "
+                         "positive weight, got %d" % (num_samples, int((p > 0).sum())))
+    idx = torch.multinomial(p, num_samples, replacement=allow_duplicates, generator=generator(stream))
+    out = torch.zeros((num_samples, p.numel()), dtype=weights.dtype, device=weights.device)
+    return out.scatter_(1, idx.to(weights.device).unsqueeze(1), 1.0)
+
+
+def _expected_tries(p, num_samples):
+    """How many draws with replacement are expected to give num_samples distinct classes (by bisection)."""
+    def distinct(t):
+        return float((-torch.expm1(t * torch.log1p(-p.clamp(max=1 - 1e-16)))).sum())
+    lo, hi = float(num_samples), float(num_samples)
+    while distinct(hi) < num_samples and hi < 1e18:
+        lo, hi = hi, hi * 2
+    for _ in range(100):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if distinct(mid) < num_samples else (lo, mid)
+    return hi
+
+
+def _inclusion_frequency(weights, num_samples, allow_duplicates):
+    op_name = "random_sample_inclusion_frequency"
+    p = _checked_probabilities(weights, op_name)
+    if allow_duplicates:
+        freq = num_samples * p
+    else:
+        if int((p > 0).sum()) < num_samples:
+            raise ValueError("%s: %d samples without replacement need at least as many classes with a positive "
+                             "weight, got %d" % (op_name, num_samples, int((p > 0).sum())))
+        tries = _expected_tries(p, num_samples)
+        freq = -torch.expm1(tries * torch.log1p(-p.clamp(max=1 - 1e-16)))
+    return freq.to(device=weights.device, dtype=weights.dtype).reshape(weights.shape)
+
+
+def _sample_prepare(node):
+    return {"num_samples": node._attributes["num_samples"], "allow_duplicates": node._attributes["allow_duplicates"],
+            "stream": stream(node)}
+
+
+def _frequency_prepare(node):
+    return {"num_samples": node._attributes["num_samples"], "allow_duplicates": node._attributes["allow_duplicates"]}
+
+
+register_op("RandomSample", _weights_infer("RandomSample"), _random_sample, prepare=_sample_prepare)
+register_op("RandomSampleInclusionFrequency", _weights_infer("RandomSampleInclusionFrequency"),
+            _inclusion_frequency, prepare=_frequency_prepare)
+
+
+def _sampling_op(op_name, weights, num_samples, allow_duplicates, seed, name):
+    (weights,) = sanitize_operands(weights, names=["weights"])
+    if int(num_samples) < 1:
+        raise ValueError("%s: num_samples must be positive, got %r" % (op_name, num_samples))
+    attributes = {"num_samples": int(num_samples), "allow_duplicates": bool(allow_duplicates),
+                  "seed": resolve_seed(seed, op_name)}
+    return Function._composite(Function._primitive(op_name, [weights], attributes, name).outputs)
+
+
+def random_sample(weights, num_samples, allow_duplicates, seed=SentinelValueForAutoSelectRandomSeed, name=""):
+    """num_samples classes drawn with probabilities weights / sum(weights), as a (num_samples, len(weights))
+    one-hot matrix without dynamic axes; a new set of samples on every evaluation."""
+    return _sampling_op("RandomSample", weights, num_samples, allow_duplicates, seed, name)
+
+
+def random_sample_inclusion_frequency(weights, num_samples, allow_duplicates,
+                                      seed=SentinelValueForAutoSelectRandomSeed, name=""):
+    """The expected number of times each class occurs in random_sample(weights, num_samples, allow_duplicates)
+    (an estimate when sampling without replacement)."""
+    return _sampling_op("RandomSampleInclusionFrequency", weights, num_samples, allow_duplicates, seed, name)

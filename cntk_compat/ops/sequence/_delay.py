@@ -1,0 +1,76 @@
+"""past_value, future_value, delay: the sequence shifted by time_step steps, initial_state filling the gap."""
+import torch
+
+from ...core.function import as_variable
+from ...core.registry import register_op
+from .._common import make, sanitize_operand, spec_like
+from ._masked import expand_mask
+
+
+def _infer(inputs, attributes):
+    x = inputs[0]
+    return [spec_like(x, x._shape)]
+
+
+def _initial_block(x, init, init_dyn, steps):
+    """initial_state laid out as (B, steps, *shape) for the sequence batch x (B, T, *shape)."""
+    b_size, shape = x.shape[0], tuple(x.shape[2:])
+    lead = init.shape[0] if init_dyn else 1
+    static = tuple(init.shape[1:] if init_dyn else init.shape)
+    full = init.reshape((lead, 1) + (1,) * (len(shape) - len(static)) + static)
+    return full.expand((b_size, steps) + shape).to(x.dtype)
+
+
+def _past_value(x, init, time_step, init_dyn, mask):
+    steps = min(time_step, x.shape[1])
+    head = _initial_block(x, init, init_dyn, steps)
+    return torch.cat([head, x[:, :x.shape[1] - steps]], 1)
+
+
+def _future_value(x, init, time_step, init_dyn, mask):
+    t_size = x.shape[1]
+    steps = min(time_step, t_size)
+    shifted = torch.cat([x[:, steps:], _initial_block(x, init, init_dyn, steps)], 1)
+    valid = torch.cat([mask[:, steps:], mask.new_zeros((mask.shape[0], steps))], 1)
+    return torch.where(expand_mask(valid, x), shifted, _initial_block(x, init, init_dyn, t_size))
+
+
+def _prepare(node):
+    if node._inputs[1]._sequence_axis is not None:
+        raise ValueError("%s: an initial_state with a sequence axis is not supported; pass a value without "
+                         "a sequence axis" % node._op_name)
+    return {"time_step": node._attributes["time_step"], "init_dyn": node._inputs[1]._n_dynamic}
+
+
+register_op("PastValue", _infer, _past_value, prepare=_prepare, uses_mask=True)
+register_op("FutureValue", _infer, _future_value, prepare=_prepare, uses_mask=True)
+
+
+def _delay_op(op_name, x, initial_state, time_step, name):
+    if int(time_step) != time_step or time_step < 1:
+        raise ValueError("%s: time_step must be a positive integer, got %r" % (op_name, time_step))
+    x = as_variable(x, "x")
+    init = sanitize_operand(0 if initial_state is None else initial_state, x._dtype, "initial_state")
+    return make(op_name, [x, init], {"time_step": int(time_step)}, name)
+
+
+def past_value(x, initial_state=None, time_step=1, name=''):
+    """Each step's value time_step steps back in its sequence (initial_state before the start)."""
+    return _delay_op("PastValue", x, initial_state, time_step, name)
+
+
+def future_value(x, initial_state=None, time_step=1, name=''):
+    """Each step's value time_step steps ahead in its sequence (initial_state past the end)."""
+    return _delay_op("FutureValue", x, initial_state, time_step, name)
+
+
+def delay(x, initial_state=None, time_step=1, name=''):
+    """past_value for time_step > 0, future_value for time_step < 0, x itself for 0."""
+    if time_step > 0:
+        return past_value(x, initial_state, time_step, name)
+    if time_step < 0:
+        return future_value(x, initial_state, -time_step, name)
+    if name:
+        from ..elementwise import alias
+        return alias(x, name)
+    return x

@@ -1,0 +1,42 @@
+"""Torch helpers for padded sequence batches: values (B, T, *shape) with a (B, T) bool mask."""
+import torch
+
+
+def expand_mask(mask, x):
+    """The (B, T) mask reshaped to broadcast against x (B, T, *shape)."""
+    return mask.reshape(tuple(mask.shape) + (1,) * (x.dim() - 2))
+
+
+def lengths_of(mask):
+    return mask.sum(1)
+
+
+def mask_from_lengths(lengths, max_len):
+    return torch.arange(max_len, device=lengths.device)[None, :] < lengths[:, None]
+
+
+def pack_by_counts(values, counts):
+    """Each position t of sequence b repeated counts[b, t] times, the kept elements packed to the front.
+
+    values (B, T, *shape), counts (B, T) non-negative integers. Returns (packed (B, T', *shape), mask (B, T'))
+    with T' the largest total count; fully vectorized.
+    """
+    b_size, t_size = counts.shape
+    counts = counts.long()
+    lengths = counts.sum(1)
+    new_t = int(lengths.max()) if b_size else 0
+    flat = torch.repeat_interleave(torch.arange(b_size * t_size, device=values.device), counts.reshape(-1))
+    batch = flat // t_size
+    starts = torch.cumsum(lengths, 0) - lengths
+    within = torch.arange(flat.numel(), device=values.device) - starts[batch]
+    picked = values.reshape((b_size * t_size,) + tuple(values.shape[2:]))[flat]
+    out = values.new_zeros((b_size, new_t) + tuple(values.shape[2:]))
+    out = out.index_put((batch, within), picked)
+    return out, mask_from_lengths(lengths, new_t)
+
+
+def gather_steps(x, index):
+    """x[b, index[b, j]] for every b, j: index (B, J) long, clamped into range."""
+    index = index.clamp(0, max(x.shape[1] - 1, 0))
+    view = index.reshape(tuple(index.shape) + (1,) * (x.dim() - 2)).expand(tuple(index.shape) + tuple(x.shape[2:]))
+    return torch.gather(x, 1, view)

@@ -1,0 +1,46 @@
+"""Reductions along the sequence axis: reduce_sum, reduce_max, softmax."""
+import torch
+
+from ...core.function import as_variable
+from ...core.registry import register_op
+from .._common import make, spec_like
+from ._masked import expand_mask
+from ._select import without_sequence_axis
+
+
+def _infer_reduced(inputs, attributes):
+    x = inputs[0]
+    return [spec_like(x, x._shape, dynamic_axes=without_sequence_axis(x))]
+
+
+def _reduce_sum(x, mask):
+    return torch.where(expand_mask(mask, x), x, torch.zeros_like(x)).sum(1)
+
+
+def _reduce_max(x, mask):
+    return torch.where(expand_mask(mask, x), x, torch.full_like(x, -float("inf"))).amax(1)
+
+
+def _softmax(x, mask):
+    return torch.softmax(torch.where(expand_mask(mask, x), x, torch.full_like(x, -float("inf"))), 1)
+
+
+register_op("SequenceReduceSum", _infer_reduced, _reduce_sum, uses_mask=True)
+register_op("SequenceReduceMax", _infer_reduced, _reduce_max, uses_mask=True)
+register_op("SequenceSoftmax", lambda inputs, attributes: [spec_like(inputs[0], inputs[0]._shape)], _softmax,
+            uses_mask=True)
+
+
+def reduce_sum(seq, name=''):
+    """The sum of each sequence's elements (the result has no sequence axis)."""
+    return make("SequenceReduceSum", [as_variable(seq, "seq")], None, name)
+
+
+def reduce_max(seq, name=''):
+    """The elementwise maximum over each sequence (the result has no sequence axis)."""
+    return make("SequenceReduceMax", [as_variable(seq, "seq")], None, name)
+
+
+def softmax(seq, name=''):
+    """Softmax over the steps of each sequence, elementwise in the static axes."""
+    return make("SequenceSoftmax", [as_variable(seq, "seq")], None, name)

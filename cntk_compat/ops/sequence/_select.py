@@ -1,0 +1,204 @@
+"""Picking steps of sequences: first, last, is_first, is_last, slice, where, gather, scatter."""
+import torch
+
+from ...core.axis import Axis, BATCH_AXIS_NAME
+from ...core.function import as_variable
+from ...core.registry import OutputSpec, register_op
+from .._common import make, spec_like
+from ._masked import expand_mask, gather_steps, lengths_of, pack_by_counts
+
+
+def without_sequence_axis(x):
+    """x's dynamic axes less its sequence axis (None while they are unknown)."""
+    if x._dynamic_axes is None:
+        return None
+    return tuple(a for a in x._dynamic_axes if a.name == BATCH_AXIS_NAME)
+
+
+def with_sequence_axis(x, axis):
+    if x._dynamic_axes is None:
+        return None
+    return (axis,) + without_sequence_axis(x)
+
+
+# -- first / last ------------------------------------------------------------------------------------
+
+def _infer_step(inputs, attributes):
+    x = inputs[0]
+    return [spec_like(x, x._shape, dynamic_axes=without_sequence_axis(x))]
+
+
+def _first(x, mask):
+    return x[:, 0]
+
+
+def _last(x, mask):
+    return gather_steps(x, (lengths_of(mask) - 1)[:, None])[:, 0]
+
+
+register_op("SequenceFirst", _infer_step, _first, uses_mask=True)
+register_op("SequenceLast", _infer_step, _last, uses_mask=True)
+
+
+def first(seq, name=''):
+    """The first element of each sequence (the result has no sequence axis)."""
+    return make("SequenceFirst", [as_variable(seq, "seq")], None, name)
+
+
+def last(seq, name=''):
+    """The last element of each sequence (the result has no sequence axis)."""
+    return make("SequenceLast", [as_variable(seq, "seq")], None, name)
+
+
+# -- is_first / is_last -------------------------------------------------------------------------------
+
+def _infer_flag(inputs, attributes):
+    return [OutputSpec((), inputs[0]._dtype, inputs[0]._dynamic_axes, needs_gradient=False)]
+
+
+def _is_first(x, mask):
+    flag = torch.zeros(mask.shape, dtype=x.dtype, device=x.device)
+    flag[:, :1] = 1
+    return flag
+
+
+def _is_last(x, mask):
+    steps = torch.arange(mask.shape[1], device=x.device)[None, :]
+    return (steps == (lengths_of(mask) - 1)[:, None]).to(x.dtype)
+
+
+register_op("SequenceIsFirst", _infer_flag, _is_first, uses_mask=True)
+register_op("SequenceIsLast", _infer_flag, _is_last, uses_mask=True)
+
+
+def is_first(seq, name=''):
+    """1 at the first step of each sequence, 0 elsewhere (a scalar per step)."""
+    return make("SequenceIsFirst", [as_variable(seq, "seq")], None, name)
+
+
+def is_last(seq, name=''):
+    """1 at the last step of each sequence, 0 elsewhere (a scalar per step)."""
+    return make("SequenceIsLast", [as_variable(seq, "seq")], None, name)
+
+
+# -- slice ----------------------------------------------------------------------------------------
+
+def _infer_new_axis(inputs, attributes):
+    x = inputs[0]
+    return [spec_like(x, x._shape, dynamic_axes=with_sequence_axis(x, attributes["new_axis"]))]
+
+
+def _slice(x, begin_index, end_index, mask):
+    lengths = lengths_of(mask)
+    begin = torch.full_like(lengths, begin_index) if begin_index >= 0 else lengths + begin_index
+    end = lengths + end_index if end_index <= 0 else torch.full_like(lengths, end_index)
+    begin = torch.minimum(begin.clamp(min=0), lengths)
+    end = torch.minimum(end.clamp(min=0), lengths)
+    new_lengths = (end - begin).clamp(min=0)
+    new_t = int(new_lengths.max()) if new_lengths.numel() else 0
+    steps = torch.arange(new_t, device=x.device)[None, :]
+    new_mask = steps < new_lengths[:, None]
+    out = gather_steps(x, begin[:, None] + steps)
+    return torch.where(expand_mask(new_mask, out), out, torch.zeros_like(out)), new_mask
+
+
+register_op("SequenceSlice", _infer_new_axis, _slice, uses_mask=True, makes_mask=True,
+            prepare=lambda node: {"begin_index": node._attributes["begin_index"],
+                                  "end_index": node._attributes["end_index"]})
+
+
+def slice(seq, begin_index, end_index, name=''):
+    """Steps begin_index..end_index (exclusive) of each sequence; negative indices count from each
+    sequence's end and end_index 0 means the end."""
+    seq = as_variable(seq, "seq")
+    attributes = {"begin_index": int(begin_index), "end_index": int(end_index),
+                  "new_axis": Axis.new_unique_dynamic_axis("sliceAxis")}
+    return make("SequenceSlice", [seq], attributes, name)
+
+
+# -- where / gather / scatter -------------------------------------------------------------------
+
+def _where_axis(condition, new_sequence_axis_typeinfo):
+    if new_sequence_axis_typeinfo is None:
+        return Axis("whereNodeDynamicAxis_conditionVariable_%s" % condition.uid)
+    factor, additive = new_sequence_axis_typeinfo
+    source = condition._sequence_axis.name if condition._sequence_axis is not None else "unknown"
+    return Axis("%s_times_%s_plus_%s" % (source, factor, additive))
+
+
+def _check_typeinfo(typeinfo):
+    if typeinfo is not None and (not isinstance(typeinfo, tuple) or len(typeinfo) != 2):
+        raise ValueError("new_sequence_axis_typeinfo must be a tuple (scaling_factor, additive_factor), got %r"
+                         % (typeinfo,))
+
+
+def _counts(condition, mask):
+    counts = torch.round(condition.reshape(mask.shape)).long().clamp(min=0)
+    return torch.where(mask, counts, torch.zeros_like(counts))
+
+
+def _where(condition, mask):
+    steps = torch.arange(mask.shape[1], device=condition.device, dtype=condition.dtype)
+    return pack_by_counts(steps[None, :].expand(mask.shape), _counts(condition, mask))
+
+
+def _infer_where(inputs, attributes):
+    c = inputs[0]
+    return [OutputSpec((), c._dtype, with_sequence_axis(c, attributes["new_axis"]), needs_gradient=False)]
+
+
+register_op("Where", _infer_where, _where, uses_mask=True, makes_mask=True)
+
+
+def where(condition, new_sequence_axis_typeinfo=None, name=''):
+    """The step indices where condition is non-zero (a step with condition k > 1 repeats k times), as a new
+    sequence."""
+    _check_typeinfo(new_sequence_axis_typeinfo)
+    condition = as_variable(condition, "condition")
+    return make("Where", [condition], {"new_axis": _where_axis(condition, new_sequence_axis_typeinfo)}, name)
+
+
+def _gather(seq, condition, masks):
+    mask = masks[0]
+    keep = (condition.reshape(mask.shape) != 0) & mask
+    return pack_by_counts(seq, keep.long())
+
+
+register_op("SequenceGather", _infer_new_axis, _gather, uses_masks=True, makes_mask=True)
+
+
+def gather(seq, condition, new_sequence_axis_typeinfo=None, name=''):
+    """The elements of seq at the steps where condition is non-zero, packed as a new (shorter) sequence."""
+    _check_typeinfo(new_sequence_axis_typeinfo)
+    seq, condition = as_variable(seq, "seq"), as_variable(condition, "condition")
+    return make("SequenceGather", [seq, condition],
+                {"new_axis": _where_axis(condition, new_sequence_axis_typeinfo)}, name)
+
+
+def _scatter(seq, condition, masks):
+    mask = masks[1]
+    if masks[0] is None:
+        seq = seq.unsqueeze(1)
+    keep = (condition.reshape(mask.shape) != 0) & mask
+    rank = torch.cumsum(keep.long(), 1) - 1
+    placed = gather_steps(seq, rank)
+    return torch.where(expand_mask(keep, placed), placed, torch.zeros_like(placed))
+
+
+def _infer_scatter(inputs, attributes):
+    seq, condition = inputs
+    axes = condition._dynamic_axes
+    return [spec_like(seq, seq._shape, dynamic_axes=axes)]
+
+
+register_op("SequenceScatter", _infer_scatter, _scatter, uses_masks=True)
+
+
+def scatter(seq, condition, new_sequence_axis_typeinfo=None, name=''):
+    """The inverse of gather: seq's elements placed, in order, at the steps where condition is non-zero (zeros
+    elsewhere), on condition's sequence axis."""
+    _check_typeinfo(new_sequence_axis_typeinfo)
+    return make("SequenceScatter", [as_variable(seq, "seq"), as_variable(condition, "condition")], None, name)
+
+
+__all__ = ["first", "last", "is_first", "is_last", "slice", "where", "gather", "scatter"]

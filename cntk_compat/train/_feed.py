@@ -1,0 +1,98 @@
+"""Helpers shared by the Trainer and the Evaluator: criterion and argument forms, sample counts and sums."""
+import torch
+
+from ..core.function import Function, as_variable
+from ..io.minibatch_data import MinibatchData
+
+
+def as_function(f, argument):
+    if isinstance(f, Function):
+        return f
+    return Function._composite([as_variable(f, argument)])
+
+
+def criterion_pair(criterion):
+    """(loss Function, metric Function or None) from a Function (1 or 2 outputs) or a 1/2-tuple."""
+    if isinstance(criterion, Function) and len(criterion.outputs) == 1:
+        return criterion, None
+    parts = criterion.outputs if isinstance(criterion, Function) else criterion
+    if not isinstance(parts, (list, tuple)):
+        parts = [parts]
+    if len(parts) not in (1, 2):
+        raise ValueError("criterion must be a loss Function, a (loss, metric) pair or a Function with 2 outputs; "
+                         "got %d parts" % len(parts))
+    if parts[0] is None:
+        raise ValueError("criterion: the loss must not be None")
+    loss = as_function(parts[0], "criterion loss")
+    metric = as_function(parts[1], "criterion metric") if len(parts) == 2 and parts[1] is not None else None
+    for name, f in (("loss", loss), ("metric", metric)):
+        if f is not None and len(f.outputs) != 1:
+            raise ValueError("criterion: the %s must have exactly one output, it has %d" % (name, len(f.outputs)))
+    return loss, metric
+
+
+def progress_writer_list(progress_writers):
+    if progress_writers is None:
+        return []
+    return list(progress_writers) if isinstance(progress_writers, (list, tuple)) else [progress_writers]
+
+
+def argument_map(known, arguments):
+    """{Variable: data} for ``arguments`` (a dict by Variable or name, or bare data for a single input)."""
+    if arguments is None:
+        return {}
+    if not isinstance(arguments, dict):
+        if len(known) != 1:
+            raise ValueError("the criterion has %d inputs (%s); pass a dict mapping each to its data"
+                             % (len(known), ", ".join(a.name or a.uid for a in known)))
+        return {known[0]: arguments}
+    by_name = {}
+    for a in known:
+        by_name.setdefault(a.name, a)
+    result = {}
+    for k, v in arguments.items():
+        if isinstance(k, str):
+            if k not in by_name:
+                raise ValueError("no input named %r (inputs: %s)" % (k, ", ".join(a.name or a.uid for a in known)))
+            k = by_name[k]
+        else:
+            k = as_variable(k, "argument key")
+        result[k] = v
+    return result
+
+
+def sweep_end_of(args):
+    """Whether reader data (MinibatchData) ends a sweep; None when the data does not come from a reader."""
+    flags = [v.end_of_sweep for v in args.values() if isinstance(v, MinibatchData)]
+    return any(flags) if flags else None
+
+
+def _mask(var, tensor, info):
+    axis = var._sequence_axis
+    if axis is None or not var._has_batch:
+        return None
+    lengths = info.lengths_by_axis.get(axis.name)
+    if lengths is None or all(n == tensor.shape[1] for n in lengths):
+        return None
+    lengths = torch.as_tensor(lengths, device=tensor.device)
+    mask = torch.arange(tensor.shape[1], device=tensor.device)[None, :] < lengths[:, None]
+    return mask.reshape(mask.shape + (1,) * (tensor.dim() - 2))
+
+
+def sample_count(var, tensor, info):
+    """The number of samples a criterion value covers: its batch (x valid sequence steps), or the minibatch's
+    sample count for a value without a batch axis."""
+    if not var._has_batch:
+        return info.num_samples or 1
+    if var._sequence_axis is None:
+        return int(tensor.shape[0])
+    lengths = info.lengths_by_axis.get(var._sequence_axis.name)
+    return int(sum(lengths)) if lengths is not None else int(tensor.shape[0] * tensor.shape[1])
+
+
+def summed(var, tensor, info):
+    """The sum of a criterion value over all its valid entries (padding of sequences left out)."""
+    mask = _mask(var, tensor, info)
+    if mask is not None:
+        tensor = torch.where(mask, tensor, torch.zeros((), dtype=tensor.dtype, device=tensor.device))
+    return tensor.sum()

@@ -1,0 +1,233 @@
+"""The Trainer: one gradient step per minibatch for a (loss, metric) criterion, spread over learners."""
+import torch
+
+from ..core.engine import evaluate_tensors, to_numpy
+from ..core.function import Function, as_variable
+from . import checkpoint as _checkpoint
+from ._feed import (argument_map, as_function, criterion_pair, progress_writer_list, sample_count, summed, sweep_end_of)
+
+__all__ = ["Trainer"]
+
+
+class Trainer(object):
+    """Trains ``model`` by minimizing the loss of ``criterion`` with ``parameter_learners``.
+
+    Args:
+        model (Function or None): the model being trained (only reported back; may be None).
+        criterion: a loss Function, a ``(loss, metric)`` pair (metric may be None), or a Function with two
+         outputs (loss, metric).
+        parameter_learners: a learner or a list of learners over disjoint sets of the criterion's parameters;
+         parameters no learner covers are left unchanged.
+        progress_writers: a progress writer or a list of them (see :mod:`cntk.logging`).
+    """
+
+    def __init__(self, model, criterion, parameter_learners, progress_writers=None):
+        self._loss, self._metric = criterion_pair(criterion)
+        self._model = as_function(model, "Trainer model") if model is not None else None
+        learners = parameter_learners if isinstance(parameter_learners, (list, tuple)) else [parameter_learners]
+        self._learners = list(learners)
+        self._progress_writers = progress_writer_list(progress_writers)
+        for learner in self._learners:
+            learner.add_progress_writers(self._progress_writers)
+        self._outputs = [self._loss.output] + ([self._metric.output] if self._metric is not None else [])
+        self._parameters = self._check_learners()
+        self._arguments_of = tuple(self._all_arguments())
+        self._samples_seen = 0
+        self._prev = (None, None, 0)
+        self._train_acc = [None, None]
+        self._test_acc = None
+
+    # ------------------------------------------------------------------ construction helpers
+    def _check_learners(self):
+        owner = {}
+        for learner in self._learners:
+            for p in learner.parameters:
+                if p in owner:
+                    raise ValueError("Trainer: parameter %r is covered by two different learners" % (p,))
+                owner[p] = learner
+        known = set(Function._composite(self._outputs).parameters)
+        for p in owner:
+            if p not in known:
+                raise ValueError("Trainer: the learners' parameter %r is not a parameter of the loss or "
+                                 "evaluation function" % (p,))
+        return list(owner)
+
+    def _all_arguments(self):
+        seen = []
+        for f in (self._loss, self._metric, self._model):
+            for a in (f.arguments if f is not None else ()):
+                if a not in seen:
+                    seen.append(a)
+        return seen
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def model(self):
+        """The model that the trainer is training."""
+        return self._model
+
+    @property
+    def loss_function(self):
+        """The loss function that the trainer is using."""
+        return self._loss
+
+    @property
+    def evaluation_function(self):
+        """The evaluation function that the trainer is using (None when there is none)."""
+        return self._metric
+
+    @property
+    def parameter_learners(self):
+        """The parameter learners that the trainer is using."""
+        return list(self._learners)
+
+    @property
+    def previous_minibatch_loss_average(self):
+        """The average training loss per sample of the last minibatch trained."""
+        loss, _, n = self._prev
+        if loss is None:
+            raise ValueError("previous_minibatch_loss_average: no minibatch has been trained yet")
+        return float(loss) / n
+
+    @property
+    def previous_minibatch_evaluation_average(self):
+        """The average evaluation criterion value per sample of the last minibatch trained."""
+        _, metric, n = self._prev
+        if metric is None:
+            raise ValueError("previous_minibatch_evaluation_average: no minibatch has been trained yet, or the "
+                             "Trainer has no evaluation function")
+        return float(metric) / n
+
+    @property
+    def previous_minibatch_sample_count(self):
+        """The number of samples in the last minibatch trained."""
+        return self._prev[2]
+
+    @property
+    def total_number_of_samples_seen(self):
+        """The number of samples trained on since the start (restored by checkpoints)."""
+        return self._samples_seen
+
+    # ------------------------------------------------------------------ training
+    def train_minibatch(self, arguments, outputs=None, device=None, is_sweep_end=None):
+        """Updates the parameters from one minibatch.
+
+        ``arguments`` maps the criterion's (and model's) inputs, by Variable or name, to data (numpy / scipy
+        arrays, lists of sequences, Values or :class:`~cntk.io.MinibatchData`). Returns True when some learner
+        updated its parameters (False at the end of learning, or for empty data); with ``outputs``, a pair of
+        that and a dict mapping each requested output to its value.
+        """
+        args = argument_map(self._arguments_of, arguments)
+        from_reader = sweep_end_of(args)
+        if from_reader is not None and is_sweep_end is not None:
+            raise ValueError("train_minibatch: is_sweep_end must not be given when the data is MinibatchData "
+                             "(the sweep end comes from the data)")
+        sweep_end = bool(from_reader if from_reader is not None else is_sweep_end)
+        if not args:
+            return (False, {}) if outputs else False
+        extra = [as_variable(o, "outputs") for o in (outputs or ())]
+        results, info = evaluate_tensors(self._outputs + extra, args, requires_grad=True, training=True,
+                                         device=device)
+        n = sample_count(self._loss.output, results[0], info)
+        loss = summed(self._loss.output, results[0], info)
+        metric = summed(self._metric.output, results[1], info) if self._metric is not None else None
+        updated = self._step(loss, n, sweep_end)
+        self._record_training(loss.detach(), None if metric is None else metric.detach(), n)
+        if updated:
+            self._samples_seen += n
+        if outputs:
+            values = results[len(self._outputs):]
+            return updated, {o: to_numpy(o, t, info.lengths_by_axis) for o, t in zip(extra, values)}
+        return updated
+
+    def _step(self, loss, n, sweep_end):
+        params = self._parameters
+        grads = ()
+        if params and loss.requires_grad:
+            tensors = [p.tensor for p in params]
+            grads = torch.autograd.grad(loss, tensors, allow_unused=True)
+            grads = [torch.zeros_like(t) if g is None else g for g, t in zip(grads, tensors)]
+        by_param = dict(zip(params, grads)) if grads else {p: torch.zeros_like(p.tensor) for p in params}
+        updated = False
+        for learner in self._learners:
+            mine = {p: by_param[p] for p in learner.parameters}
+            updated = learner.update(mine, n, sweep_end) or updated
+        return updated
+
+    def _record_training(self, loss, metric, n):
+        self._prev = (loss, metric, n)
+        acc = self._train_acc
+        acc[0] = loss if acc[0] is None else acc[0] + loss
+        if metric is not None:
+            acc[1] = metric if acc[1] is None else acc[1] + metric
+        for writer in self._progress_writers:
+            writer.update_training(n, acc[0], acc[1])
+
+    def summarize_training_progress(self):
+        """Writes the training summary since the previous one to the progress writers and resets it."""
+        loss, metric = self._train_acc
+        for writer in self._progress_writers:
+            writer.write_training_summary(0.0 if loss is None else loss, metric)
+        self._train_acc = [None, None]
+
+    # ------------------------------------------------------------------ testing
+    def test_minibatch(self, arguments, device=None):
+        """The average evaluation criterion value per sample on one minibatch (parameters unchanged)."""
+        if self._metric is None:
+            raise ValueError("test_minibatch: the Trainer has no evaluation function (the criterion was given "
+                             "without a metric)")
+        args = argument_map(self._arguments_of, arguments)
+        with torch.no_grad():
+            (value,), info = evaluate_tensors([self._metric.output], args, device=device)
+            n = sample_count(self._metric.output, value, info)
+            total = summed(self._metric.output, value, info)
+        self._test_acc = total if self._test_acc is None else self._test_acc + total
+        for writer in self._progress_writers:
+            writer.update_test(n, self._test_acc)
+        return float(total) / n if n else 0.0
+
+    def summarize_test_progress(self):
+        """Writes the test summary since the previous one to the progress writers and resets it."""
+        for writer in self._progress_writers:
+            writer.write_test_summary(0.0 if self._test_acc is None else self._test_acc)
+        self._test_acc = None
+
+    # ------------------------------------------------------------------ checkpoints
+    def _checkpoint_parameters(self):
+        return Function._composite(self._outputs + (self._model.outputs if self._model is not None else [])) \
+            .parameters
+
+    def save_checkpoint(self, filename, external_state={}):
+        """Saves the parameter values, the learners' and the trainer's state, the random generators' state and
+        ``external_state`` (a dict of plain Python values and tensors) to ``filename``, atomically."""
+        state = {"parameters": [p.tensor.detach().cpu().clone() for p in self._checkpoint_parameters()],
+                 "parameter_names": [p.name for p in self._checkpoint_parameters()],
+                 "learners": [learner.state_dict() for learner in self._learners],
+                 "trainer": {"samples_seen": self._samples_seen},
+                 "random": _checkpoint.random_state(),
+                 "external_state": dict(external_state)}
+        _checkpoint.save(filename, state)
+
+    def restore_from_checkpoint(self, filename):
+        """Restores the state saved by :meth:`save_checkpoint`; returns its ``external_state``."""
+        state = _checkpoint.load(filename)
+        params = self._checkpoint_parameters()
+        saved = state["parameters"]
+        if len(saved) != len(params):
+            raise ValueError("restore_from_checkpoint: '%s' holds %d parameters, the model has %d"
+                             % (filename, len(saved), len(params)))
+        for p, value in zip(params, saved):
+            if tuple(value.shape) != tuple(p.tensor.shape):
+                raise ValueError("restore_from_checkpoint: '%s' holds shape %s for parameter %r, expected %s"
+                                 % (filename, tuple(value.shape), p, tuple(p.tensor.shape)))
+        if len(state["learners"]) != len(self._learners):
+            raise ValueError("restore_from_checkpoint: '%s' holds %d learners, the Trainer has %d"
+                             % (filename, len(state["learners"]), len(self._learners)))
+        with torch.no_grad():
+            for p, value in zip(params, saved):
+                p.tensor.copy_(value)
+        for learner, learner_state in zip(self._learners, state["learners"]):
+            learner.load_state_dict(learner_state)
+        self._samples_seen = int(state["trainer"]["samples_seen"])
+        _checkpoint.set_random_state(state["random"])
+        return state["external_state"]

@@ -1,0 +1,342 @@
+"""A training session: the standard training loop over a minibatch source with progress reporting,
+checkpointing, cross validation and a final test, each at its own frequency."""
+import enum
+import os
+import re
+import sys
+import warnings
+
+from ..io import INFINITELY_REPEAT, MinibatchSource, MinibatchSourceFromData, UserMinibatchSource
+from ..io.user_source import read_minibatch
+from ..learners.schedules import MinibatchSizeSchedule, minibatch_size_schedule
+
+__all__ = ["DataUnit", "CheckpointConfig", "CrossValidationConfig", "TestConfig", "TrainingSession",
+           "training_session", "minibatch_size_schedule"]
+
+_SOURCE_STATE_KEY = "TrainingMinibatchSource"
+_SESSION_STATE_KEY = "TrainingSession"
+
+
+class DataUnit(enum.IntEnum):
+    """What a frequency counts: samples, minibatches or sweeps over the data."""
+    sample = 0
+    minibatch = 1
+    sweep = 2
+
+
+def _frequency(frequency, argument):
+    """(frequency, DataUnit) from an int (samples), a (count, DataUnit) pair or None."""
+    if frequency is None:
+        return None, DataUnit.sample
+    if isinstance(frequency, int) and not isinstance(frequency, bool):
+        return frequency, DataUnit.sample
+    if isinstance(frequency, tuple) and len(frequency) == 2 and isinstance(frequency[0], int) and \
+            isinstance(frequency[1], DataUnit):
+        return frequency
+    raise ValueError("%s: unsupported frequency %r (expected an int or a (count, DataUnit) pair)"
+                     % (argument, frequency))
+
+
+def _schedule(minibatch_size, argument):
+    if isinstance(minibatch_size, int) and not isinstance(minibatch_size, bool):
+        return minibatch_size_schedule(minibatch_size)
+    if not isinstance(minibatch_size, MinibatchSizeSchedule):
+        raise ValueError("%s of type (%s) not supported; it must be an int or the result of "
+                         "minibatch_size_schedule()" % (argument, type(minibatch_size)))
+    return minibatch_size
+
+
+def _deprecated(message):
+    warnings.warn("DEPRECATED: " + message, DeprecationWarning, stacklevel=3)
+
+
+def is_reader(source):
+    return isinstance(source, (MinibatchSource, UserMinibatchSource))
+
+
+def _rows(data):
+    return data.shape[0] if hasattr(data, "shape") else len(data)
+
+
+def sanitize_source(source, model_inputs_to_streams, criterion, repeat):
+    """(source, {input Variable: stream}) with numpy/scipy data (a tuple in the order of the criterion's
+    arguments) wrapped into a MinibatchSourceFromData: endless with ``repeat``, else one sweep."""
+    if source is None or is_reader(source):
+        return source, model_inputs_to_streams
+    if criterion is None:
+        raise ValueError("when passing data directly in place of a minibatch source, criterion must be given")
+    arrays = source if isinstance(source, tuple) else (source,)
+    params = list(criterion.arguments)
+    if len(params) != len(arrays):
+        raise ValueError("to pass data directly in place of a minibatch source, pass a tuple of %d numpy or scipy "
+                         "arrays, in the order of the arguments of the criterion function; you passed %d value(s)"
+                         % (len(params), len(arrays)))
+    if model_inputs_to_streams is not None:
+        raise ValueError("mapping must not be provided when data is passed directly")
+    names = [p.name or "stream_%d" % i for i, p in enumerate(params)]
+    if len(set(names)) != len(names):
+        names = ["stream_%d" % i for i in range(len(params))]
+    types = [{"shape": p.shape, "is_sparse": p.is_sparse, "dynamic_axes": p.dynamic_axes} for p in params]
+    max_samples = INFINITELY_REPEAT if repeat else _rows(arrays[0])
+    wrapped = MinibatchSourceFromData({n: (a, t) for n, a, t in zip(names, arrays, types)}, max_samples=max_samples)
+    return wrapped, {p: wrapped.streams[n] for p, n in zip(params, names)}
+
+
+class CheckpointConfig(object):
+    """Checkpointing of a training session.
+
+    Args:
+        filename (str): checkpoint file name (None: no checkpointing).
+        frequency (int or (int, DataUnit)): samples (or minibatches / sweeps) between checkpoints; None or
+         ``sys.maxsize``: one checkpoint at the end of training.
+        restore (bool): restore from an existing checkpoint before training.
+        preserve_all (bool): keep every checkpoint, named ``filename`` + its index.
+    """
+
+    def __init__(self, filename, frequency=None, restore=True, preserve_all=False):
+        frequency, unit = _frequency(frequency, "CheckpointConfig")
+        if filename is None:
+            if frequency:
+                raise ValueError("Checkpoint frequency cannot be specified without checkpoint_filename")
+            frequency, filename = 0, ""
+        self.filename = filename
+        self.frequency = sys.maxsize if frequency is None else frequency
+        self.frequency_unit = unit
+        self.restore = restore
+        self.preserve_all = preserve_all
+
+
+class CrossValidationConfig(object):
+    """Cross validation during a training session.
+
+    Args:
+        minibatch_source: reader or tuple of numpy/scipy arrays for cross validation.
+        frequency (int or (int, DataUnit)): how often; None or ``sys.maxsize``: once at the end of training.
+        minibatch_size (int or minibatch_size_schedule): minibatch size for cross validation.
+        callback: ``callback(index, average_error, num_samples, num_minibatches)``; returning False stops
+         training. Called instead of, or after, the evaluation on ``minibatch_source``.
+        max_samples (int): number of samples to validate on (None: all).
+        model_inputs_to_streams (dict): input -> stream mapping (default: the training session's).
+        criterion (Function): required when ``minibatch_source`` is numpy/scipy data.
+        source, mb_size: deprecated spellings of ``minibatch_source`` and ``minibatch_size``.
+    """
+
+    def __init__(self, minibatch_source=None, frequency=None, minibatch_size=32, callback=None, max_samples=None,
+                 model_inputs_to_streams=None, criterion=None, source=None, mb_size=None):
+        self.callback = callback
+        frequency, unit = _frequency(frequency, "CrossValidationConfig")
+        if source is not None:
+            _deprecated('"source" parameter is deprecated, please use "minibatch_source" instead')
+            minibatch_source = source
+        if mb_size is not None:
+            _deprecated('"mb_size" parameter is deprecated, please use "minibatch_size" instead')
+            minibatch_size = mb_size
+        if minibatch_source is None and callback is None:
+            if frequency:
+                raise ValueError("Either minibatch_source of callback should be specified.")
+            frequency = 0
+        self.frequency = sys.maxsize if frequency is None else frequency
+        self.frequency_unit = unit
+        self.minibatch_size = _schedule(minibatch_size if minibatch_size is not None else 1, "minibatch_size")
+        self.max_samples = sys.maxsize if max_samples is None else max_samples
+        self.minibatch_source, self.model_inputs_to_streams = sanitize_source(
+            minibatch_source, model_inputs_to_streams, criterion, repeat=False)
+
+
+class TestConfig(object):
+    """A test over a data set at the end of a training session (arguments as for CrossValidationConfig)."""
+
+    def __init__(self, minibatch_source=None, minibatch_size=32, model_inputs_to_streams=None, criterion=None,
+                 source=None, mb_size=None):
+        if source is not None:
+            _deprecated('"source" parameter is deprecated, please use "minibatch_source" instead')
+            minibatch_source = source
+        if mb_size is not None:
+            _deprecated('"mb_size" parameter is deprecated, please use "minibatch_size" instead')
+            minibatch_size = mb_size
+        self.minibatch_size = _schedule(minibatch_size, "minibatch_size")
+        self.minibatch_source, self.model_inputs_to_streams = sanitize_source(
+            minibatch_source, model_inputs_to_streams, criterion, repeat=False)
+
+
+class _Action(object):
+    def __init__(self, frequency, unit, run):
+        self.frequency = frequency
+        self.unit = unit
+        self.run = run
+        self.index = 0
+        self.last_count = 0
+
+
+class TrainingSession(object):
+    """Trains ``trainer`` on ``mb_source``; create it with :func:`training_session`."""
+
+    def __init__(self, trainer, mb_source, mb_size, model_inputs_to_streams, max_samples, progress_frequency,
+                 checkpoint_config, cv_config, test_config):
+        if trainer is None:
+            raise ValueError("Trainer must not be None.")
+        if mb_source is None:
+            raise ValueError("Training minibatch source must not be None.")
+        progress_frequency, progress_unit = _frequency(progress_frequency, "progress_frequency")
+        mb_source, model_inputs_to_streams = sanitize_source(mb_source, model_inputs_to_streams,
+                                                             trainer.loss_function, repeat=True)
+        if not model_inputs_to_streams:
+            raise ValueError("Mapping between input vars and streams should not be empty.")
+        self.trainer = trainer
+        self._source = mb_source
+        self._schedule = _schedule(mb_size, "mb_size")
+        self._inputs_to_streams = dict(model_inputs_to_streams)
+        self._max_samples = sys.maxsize if max_samples is None else max_samples
+        self._checkpoint = checkpoint_config or CheckpointConfig(None)
+        self._cv = cv_config or CrossValidationConfig(None)
+        self._test = test_config or TestConfig(None)
+        self.cv_callback = self._cv.callback
+        self._minibatches = 0
+        self._sweeps = 0
+        self._actions = []
+        if self._checkpoint.frequency:
+            self._actions.append(_Action(self._checkpoint.frequency, self._checkpoint.frequency_unit,
+                                         self._save_checkpoint))
+        progress_frequency = sys.maxsize if progress_frequency is None else progress_frequency
+        if progress_frequency:
+            self._actions.append(_Action(progress_frequency, progress_unit, self._report_progress))
+        if self._cv.frequency:
+            self._actions.append(_Action(self._cv.frequency, self._cv.frequency_unit, self._cross_validate))
+
+    # ------------------------------------------------------------------ the loop
+    def _count(self, unit):
+        if unit == DataUnit.minibatch:
+            return self._minibatches
+        if unit == DataUnit.sweep:
+            return self._sweeps
+        return self.trainer.total_number_of_samples_seen
+
+    def train(self, device=None):
+        """Runs the training loop (restoring from the checkpoint first when configured)."""
+        trainer = self.trainer
+        if self._checkpoint.restore and self._checkpoint.filename:
+            self._restore()
+        restored_samples = trainer.total_number_of_samples_seen
+        for action in self._actions:
+            action.index = self._count(action.unit) // action.frequency
+            action.last_count = self._count(action.unit)
+        early_exit = False
+        while not early_exit:
+            left = self._max_samples - trainer.total_number_of_samples_seen
+            if left <= 0:
+                break
+            size = min(self._schedule[trainer.total_number_of_samples_seen], left)
+            args = read_minibatch(self._source, size, self._inputs_to_streams, device)
+            if not args:
+                break
+            updated = trainer.train_minibatch(args, device=device)
+            self._minibatches += 1
+            if any(getattr(d, "end_of_sweep", False) for d in args.values()):
+                self._sweeps += 1
+            for action in self._actions:
+                count = self._count(action.unit)
+                index = count // action.frequency
+                if index != action.index:
+                    early_exit |= action.run(action.index, device) is False
+                    action.index = index
+                    action.last_count = count
+            if not updated:
+                break
+        if restored_samples != trainer.total_number_of_samples_seen:
+            for action in self._actions:
+                count = self._count(action.unit)
+                if count % action.frequency != 0 and count != action.last_count:
+                    action.run(action.index, device)
+        if self._checkpoint.frequency and self._checkpoint.preserve_all and \
+                not os.path.exists(self._checkpoint.filename):
+            self._write_checkpoint(self._checkpoint.filename)
+        self._run_test(device)
+
+    # ------------------------------------------------------------------ actions
+    def _report_progress(self, index, device):
+        self.trainer.summarize_training_progress()
+
+    def _save_checkpoint(self, index, device):
+        name = self._checkpoint.filename
+        self._write_checkpoint(name + str(index) if self._checkpoint.preserve_all else name)
+
+    def _write_checkpoint(self, filename):
+        state = {_SESSION_STATE_KEY: {"minibatches": self._minibatches, "sweeps": self._sweeps},
+                 _SOURCE_STATE_KEY: self._source.get_checkpoint_state()}
+        self.trainer.save_checkpoint(filename, state)
+
+    def _restore(self):
+        name = self._checkpoint.filename
+        if self._checkpoint.preserve_all:
+            name = _latest_preserved(name) or name
+        if not os.path.exists(name):
+            return
+        state = self.trainer.restore_from_checkpoint(name)
+        session = state.get(_SESSION_STATE_KEY, {})
+        self._minibatches = int(session.get("minibatches", 0))
+        self._sweeps = int(session.get("sweeps", 0))
+        if _SOURCE_STATE_KEY in state:
+            self._source.restore_from_checkpoint(state[_SOURCE_STATE_KEY])
+
+    def _evaluate(self, source, inputs_to_streams, schedule, max_samples, device):
+        """(total metric, samples, minibatches) of test_minibatch over ``source`` until it is exhausted."""
+        mapping = inputs_to_streams or self._inputs_to_streams
+        position = source.get_checkpoint_state()
+        total, samples, minibatches = 0.0, 0, 0
+        while samples < max_samples:
+            args = read_minibatch(source, min(schedule[samples], max_samples - samples), mapping, device)
+            if not args:
+                break
+            n = max(d.num_samples for d in args.values())
+            total += self.trainer.test_minibatch(args, device=device) * n
+            samples += n
+            minibatches += 1
+        source.restore_from_checkpoint(position)
+        return total, samples, minibatches
+
+    def _cross_validate(self, index, device):
+        cv = self._cv
+        if cv.minibatch_source is None:
+            return self.on_cross_validation_end(index, 0, 0, 0)
+        total, samples, minibatches = self._evaluate(cv.minibatch_source, cv.model_inputs_to_streams,
+                                                     cv.minibatch_size, cv.max_samples, device)
+        self.trainer.summarize_test_progress()
+        return self.on_cross_validation_end(index, total / samples if samples else 0.0, samples, minibatches)
+
+    def on_cross_validation_end(self, index, average_error, num_samples, num_minibatches):
+        """Called after each cross validation; returns False to stop training (the config's callback
+        decides when there is one)."""
+        if self.cv_callback is not None:
+            return self.cv_callback(index, average_error, num_samples, num_minibatches)
+        return True
+
+    def _run_test(self, device):
+        test = self._test
+        if test.minibatch_source is None:
+            return
+        self._evaluate(test.minibatch_source, test.model_inputs_to_streams, test.minibatch_size, sys.maxsize,
+                       device)
+        self.trainer.summarize_test_progress()
+
+
+def _latest_preserved(filename):
+    """The preserved checkpoint (``filename`` + index) with the highest index, or None."""
+    directory = os.path.dirname(os.path.abspath(filename))
+    base = os.path.basename(filename)
+    pattern = re.compile(re.escape(base) + r"(\d+)$")
+    best = None
+    for entry in os.listdir(directory):
+        m = pattern.match(entry)
+        if m and (best is None or int(m.group(1)) > best[0]):
+            best = (int(m.group(1)), entry)
+    return os.path.join(directory, best[1]) if best else None
+
+
+def training_session(trainer, mb_source, mb_size, model_inputs_to_streams, progress_frequency=None,
+                     max_samples=None, checkpoint_config=None, cv_config=None, test_config=None):
+    """A :class:`TrainingSession` training ``trainer`` on ``mb_source`` (a reader, or a tuple of numpy/scipy
+    arrays in the order of the loss function's arguments) with minibatches of ``mb_size`` (int or
+    minibatch_size_schedule), for at most ``max_samples`` samples; ``progress_frequency`` (int or
+    (int, DataUnit)) sets how often the trainer summarizes its progress."""
+    return TrainingSession(trainer, mb_source, mb_size, model_inputs_to_streams, max_samples, progress_frequency,
+                           checkpoint_config, cv_config, test_config)

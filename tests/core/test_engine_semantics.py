@@ -1,0 +1,46 @@
+"""Engine contracts: constants copy their value, assign's deferred write, eval/grad return forms."""
+import numpy as np
+import scipy.sparse
+
+import cntk as C
+
+
+def test_constant_and_parameter_copy_their_initial_array():
+    data = np.ones((3, 2), np.float32)
+    c, p = C.constant(data), C.parameter(init=data)
+    data.shape = (1, 3, 2)
+    data[...] = 5
+    np.testing.assert_array_equal(c.asarray(), np.ones((3, 2)))
+    np.testing.assert_array_equal(p.asarray(), np.ones((3, 2)))
+
+
+def test_assign_writes_on_eval_and_on_backward_after_a_training_forward():
+    data = np.array([[1.0, 2.0]], np.float32)
+    dest = C.parameter(shape=(1, 2))
+    op = C.assign(dest, C.parameter(init=data))
+    state, fwd = op.forward({}, [op.output], set([op.output]))
+    np.testing.assert_array_equal(dest.asarray(), np.zeros((1, 2)))
+    grads = op.backward(state, {op.output: np.ones((1, 2), np.float32)}, set([dest]))
+    np.testing.assert_array_equal(dest.asarray(), data)
+    np.testing.assert_array_equal(grads[dest], np.zeros((1, 2)))
+
+
+def test_eval_with_one_requested_output_returns_its_value():
+    x, y = C.input_variable(1), C.input_variable(1)
+    plus = x + 1
+    f = C.combine([plus, y - 1])
+    np.testing.assert_array_equal(f.eval({x: [np.array([3.0], np.float32)]}, [plus]), [[4.0]])
+
+
+def test_grad_with_one_output_returns_its_value():
+    x = C.input_variable(2, dynamic_axes=[], needs_gradient=True)
+    op = x * .01 + 3.0
+    g, value = op.grad({x: np.array([.6, -.8], np.float32)}, outputs=[op], wrt=[x])
+    np.testing.assert_allclose(value, [3.006, 2.992])
+    np.testing.assert_allclose(g, [.01, .01])
+
+
+def test_sparse_outputs_come_back_as_csr():
+    y = C.eye_like(np.zeros((2, 3), np.float32), sparse_output=True).eval()
+    assert scipy.sparse.issparse(y)
+    np.testing.assert_array_equal(y.todense(), np.eye(2, 3))

@@ -1,0 +1,85 @@
+import os
+import shutil
+
+import pytest
+
+import cntk.logging as logging
+import cntk.ops as O
+from cntk.logging import graph
+
+
+def _graph():
+    d = {}
+    d['i1'] = O.input_variable(shape=(2, 3), name='i1')
+    d['c1'] = O.constant(shape=(2, 3), value=6, name='c1')
+    d['p1'] = O.parameter(shape=(3, 2), init=7, name='p1')
+    d['op1'] = O.plus(d['i1'], d['c1'], name='op1')
+    d['op2'] = O.times(d['op1'], d['p1'], name='op2')
+    d['p2'] = O.parameter(shape=(2, 2))
+    d['op3a'] = O.plus(d['op2'], d['p2'], name='op3')
+    d['op3b'] = O.plus(d['op3a'], d['p2'], name='op3')
+    d['root'] = d['op3b']
+    return d
+
+
+def test_find_nodes():
+    d = _graph()
+    for name in ['i1', 'c1', 'p1', 'op1', 'op2']:
+        found = graph.find_all_with_name(d['root'], name)
+        assert len(found) == 1 and found[0].name == name
+        assert logging.find_by_name(d['root'], name).name == name
+    assert graph.find_by_name(d['root'], 'p1') is d['p1']
+    assert len(graph.find_all_with_name(d['root'], 'op3')) == 2
+    with pytest.raises(ValueError, match="multiple"):
+        graph.find_by_name(d['root'], 'op3')
+    assert graph.find_by_name(d['root'], 'missing') is None
+    with pytest.raises(ValueError, match="string"):
+        graph.find_by_name(d['root'], 3)
+    assert graph.find_by_uid(d['root'], d['p2'].uid) is d['p2']
+
+
+def test_depth_first_order_and_outputs():
+    d = _graph()
+    names = [n.name for n in graph.depth_first_search(d['root'], lambda n: True)]
+    assert names == ["op3", "op3", "op2", "op1", "i1", "c1", "p1", ""]  # p2 once
+    names = [n.name for n in graph.depth_first_search(d['root'], lambda n: True)
+             if getattr(n, 'is_parameter', False)]
+    assert names == ['p1', '']
+    outputs = graph.get_node_outputs(d['root'])
+    assert [o.uid for o in outputs] == [d['op3b'].output.uid, d['op3a'].output.uid, d['op2'].output.uid,
+                                        d['op1'].output.uid]
+
+
+def test_plot_text_and_dot(tmp_path):
+    d = _graph()
+    text = graph.plot(d['op2'])
+    assert text.splitlines() == [
+        "Plus(%s, %s) -> %s;" % (d['i1'].uid, d['c1'].uid, d['op1'].output.uid), "",
+        "Times(%s, %s) -> %s;" % (d['op1'].output.uid, d['p1'].uid, d['op2'].output.uid)]
+    path = str(tmp_path / "g.dot")
+    assert graph.plot(d['op2'], path) == text
+    with open(path) as f:
+        dot = f.read()
+    assert dot.startswith("digraph network_graph {")
+    assert '"%s" -> "%s"' % (d['p1'].uid, d['op2'].root_function.uid) in dot
+    with pytest.raises(ValueError, match="extensions"):
+        graph.plot(d['op2'], str(tmp_path / "g.txt"))
+    if shutil.which("dot"):
+        graph.plot(d['op2'], str(tmp_path / "g.svg"))
+        assert os.path.getsize(str(tmp_path / "g.svg")) > 0
+
+
+def test_log_number_of_parameters(capsys):
+    d = _graph()
+    logging.log_number_of_parameters(d['root'], trace_level=1)
+    assert capsys.readouterr().out.splitlines() == [
+        "Training 10 parameters in 2 parameter tensors.", "", "\t(3, 2)", "\t(2, 2)"]
+
+
+def test_trace_level():
+    old = logging.get_trace_level()
+    logging.set_trace_level(logging.TraceLevel.Info)
+    assert logging.get_trace_level() == logging.TraceLevel.Info == 2
+    logging.set_trace_level(old)
+    with pytest.raises(ValueError):
+        logging.set_trace_level(7)

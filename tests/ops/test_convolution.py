@@ -1,0 +1,52 @@
+"""convolution / pooling / normalization ops against direct torch computations."""
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+import cntk as C
+
+
+def test_convolution_same_padding_matches_torch():
+    x = C.input_variable((2, 7, 7))
+    w = np.random.RandomState(0).randn(3, 2, 3, 3).astype(np.float32)
+    f = C.convolution(w, x, auto_padding=[False, True, True])
+    data = np.random.RandomState(1).randn(4, 2, 7, 7).astype(np.float32)
+    expected = F.conv2d(torch.from_numpy(data), torch.from_numpy(w), padding=1).numpy()
+    assert f.shape == (3, 7, 7)
+    np.testing.assert_allclose(f.eval({x: data}), expected, rtol=1e-4, atol=1e-4)
+
+
+def test_convolution_valid_with_stride_centers_like_cntk():
+    x = C.input_variable((1, 8))
+    f = C.convolution(np.ones((1, 1, 3), np.float32), x, strides=3, auto_padding=[False])
+    assert f.shape == (1, 2)
+    out = f.eval({x: np.arange(8, dtype=np.float32).reshape(1, 1, 8)})
+    np.testing.assert_allclose(out.ravel(), [1 + 2 + 3, 4 + 5 + 6])
+
+
+def test_pooling_max_and_average_exclude_padding():
+    x = C.input_variable((1, 4, 4))
+    data = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
+    m = C.pooling(x, C.MAX_POOLING, (2, 2), (2, 2)).eval({x: data})
+    np.testing.assert_allclose(m.ravel(), [5, 7, 13, 15])
+    a = C.pooling(x, C.AVG_POOLING, (3, 3), (1, 1), auto_padding=[True]).eval({x: np.ones_like(data)})
+    np.testing.assert_allclose(a, np.ones_like(data))
+
+
+def test_convolution_transpose_inverts_shape():
+    x = C.input_variable((2, 3, 3))
+    f = C.convolution_transpose(np.ones((2, 1, 2, 2), np.float32), x, strides=2, auto_padding=[False])
+    assert f.shape == (1, 6, 6)
+    np.testing.assert_allclose(f.eval({x: np.ones((1, 2, 3, 3), np.float32)}), 2 * np.ones((1, 1, 6, 6)))
+
+
+def test_batch_normalization_updates_running_mean_in_training_only():
+    from cntk_compat.core.engine import evaluate_tensors
+    x = C.input_variable(3)
+    bn = C.layers.BatchNormalization(normalization_time_constant=0)(x)
+    data = np.random.RandomState(0).randn(16, 3).astype(np.float32) + 5
+    (out,), _ = evaluate_tensors([bn.output], {x: data}, training=True)
+    assert abs(out.mean().item()) < 1e-4
+    mean = next(c for c in bn.constants if c.name == "aggregate_mean")
+    np.testing.assert_allclose(mean.value, data.mean(0), rtol=1e-4)
+    np.testing.assert_allclose(bn.eval({x: data}).mean(0), 0, atol=1e-3)

@@ -1,0 +1,43 @@
+"""squeeze/expand_dims with deferred shapes, reshape sub-ranges with new_leading_axis, splice on new axes."""
+import numpy as np
+import pytest
+
+import cntk as C
+from cntk import Axis
+
+
+@pytest.mark.parametrize("shape, axis", [((1, 2, 1), -1), ((1, 2, 1), (0, 2)), ((1, 3), None)])
+def test_squeeze_on_placeholder(shape, axis):
+    p = C.placeholder()
+    f = C.squeeze(p, axis)
+    x = C.input_variable(shape)
+    data = np.arange(np.prod(shape), dtype=np.float32).reshape((1,) + shape)
+    np.testing.assert_array_equal(f(x).eval({x: data})[0], np.squeeze(data[0], axis))
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_expand_dims_like_numpy(axis):
+    x = C.input_variable((2, 3))
+    assert C.expand_dims(C.placeholder(), axis)(x).shape == np.expand_dims(np.zeros((2, 3)), axis).shape
+
+
+def test_reshape_with_new_leading_axis_means_the_end():
+    x = C.input_variable((2, 3))
+    assert C.reshape(x, (3, 2), 0, Axis.new_leading_axis()).shape == (3, 2)
+    assert C.reshape(x, (1, 1), Axis.new_leading_axis(), Axis.new_leading_axis()).shape == (2, 3, 1, 1)
+    assert C.reshape(x, (1,), 0, 0).shape == (1, 2, 3)
+
+
+@pytest.mark.parametrize("axis", [-2, Axis.new_leading_axis()])
+def test_splice_along_a_new_leading_axis(axis):
+    np.testing.assert_array_equal(C.splice(C.constant([1.0]), C.constant([2.0]), axis=axis).eval(), [[1.0], [2.0]])
+
+
+def test_reduce_over_all_axes_ignores_sequence_padding():
+    data = np.arange(6, dtype=np.float32).reshape(2, 3)
+    a = C.sequence.input_variable((2, 3), needs_gradient=True)
+    value = [np.stack([data, data - 0.5]), np.stack([data + 0.25])]
+    f = C.reduce_mean(a, axis=Axis.all_axes())
+    assert f.eval({a: value}).item() == pytest.approx((45 - 1.5) / 18)
+    grads = f.grad({a: value})
+    np.testing.assert_allclose(grads[1], np.full((1, 2, 3), 1 / 18), rtol=1e-6)

@@ -1,0 +1,58 @@
+"""Bad input raises ValueError/TypeError naming the culprit, never a raw torch error."""
+import numpy as np
+import pytest
+
+import cntk as C
+
+
+@pytest.fixture
+def f():
+    x = C.input_variable(2, name="x")
+    y = C.input_variable(3, name="y")
+    return x, y, C.splice(x, C.reduce_sum(y))
+
+
+def test_missing_argument_is_named(f):
+    x, y, fn = f
+    with pytest.raises(ValueError, match=r"missing data for argument 'y'"):
+        fn.eval({x: np.ones((2, 2), np.float32)})
+
+
+def test_wrong_shape_states_expected_and_got(f):
+    x, y, fn = f
+    with pytest.raises(ValueError, match=r"argument 'x'.*\(2,\).*\(2, 3\)"):
+        fn.eval({x: np.ones((2, 3), np.float32), y: np.ones((2, 3), np.float32)})
+
+
+def test_non_numeric_data(f):
+    x, y, fn = f
+    with pytest.raises(TypeError, match=r"argument 'x'.*numeric"):
+        fn.eval({x: np.array([["a", "b"]]), y: np.ones((1, 3), np.float32)})
+
+
+def test_unknown_argument_name(f):
+    x, y, fn = f
+    with pytest.raises(ValueError, match=r"no argument named 'z'"):
+        fn.eval({"z": np.ones((1, 2), np.float32)})
+
+
+def test_shape_mismatch_at_graph_construction():
+    with pytest.raises(ValueError, match=r"times: .*\(2,\).*\(3, 4\)"):
+        C.times(C.input_variable(2), C.parameter((3, 4)))
+    with pytest.raises(ValueError, match=r"Plus: operand shapes"):
+        C.plus(C.input_variable((2, 3)), C.input_variable((4,)))
+
+
+def test_unbound_placeholder_cannot_be_evaluated():
+    p = C.placeholder(name="p")
+    g = C.exp(p)
+    with pytest.raises(ValueError, match="placeholder"):
+        g.eval({p: np.ones((1, 2), np.float32)})
+
+
+def test_wrong_argument_count_on_call():
+    @C.Function
+    def add(a, b):
+        return a + b
+    with pytest.raises(TypeError, match="expects 2 arguments"):
+        add(C.input_variable(2))

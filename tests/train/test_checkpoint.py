@@ -1,0 +1,96 @@
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import cntk as C
+from _models import data, logistic_regression
+from cntk_compat.train.checkpoint import CheckpointError
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _run(args, **kw):
+    return subprocess.Popen([sys.executable, os.path.join(HERE, "_resume_worker.py")] + args, cwd=HERE, **kw)
+
+
+def test_sigkill_then_restore_matches_uninterrupted_run(tmp_path):
+    full = tmp_path / "full.npy"
+    assert _run([str(tmp_path / "a.ckpt"), str(full), "0"]).wait(timeout=120) == 0
+    ckpt = tmp_path / "b.ckpt"
+    proc = _run([str(ckpt), str(tmp_path / "unused.npy"), "0.02"])
+    deadline = time.time() + 60
+    while not (ckpt.exists() and os.path.exists(str(ckpt) + ".ckp")) and time.time() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert ckpt.exists(), "no checkpoint was written before the kill"
+    resumed = tmp_path / "resumed.npy"
+    assert _run([str(ckpt), str(resumed), "0"]).wait(timeout=120) == 0
+    np.testing.assert_allclose(np.load(str(resumed)), np.load(str(full)), rtol=1e-5, atol=1e-6)
+
+
+def _saved_trainer(path):
+    crit, z, x, y = logistic_regression()
+    trainer = C.Trainer(z, crit, [C.adam(z.parameters, C.learning_parameter_schedule(0.01),
+                                         C.momentum_schedule(0.9))])
+    X, Y = data(64)
+    trainer.train_minibatch({x: X, y: Y})
+    trainer.save_checkpoint(str(path), {"epoch": 3, "nested": {"a": [1, 2]}})
+    return trainer, z, x, y, X, Y
+
+
+def test_restore_brings_back_parameters_learner_state_and_counters(tmp_path):
+    path = tmp_path / "c"
+    trainer, z, x, y, X, Y = _saved_trainer(path)
+    saved = [p.value.copy() for p in z.parameters]
+    trainer.train_minibatch({x: X, y: Y})
+    after_one = [p.value.copy() for p in z.parameters]
+    assert trainer.restore_from_checkpoint(str(path)) == {"epoch": 3, "nested": {"a": [1, 2]}}
+    for p, v in zip(z.parameters, saved):
+        np.testing.assert_array_equal(p.value, v)
+    assert trainer.total_number_of_samples_seen == 64
+    trainer.train_minibatch({x: X, y: Y})
+    for p, v in zip(z.parameters, after_one):
+        np.testing.assert_allclose(p.value, v, rtol=1e-6)
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garbage", "ckp"])
+def test_corrupt_checkpoint_raises_naming_the_file(tmp_path, damage):
+    path = tmp_path / "c"
+    trainer = _saved_trainer(path)[0]
+    victim = str(path) + ".ckp" if damage == "ckp" else str(path)
+    raw = open(victim, "rb").read()
+    with open(victim, "wb") as f:
+        f.write(raw[: len(raw) // 2] if damage != "garbage" else b"not a checkpoint at all")
+    with pytest.raises(CheckpointError, match=os.path.basename(victim)):
+        trainer.restore_from_checkpoint(str(path))
+
+
+def test_mismatched_pair_and_missing_file(tmp_path):
+    trainer = _saved_trainer(tmp_path / "a")[0]
+    trainer.save_checkpoint(str(tmp_path / "b"))
+    os.replace(str(tmp_path / "b.ckp"), str(tmp_path / "a.ckp"))
+    with pytest.raises(CheckpointError, match="same checkpoint"):
+        trainer.restore_from_checkpoint(str(tmp_path / "a"))
+    with pytest.raises(FileNotFoundError, match="nothere"):
+        trainer.restore_from_checkpoint(str(tmp_path / "nothere"))
+
+
+def test_failed_write_leaves_previous_checkpoint_intact(tmp_path, monkeypatch):
+    path = tmp_path / "c"
+    trainer = _saved_trainer(path)[0]
+    before = open(str(path), "rb").read()
+
+    def boom(*args, **kwargs):
+        raise OSError("disk full")
+    monkeypatch.setattr("cntk_compat.train.checkpoint.torch.save", boom)
+    with pytest.raises(OSError, match="disk full"):
+        trainer.save_checkpoint(str(path))
+    assert open(str(path), "rb").read() == before
+    assert sorted(os.listdir(str(tmp_path))) == ["c", "c.ckp"]

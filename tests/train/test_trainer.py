@@ -1,0 +1,106 @@
+import re
+
+import numpy as np
+import pytest
+
+import cntk as C
+from _models import data, logistic_regression
+
+
+def _trainer(writers=None, lr=0.1):
+    crit, z, x, y = logistic_regression()
+    learner = C.sgd(z.parameters, C.learning_parameter_schedule(lr))
+    return C.Trainer(z, (crit.outputs[0], crit.outputs[1]), [learner], writers), crit, z, x, y
+
+
+def test_explicit_loop_prints_cntk_table_and_loss_goes_down(capsys):
+    X, Y = data(1600)
+    trainer, crit, z, x, y = _trainer([C.logging.ProgressPrinter(10)])
+    losses = []
+    for i in range(0, len(X), 32):
+        trainer.train_minibatch({x: X[i:i + 32], y: Y[i:i + 32]})
+        losses.append(trainer.previous_minibatch_loss_average)
+        assert trainer.previous_minibatch_sample_count == 32
+    trainer.summarize_training_progress()
+    out = capsys.readouterr().out
+    assert re.search(r"^ Minibatch\[   1-  10\]: loss = \d+\.\d{6} \* 320, metric = \d+\.\d{2}% \* 320;$", out, re.M)
+    assert re.search(r"^Finished Epoch\[1\]: loss = \d+\.\d{6} \* 1600, metric = \d+\.\d{2}% \* 1600 ", out, re.M)
+    assert np.mean(losses[-10:]) < np.mean(losses[:10])
+    assert trainer.total_number_of_samples_seen == 1600
+
+
+def test_evaluator_prints_evaluation_summary(capsys):
+    X, Y = data(100)
+    crit, z, x, y = logistic_regression()
+    writer = C.logging.ProgressPrinter(50)
+    ev = C.Evaluator(crit.outputs[1], [writer])
+    avg = ev.test_minibatch({x: X[:64], y: Y[:64]})
+    ev.test_minibatch({x: X[64:], y: Y[64:]})
+    ev.summarize_test_progress()
+    assert 0.0 <= avg <= 1.0
+    assert re.search(r"Finished Evaluation \[1\]: Minibatch\[1-2\]: metric = \d+\.\d{2}% \* 100;",
+                     capsys.readouterr().out)
+
+
+def test_criterion_forms_and_properties():
+    crit, z, x, y = logistic_regression()
+    learner = C.sgd(z.parameters, C.learning_parameter_schedule(0.1))
+    t = C.Trainer(z, crit, [learner])
+    assert t.loss_function.output == crit.outputs[0]
+    assert t.evaluation_function.output == crit.outputs[1]
+    assert t.model is z and t.parameter_learners == [learner]
+    t2 = C.Trainer(None, crit.outputs[0], C.sgd(z.parameters, C.learning_parameter_schedule(0.1)))
+    assert t2.evaluation_function is None
+    with pytest.raises(ValueError, match="no evaluation function"):
+        t2.test_minibatch({x: np.zeros((1, 2), np.float32), y: np.zeros((1, 2), np.float32)})
+
+
+def test_name_keys_outputs_and_empty_minibatch():
+    X, Y = data(8)
+    trainer, crit, z, x, y = _trainer()
+    updated, values = trainer.train_minibatch({"features": X, "labels": Y}, outputs=[z.output])
+    assert updated and values[z.output].shape == (8, 2)
+    assert trainer.train_minibatch({}) is False
+
+
+def test_parameters_without_learner_stay_unchanged_and_disjoint_learners():
+    X, Y = data(64)
+    crit, z, x, y = logistic_regression()
+    params = {p.name: p for p in z.parameters}
+    b_before = params["b"].value.copy()
+    t = C.Trainer(z, crit, [C.sgd([params["W"]], C.learning_parameter_schedule(0.1))])
+    W_before = params["W"].value.copy()
+    t.train_minibatch({x: X, y: Y})
+    assert np.array_equal(params["b"].value, b_before)
+    assert not np.array_equal(params["W"].value, W_before)
+    with pytest.raises(ValueError, match="two different learners"):
+        C.Trainer(z, crit, [C.sgd([params["W"]], C.learning_parameter_schedule(0.1)),
+                            C.sgd(z.parameters, C.learning_parameter_schedule(0.1))])
+
+
+def test_two_learners_match_one():
+    X, Y = data(64)
+    crit, z, x, y = logistic_regression()
+    p = {q.name: q for q in z.parameters}
+    lr = C.learning_parameter_schedule(0.1)
+    C.Trainer(z, crit, [C.sgd([p["W"]], lr), C.sgd([p["b"]], lr)]).train_minibatch({x: X, y: Y})
+    split = [p["W"].value.copy(), p["b"].value.copy()]
+    crit, z, x, y = logistic_regression()
+    C.Trainer(z, crit, [C.sgd(z.parameters, lr)]).train_minibatch({x: X, y: Y})
+    q = {v.name: v for v in z.parameters}
+    np.testing.assert_allclose(split[0], q["W"].value, rtol=1e-6)
+    np.testing.assert_allclose(split[1], q["b"].value, rtol=1e-6)
+
+
+def test_sum_gradient_matches_manual_sgd():
+    X, Y = data(16)
+    crit, z, x, y = logistic_regression()
+    p = {q.name: q for q in z.parameters}
+    W0 = p["W"].value.copy()
+    t = C.Trainer(z, crit, [C.sgd(z.parameters, C.learning_parameter_schedule_per_sample(0.01))])
+    t.train_minibatch({x: X, y: Y})
+    logits = X @ W0
+    prob = np.exp(logits - logits.max(1, keepdims=True))
+    prob /= prob.sum(1, keepdims=True)
+    expected = W0 - 0.01 * X.T @ (prob - Y)
+    np.testing.assert_allclose(p["W"].value, expected, rtol=1e-4, atol=1e-6)

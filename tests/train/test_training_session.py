@@ -1,0 +1,88 @@
+import os
+import re
+
+import numpy as np
+
+import cntk as C
+from _models import data, logistic_regression
+
+
+class _Recorder(C.logging.ProgressWriter):
+    def __init__(self):
+        super(_Recorder, self).__init__(1, 0, 1, 0, 1, 0)
+        self.summaries, self.tests = [], []
+
+    def on_write_training_summary(self, samples, updates, summaries, aggregate_loss, aggregate_metric, elapsed):
+        self.summaries.append(samples)
+
+    def on_write_test_summary(self, samples, updates, summaries, aggregate_metric, elapsed):
+        self.tests.append((samples, aggregate_metric / samples))
+
+
+def _setup(writer=None):
+    crit, z, x, y = logistic_regression()
+    learner = C.sgd(z.parameters, C.learning_parameter_schedule(0.1))
+    return C.Trainer(z, crit, [learner], [writer] if writer else None), crit, z, x, y
+
+
+def test_session_on_arrays_with_progress_cv_and_test(tmp_path):
+    X, Y = data(320)
+    rec = _Recorder()
+    trainer, crit, z, x, y = _setup(rec)
+    cv_calls = []
+    C.training_session(trainer, (X, Y), 32, None, max_samples=640, progress_frequency=320,
+                       cv_config=C.CrossValidationConfig((X[:64], Y[:64]), frequency=(10, C.train.DataUnit.minibatch),
+                                                         criterion=crit,
+                                                         callback=lambda *a: cv_calls.append(a) or True),
+                       test_config=C.TestConfig((X[:96], Y[:96]), criterion=crit)).train()
+    assert trainer.total_number_of_samples_seen == 640
+    assert rec.summaries == [320, 320]
+    assert [c[0] for c in cv_calls] == [0, 1] and all(c[2] == 64 for c in cv_calls)
+    assert rec.tests[-1][0] == 96
+
+
+def test_cv_callback_can_stop_training():
+    X, Y = data(320)
+    trainer = _setup()[0]
+    C.training_session(trainer, (X, Y), 32, None, max_samples=3200,
+                       cv_config=C.CrossValidationConfig(frequency=64, callback=lambda *a: False)).train()
+    assert trainer.total_number_of_samples_seen == 64
+
+
+def test_preserve_all_checkpoints_and_restore(tmp_path):
+    X, Y = data(320)
+    base = str(tmp_path / "ck")
+    trainer = _setup()[0]
+    C.training_session(trainer, (X, Y), 32, None, max_samples=640,
+                       checkpoint_config=C.CheckpointConfig(base, frequency=320, preserve_all=True)).train()
+    names = sorted(os.listdir(str(tmp_path)))
+    assert names == ["ck", "ck.ckp", "ck0", "ck0.ckp", "ck1", "ck1.ckp"]
+    trainer2 = _setup()[0]
+    C.training_session(trainer2, (X, Y), 32, None, max_samples=640,
+                       checkpoint_config=C.CheckpointConfig(base, frequency=320, restore=True)).train()
+    assert trainer2.total_number_of_samples_seen == 640
+
+
+def test_function_train_and_test_on_arrays(capsys):
+    X, Y = data(1000)
+    crit, z, x, y = logistic_regression()
+    learner = C.sgd(z.parameters, C.learning_parameter_schedule(0.1))
+    progress = crit.train((X, Y), parameter_learners=[learner], callbacks=[C.logging.ProgressPrinter(0)],
+                          minibatch_size=25, max_epochs=3)
+    assert [s.samples for s in progress.epoch_summaries] == [1000, 1000, 1000]
+    assert progress.epoch_summaries[-1].loss < progress.epoch_summaries[0].loss
+    out = capsys.readouterr().out
+    assert re.search(r"^ average +since +average +since +examples$", out, re.M)
+    result = crit.test((X, Y), minibatch_size=64, callbacks=[C.logging.ProgressPrinter()])
+    assert result.samples == 1000 and 0 <= result.metric <= 1
+    assert "Finished Evaluation [1]: Minibatch[1-16]: metric = " in capsys.readouterr().out
+
+
+def test_function_train_with_minibatch_size_schedule_and_test_config():
+    X, Y = data(500)
+    crit, z, x, y = logistic_regression()
+    progress = crit.train((X, Y), minibatch_size=C.minibatch_size_schedule([16, 32], 250),
+                          parameter_learners=[C.sgd(z.parameters, C.learning_parameter_schedule(0.1))],
+                          callbacks=[C.TestConfig((X[:100], Y[:100]), criterion=crit)], max_epochs=2)
+    assert len(progress.epoch_summaries) == 2
+    assert progress.test_summary.samples == 100
