@@ -166,6 +166,12 @@ def backward(state, root_gradients, variables, as_numpy=True):
     if state is None or not state.wrt:
         raise ValueError("backward: the forward pass did not keep anything for backward "
                          "(pass keep_for_backward=outputs to forward())")
+    if not isinstance(root_gradients, dict):  # the gradient of the (single) output
+        outputs = {o for o in state.outputs if o in state.results and state.results[o].requires_grad}
+        if len(outputs) != 1:
+            raise ValueError("backward: root_gradients must be a dict mapping outputs to their gradients when "
+                             "%d outputs were kept for backward" % len(outputs))
+        root_gradients = {outputs.pop(): root_gradients}
     roots, grads = [], []
     for var, g in root_gradients.items():
         var = as_variable(var)

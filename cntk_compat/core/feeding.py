@@ -119,11 +119,13 @@ def to_value(var, data, device):
                     arr = arr.reshape((arr.shape[0],) + shape)
                 elif _shape_matches(arr.shape, shape) and not _shape_matches(arr.shape[1:], shape):
                     arr = arr[None]
+                elif arr.ndim == 1 and shape in ((1,), ()):  # a sequence of scalars
+                    arr = arr.reshape((arr.shape[0],) + shape)
                 if not _shape_matches(arr.shape[1:], shape):
                     raise ValueError("%s: sequence %d has shape %s, expected [sequence length] x %s"
                                      % (_describe(var), i, arr.shape, shape))
             else:
-                if sparse.issparse(s) and arr.shape[0] == 1:
+                if (sparse.issparse(s) and arr.shape[0] == 1) or (shape == () and arr.shape == (1,)):
                     arr = arr.reshape(shape)
                 if not _shape_matches(arr.shape, shape):
                     raise ValueError("%s: sample %d has shape %s, expected %s"

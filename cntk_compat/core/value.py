@@ -144,12 +144,17 @@ class Value(object):
 
     @staticmethod
     def one_hot(batch, num_classes, dtype=None, device=None):
-        """A sparse batch of sequences of one-hot vectors from lists of class indices."""
+        """A sparse batch of sequences of one-hot vectors from lists of class indices.
+
+        num_classes may be a sample shape (..., classes): each sample then takes prod(shape[:-1]) consecutive
+        indices of its sequence, one per row."""
         if isinstance(batch, np.ndarray):
             batch = batch.tolist()
         if not isinstance(batch, list):
             raise ValueError("one_hot: input must be a list of lists of integers")
         dtype = sanitize_dtype(dtype) or np.dtype(np.float32)
+        sample_shape = tuple(num_classes) if isinstance(num_classes, (list, tuple)) else (int(num_classes),)
+        num_classes, rows = sample_shape[-1], int(np.prod(sample_shape[:-1]))
         seqs = []
         for seq in batch:
             idx = np.asarray(seq if isinstance(seq, (list, tuple, np.ndarray)) else [seq])
@@ -157,9 +162,12 @@ class Value(object):
                 raise ValueError("one_hot: class indices must be integers, got %s" % idx.dtype)
             if idx.size and (idx.min() < 0 or idx.max() >= num_classes):
                 raise ValueError("one_hot: class index out of range [0, %d)" % num_classes)
+            if len(idx) % rows:
+                raise ValueError("one_hot: a sequence of %d indices does not split into samples of shape %s"
+                                 % (len(idx), sample_shape))
             m = np.zeros((len(idx), num_classes), dtype=dtype)
             m[np.arange(len(idx)), idx] = 1
-            seqs.append(m)
+            seqs.append(m.reshape((len(idx) // rows,) + sample_shape))
         return Value.from_batch(seqs, is_sequence=True, is_sparse=True, dtype=dtype, device=device)
 
     @property

@@ -1,5 +1,9 @@
 """RMSProp with CNTK's adaptive per-value step sizes (grown by ``inc`` while the gradient keeps its sign,
-shrunk by ``dec`` otherwise, kept within [``min``, ``max``])."""
+shrunk by ``dec`` otherwise, kept within [``min``, ``max``]).
+
+All state starts at zero, as in CNTK (whose state is allocated with the learner): the mean square builds up
+from 0 and the first step size of every value is ``min``.
+"""
 import torch
 
 from .adagrad import average_multiplier_scale
@@ -9,7 +13,6 @@ from .learner import Learner, complement
 __all__ = ["rmsprop"]
 
 _FLOOR = 1e-6
-_INITIAL_STEP = 0.02
 
 
 class LearnerRMSProp(Learner):
@@ -23,15 +26,9 @@ class LearnerRMSProp(Learner):
         self._max = check_number(max, "max", 0.0)
         self._min = check_number(min, "min", 0.0)
         self._need_ave_multiplier = check_bool(need_ave_multiplier, "need_ave_multiplier")
-        self._initialized = False
 
     def _step(self, group, grads, lr, n):
         mean_square, signs, steps = group.state["mean_square"], group.state["sign"], group.state["step"]
-        if not self._initialized:
-            torch._foreach_copy_(mean_square, torch._foreach_mul(grads, grads))
-            torch._foreach_zero_(signs)
-            torch._foreach_zero_(steps)
-            torch._foreach_add_(steps, _INITIAL_STEP)
         torch._foreach_mul_(mean_square, self._gamma)
         torch._foreach_addcmul_(mean_square, grads, grads, value=complement(self._gamma, group.dtype))
         grad_signs = torch._foreach_sign(grads)
@@ -53,19 +50,6 @@ class LearnerRMSProp(Learner):
         if self._need_ave_multiplier:
             torch._foreach_mul_(updates, average_multiplier_scale(multipliers))
         torch._foreach_add_(group.tensors, updates, alpha=-lr)
-
-    def _apply(self, gradient_values, lr, n):
-        super(LearnerRMSProp, self)._apply(gradient_values, lr, n)
-        self._initialized = True
-
-    def _extra_state(self):
-        return {"initialized": self._initialized}
-
-    def _load_extra_state(self, extra):
-        self._initialized = bool(extra["initialized"])
-
-    def _reset_extra_state(self):
-        self._initialized = False
 
 
 def rmsprop(parameters, lr, gamma, inc, dec, max, min, need_ave_multiplier=True, l1_regularization_weight=0.0,

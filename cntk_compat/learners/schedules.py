@@ -8,7 +8,6 @@ over the data (as reported by the reader), and a schedule is indexed by the numb
 ``minibatch_size`` is the reference minibatch size the values were tuned for: learners rescale them to the
 actual minibatch size (:data:`IGNORE`, i.e. 0, means "apply as given to each minibatch").
 """
-import math
 import numbers
 import warnings
 from bisect import bisect_right

@@ -2,12 +2,12 @@
 from ..core.axis import Axis
 from ..core.function import as_block
 from ..core.variables import (constant, input_variable, output_variable, parameter, placeholder)
-from .elementwise import (abs, acos, alias, asin, asinh, atan, atanh, ceil, clip, cos, cosh, element_and,
-                          element_divide, element_max, element_min, element_not, element_or, element_select,
-                          element_times, element_xor, elu, equal, exp, floor, greater, greater_equal,
-                          hard_sigmoid, leaky_relu, less, less_equal, log, log_add_exp, mean, minus, negate,
-                          not_equal, param_relu, plus, pow, reciprocal, relu, round, selu, sigmoid, sin, sinh,
-                          softplus, softsign, sqrt, square, stop_gradient, straight_through_impl, sum, tan,
+from .elementwise import (abs, acos, alias, asin, asinh, associative_multi_arg, atan, atanh, ceil, clip, cos, cosh,
+                          element_and, element_divide, element_max, element_min, element_not, element_or,
+                          element_select, element_times, element_xor, elu, equal, exp, floor, greater, greater_equal,
+                          hard_sigmoid, image_scaler, leaky_relu, less, less_equal, log, log_add_exp, mean, minus,
+                          negate, not_equal, param_relu, plus, pow, reciprocal, relu, round, selu, sigmoid, sin,
+                          sinh, softplus, softsign, sqrt, square, stop_gradient, straight_through_impl, sum, tan,
                           tanh)
 from .linear import (TIMES_NO_INFERRED_INPUT_RANK, TIMES_REDUCE_SEQUENCE_AXIS_WITHOUT_INFERRED_INPUT_RANK,
                      times, times_transpose)

@@ -1,6 +1,10 @@
 """Elementwise ops: arithmetic, activations, comparisons, rounding, trigonometry (CNTK broadcasting)."""
 
 
+import functools
+
+import numpy as np
+
 import torch
 import torch.nn.functional as F
 
@@ -34,7 +38,7 @@ def _elu(x, alpha=1.0):
 
 
 def _selu(x, scale=1.0507009873554805, alpha=1.6732632423543772):
-    return scale * torch.where(x < 0, alpha * (torch.exp(x) - 1), x)
+    return scale * torch.where(x < 0, alpha * torch.expm1(x.clamp(max=0)), x)
 
 
 def _leaky_relu(x, alpha=0.01):
@@ -359,7 +363,9 @@ def _element_select(flag, if_true, if_false):
 
 
 def _clip(x, lo, hi):
-    return torch.minimum(torch.maximum(x, lo), hi)
+    # CNTK: the gradient for x is 1 wherever min <= x <= max (bounds included), 0 elsewhere
+    inside = (x >= lo) & (x <= hi)
+    return torch.where(inside, x, torch.minimum(torch.maximum(x, lo), hi))
 
 
 def _equal(a, b):
@@ -419,6 +425,27 @@ def _binary(public, a, b, name):
     return make(op_name, [a, b], None, name)
 
 
+def associative_multi_arg(f):
+    """Extends a binary associative op f(left, right, name) to two or more operands, reduced as a balanced tree;
+    the name (keyword, or a trailing str argument) goes to the outermost application."""
+    @functools.wraps(f)
+    def multi(arg1, arg2, *more, **name_kwarg):
+        name = name_kwarg.pop("name", "")
+        if name_kwarg:
+            raise TypeError("%s: unexpected keyword arguments %s" % (f.__name__, sorted(name_kwarg)))
+        if not name and more and isinstance(more[-1], str):
+            name, more = more[-1], more[:-1]
+
+        def reduce(args, name):
+            if len(args) == 1:
+                return args[0]
+            half = len(args) // 2
+            return f(reduce(args[:half], ""), reduce(args[half:], ""), name=name)
+        return reduce((arg1, arg2) + tuple(more), name)
+    return multi
+
+
+@associative_multi_arg
 def plus(left, right, name=""):
     return _binary("plus", left, right, name)
 
@@ -427,6 +454,7 @@ def minus(left, right, name=""):
     return _binary("minus", left, right, name)
 
 
+@associative_multi_arg
 def element_times(left, right, name=""):
     return _binary("element_times", left, right, name)
 
@@ -439,14 +467,17 @@ def pow(base, exponent, name=""):
     return _binary("pow", base, exponent, name)
 
 
+@associative_multi_arg
 def element_max(left, right, name=""):
     return _binary("element_max", left, right, name)
 
 
+@associative_multi_arg
 def element_min(left, right, name=""):
     return _binary("element_min", left, right, name)
 
 
+@associative_multi_arg
 def log_add_exp(left, right, name=""):
     return _binary("log_add_exp", left, right, name)
 
@@ -525,3 +556,15 @@ def mean(*operands, **kw_name):
     return element_times(total, 1.0 / len(ops_list), name=kw_name.get("name", ""))
 
 
+
+
+def image_scaler(x, scalar, biases, name=""):
+    """x * scalar + biases, with one bias per channel (axis 0 of a (C, H, W) image)."""
+    from .shaping import reshape
+    (x,) = sanitize_operands(x, names=["x"])
+    biases = np.asarray(biases, dtype=x._dtype or np.float32).reshape(-1)
+    rank = len(x._shape) if x._shape is not None else 3
+    if x._shape is not None and rank and x._shape[0] >= 0 and biases.size not in (1, x._shape[0]):
+        raise ValueError("image_scaler: %d biases for an image with %d channels" % (biases.size, x._shape[0]))
+    channel_bias = biases.reshape((biases.size,) + (1,) * max(rank - 1, 0))
+    return plus(element_times(x, float(scalar)), channel_bias, name=name)

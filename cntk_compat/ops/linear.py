@@ -46,6 +46,11 @@ def _times_infer(inputs, attributes):
 
 
 def _times(x, w, k, reduce_size, out_shape, x_dyn, w_dyn):
+    if w_dyn and not x_dyn:
+        # a static left operand times a right operand per sample
+        lead = tuple(x.shape[:x.dim() - k])
+        y = torch.matmul(x.reshape(-1, reduce_size), w.reshape(tuple(w.shape[:w_dyn]) + (reduce_size, -1)))
+        return y.reshape(tuple(w.shape[:w_dyn]) + lead + tuple(out_shape))
     if w_dyn:
         # both operands carry dynamic axes: batched product over matching leading axes
         xs = x.shape
@@ -97,10 +102,14 @@ def _times_transpose_infer(inputs, attributes):
 
 def _times_transpose(x, w, w_rank, x_dyn, w_dyn, x_rank):
     if w_rank == 1:
-        y = (x * w).sum(-1, keepdim=x_rank <= 1)
-        return y
-    if w_dyn:
-        return torch.matmul(x, w.transpose(-1, -2))
+        if w_dyn:  # a vector per sample: align it with the rows of x
+            w = w.reshape(tuple(w.shape[:w_dyn]) + (1,) * (x_rank - 1) + tuple(w.shape[w_dyn:]))
+        return (x * w).sum(-1, keepdim=x_rank <= 1)
+    if w_dyn:  # one right matrix per sample: rows of x (per sample, or shared when x is static) times it
+        lead = tuple(w.shape[:w_dyn])
+        rows = x.reshape(lead + (-1, x.shape[-1])) if x_dyn else x.reshape(-1, x.shape[-1])
+        y = torch.matmul(rows, w.transpose(-1, -2))
+        return y.reshape(lead + tuple(x.shape[x_dyn:-1]) + (w.shape[-2],))
     return torch.matmul(x, w.t())
 
 

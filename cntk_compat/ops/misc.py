@@ -141,29 +141,38 @@ def gather(reference, indices, axis=None, name=""):
 
 def _top_k_infer(inputs, attributes):
     x = inputs[0]
-    shape = None if x._shape is None else tuple(x._shape[:-1]) + (attributes["k"],)
+    shape = None
+    if x._shape is not None:
+        axis = normalize_axis(attributes["axis"], len(x._shape), "top_k")
+        if attributes["k"] > x._shape[axis] >= 0:
+            raise ValueError("top_k: k=%d exceeds the size %d of axis %d" % (attributes["k"], x._shape[axis], axis))
+        shape = tuple(x._shape[:axis]) + (attributes["k"],) + tuple(x._shape[axis + 1:])
     return [OutputSpec(shape, x._dtype, x._dynamic_axes), OutputSpec(shape, x._dtype, x._dynamic_axes,
                                                                      needs_gradient=False)]
 
 
-def _top_k(x, k):
-    values, indices = torch.topk(x, k, dim=-1)
+def _top_k(x, k, dim):
+    values, indices = torch.topk(x, k, dim=dim)
     return values, indices.to(x.dtype)
 
 
-register_op("TopK", _top_k_infer, _top_k, prepare=lambda node: {"k": node._attributes["k"]})
+def _top_k_prepare(node):
+    x = node._inputs[0]
+    return {"k": node._attributes["k"], "dim": x._n_dynamic + normalize_axis(node._attributes["axis"], len(x._shape),
+                                                                                "top_k")}
+
+
+register_op("TopK", _top_k_infer, _top_k, prepare=_top_k_prepare)
 
 
 def top_k(x, k, axis=-1, name=""):
+    """The k largest values along axis (outputs[0]) and their indices (outputs[1]), largest first."""
     (x,) = sanitize_operands(x, names=["x"])
-    rank = len(x._shape)
-    if normalize_axis(axis, rank, "top_k") != rank - 1:
-        from .shaping import swapaxes
-        a = normalize_axis(axis, rank, "top_k")
-        moved = swapaxes(x, a, rank - 1)
-        r = make("TopK", [moved], {"k": int(k)}, name)
-        return combine([swapaxes(r.outputs[0], a, rank - 1), swapaxes(r.outputs[1], a, rank - 1)])
-    return make("TopK", [x], {"k": int(k)}, name)
+    if int(k) < 1:
+        raise ValueError("top_k: k must be positive, got %r" % (k,))
+    if hasattr(axis, "static_axis_index"):
+        axis = axis.static_axis_index()
+    return make("TopK", [x], {"k": int(k), "axis": int(axis)}, name)
 
 
 # -- assign -----------------------------------------------------------------------------------------

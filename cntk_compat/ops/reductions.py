@@ -90,7 +90,8 @@ def _reduce_prepare(node):
         dyn_dims = tuple(range(n_dyn))
     elif a["batch"]:
         dyn_dims = (0,)
-    return {"kind": a["kind"], "static_dims": tuple(n_dyn + k for k in resolve_axes(a["axes"], len(x._shape), a["kind"])), "dyn_dims": dyn_dims,
+    static = resolve_axes(a["axes"], len(x._shape), a["kind"])
+    return {"kind": a["kind"], "static_dims": tuple(n_dyn + k for k in static), "dyn_dims": dyn_dims,
             "keepdims": a["keepdims"], "squeeze_dyn": True}
 
 

@@ -135,27 +135,36 @@ def slice(x, axis, begin_index, end_index, strides=None, name=""):
 
 
 def getitem(x, key):
-    """x[...] on a Variable/Function: basic slicing of static axes."""
+    """x[key]: selects an output of a multi-output Function, or slices static axes. An int keeps its axis
+    (as a slice of size 1), a list of ints splices the selected elements, ... anchors the rest at the end."""
+    outputs = getattr(x, "outputs", None)
+    if outputs is not None and len(outputs) > 1:
+        if not isinstance(key, int):
+            raise KeyError("a Function with %d outputs is indexed by one int (the output), got %r"
+                           % (len(outputs), key))
+        return outputs[key]
     keys = key if isinstance(key, tuple) else (key,)
-    axes, begins, ends, strides, drop = [], [], [], [], []
-    var = sanitize_operands(x, names=["x"])[0]
+    result = sanitize_operands(x, names=["x"])[0]
+    offset = 0
     for k, item in enumerate(keys):
         if item is Ellipsis:
-            raise TypeError("slicing with ... is not supported")
+            offset = -len(keys)
+            continue
+        axis = k + offset
         if isinstance(item, int):
-            axes.append(k), begins.append(item), ends.append(item + 1 if item != -1 else 0), strides.append(1)
-        elif isinstance(item, _pyslice):
-            start, stop, step = item.start or 0, item.stop, item.step or 1
-            if stop is None:
-                stop = 0
-            if (start, stop, step) == (0, 0, 1):
-                continue
-            axes.append(k), begins.append(start), ends.append(stop), strides.append(step)
+            item = _pyslice(item, item + 1 if item != -1 else None)
+        if isinstance(item, _pyslice):
+            if item.start or item.stop or (item.step or 1) != 1:
+                result = slice(result, axis, item.start or 0, item.stop or 0, item.step or 1)
+        elif isinstance(item, (list, tuple)):
+            if not item or not all(isinstance(i, int) for i in item):
+                raise IndexError("index lists must hold ints, got %r" % (item,))
+            parts = [slice(result, axis, i, i + 1 if i != -1 else 0) for i in item]
+            result = parts[0] if len(parts) == 1 else splice(*parts, axis=axis)
         else:
-            raise TypeError("index %r is not supported; use integers and slices" % (item,))
-    if not axes:
-        return x
-    return slice(var, axes, begins, ends, strides)
+            raise IndexError("index of type %s is not supported; use ints, slices, lists of ints or ..."
+                             % type(item).__name__)
+    return result
 
 
 # -- splice -----------------------------------------------------------------------------------------
@@ -343,7 +352,8 @@ def _depth_space_infer(to_space):
             shape = (c // (b * b), h * b, w * b)
         else:
             if h % b or w % b:
-                raise ValueError("%s: the spatial shape (%d, %d) is not divisible by block_size %d" % (op_name, h, w, b))
+                raise ValueError("%s: the spatial shape (%d, %d) is not divisible by block_size %d"
+                                 % (op_name, h, w, b))
             shape = (c * b * b, h // b, w // b)
         return [OutputSpec(shape, x._dtype, x._dynamic_axes)]
     return infer

@@ -1,0 +1,70 @@
+"""depth_to_space, multi-argument ops, getitem, times with a static left operand, top_k, mvn, clip."""
+import numpy as np
+import pytest
+
+import cntk as C
+
+
+def test_depth_to_space_docstring_example_and_round_trip():
+    x = np.tile(np.arange(8, dtype=np.float32).reshape(8, 1, 1), (1, 2, 3))
+    a = C.input_variable((8, 2, 3))
+    y = C.depth_to_space(a, block_size=2).eval({a: x})
+    np.testing.assert_array_equal(y[0, 0, :2], [[0, 2, 0, 2, 0, 2], [4, 6, 4, 6, 4, 6]])
+    np.testing.assert_array_equal(y[0, 1, :2], [[1, 3, 1, 3, 1, 3], [5, 7, 5, 7, 5, 7]])
+    b = C.input_variable((2, 4, 6))
+    np.testing.assert_array_equal(C.space_to_depth(b, 2).eval({b: y}), x[None])
+
+
+def test_multi_argument_plus_and_element_times():
+    r = C.plus([-5, -4, -3, -2, -1], [10], [3, 2, 3, 2, 3], [-13], [+42], 'multi_arg_example')
+    assert r.name == 'multi_arg_example'
+    np.testing.assert_array_equal(r.eval(), [37, 37, 39, 39, 41])
+    np.testing.assert_array_equal(C.element_times([5., 10., 15., 30.], [2.], [1., 2., 1., 2.]).eval(),
+                                  [10, 40, 30, 120])
+
+
+def test_image_scaler_adds_one_bias_per_channel():
+    x = C.input_variable((2, 1, 2))
+    y = C.image_scaler(x, 2.0, [1.0, 10.0]).eval({x: np.ones((1, 2, 1, 2), np.float32)})
+    np.testing.assert_array_equal(y, [[[[3, 3]], [[12, 12]]]])
+
+
+def test_getitem_forms():
+    x = C.constant(np.arange(12.).reshape(3, 4))
+    np.testing.assert_array_equal(x[1].eval(), [[4, 5, 6, 7]])
+    np.testing.assert_array_equal(x[:, [1, 2]].eval(), [[1, 2], [5, 6], [9, 10]])
+    assert x[..., 1:3].shape == (3, 2)
+    f = C.combine(x * 1, x * 2)
+    assert f[1] is f.outputs[1]
+
+
+@pytest.mark.parametrize("op", [C.times, C.times_transpose])
+def test_static_left_operand_keeps_the_batch_axis(op):
+    a = np.arange(24, dtype=np.float32).reshape(4, 3, 2)
+    b = np.array([[1, 3], [2, 4]], np.float32)
+    y = C.input_variable((2, 2), needs_gradient=True)
+    f = op(C.constant(a), y)
+    expected = np.tensordot(a, b if op is C.times else b.T, axes=1)
+    np.testing.assert_allclose(f.eval({y: b[None]}), expected[None])
+    assert f.grad({y: b[None]}).shape == (1, 2, 2)
+
+
+def test_top_k_on_a_placeholder_along_an_inner_axis():
+    q = C.sequence.input_variable((5, 6))
+    y = C.top_k(C.placeholder(), 3, axis=0)(q)
+    data = [np.random.randn(4, 5, 6).astype(np.float32)]
+    values = y.eval({q: data})[y.outputs[0]]
+    np.testing.assert_allclose(values[0], -np.sort(-data[0], axis=1)[:, :3], rtol=1e-6)
+
+
+def test_mean_variance_normalization_adds_epsilon_to_the_deviation():
+    x = np.array([[[0., 2.], [4., 6.]], [[0., 4.], [8., 12.]]], np.float32)
+    a = C.input_variable((2, 2, 2))
+    y = C.mean_variance_normalization(a, epsilon=0.01, do_variance_scaling=True).eval({a: x})
+    np.testing.assert_allclose(y[0, 0], [[-1.33566761, -0.44522253], [0.44522253, 1.33566761]], rtol=1e-5)
+
+
+def test_clip_gradient_includes_the_bounds():
+    x = C.input_variable(3, needs_gradient=True)
+    g = C.clip(x, 1.0, 2.0).grad({x: np.array([[1.0, 2.0, 2.5]], np.float32)})
+    np.testing.assert_array_equal(g, [[1, 1, 0]])
