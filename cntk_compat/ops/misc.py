@@ -58,17 +58,13 @@ def _one_hot_infer(inputs, attributes):
     if x._shape is None:
         return [OutputSpec(None, x._dtype, x._dynamic_axes)]
     shape = list(x._shape)
-    if shape == [1]:
-        shape = []
     a = axis + len(shape) + 1 if axis < 0 else axis
     shape.insert(a, n)
     return [OutputSpec(tuple(shape), x._dtype, x._dynamic_axes, attributes["sparse_output"], False)]
 
 
-def _one_hot(x, num_classes, dim, squeeze_last):
+def _one_hot(x, num_classes, dim):
     idx = x.long()
-    if squeeze_last:
-        idx = idx.squeeze(-1)
     out = torch.nn.functional.one_hot(idx, num_classes).to(x.dtype)
     return out.movedim(-1, dim) if dim != -1 else out
 
@@ -76,11 +72,9 @@ def _one_hot(x, num_classes, dim, squeeze_last):
 def _one_hot_prepare(node):
     x = node._inputs[0]
     a = node._attributes["axis"]
-    squeeze_last = tuple(x._shape) == (1,)
     rank_out = len(node._outputs[0]._shape)
     dim = (x._n_dynamic + (a if a >= 0 else rank_out + a))
-    return {"num_classes": node._attributes["num_classes"], "dim": dim if a != -1 else -1,
-            "squeeze_last": squeeze_last}
+    return {"num_classes": node._attributes["num_classes"], "dim": dim if a != -1 else -1}
 
 
 register_op("OneHot", _one_hot_infer, _one_hot, prepare=_one_hot_prepare)

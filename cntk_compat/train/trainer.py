@@ -151,7 +151,7 @@ class Trainer(object):
         updated = False
         for learner in self._learners:
             mine = {p: by_param[p] for p in learner.parameters}
-            updated = learner.update(mine, n, sweep_end) or updated
+            updated = learner._update(mine, n, sweep_end) or updated
         return updated
 
     def _record_training(self, loss, metric, n):
