@@ -205,6 +205,15 @@ class Function(TensorOpsMixin):
     def attributes(self):
         return {} if self._is_composite else dict(self._root._attributes)
 
+    def set_attribute(self, name, value):
+        """Changes 'dropoutRate' (of a dropout) or 'rngSeed' (of a random op) of the root primitive; the next
+        evaluation uses the new value (a new seed restarts the stream)."""
+        attrs = self._root._attributes
+        if name not in ("dropoutRate", "rngSeed") or name not in attrs:
+            raise ValueError("set_attribute: %r cannot be set on %s (settable: 'dropoutRate' of dropout, 'rngSeed' "
+                             "of random ops)" % (name, self._root._op_name))
+        attrs[name] = float(value) if name == "dropoutRate" else int(value)
+
     def _leaf_list(self):
         """All leaf Variables below the outputs, in depth-first, left-to-right order (blocks not entered)."""
         leaves, seen, seen_nodes = [], set(), set()

@@ -3,7 +3,7 @@ import torch
 
 from ..core.registry import OutputSpec, register_op
 from ._common import make, normalize_axis, sanitize_operands
-from .sampling import SentinelValueForAutoSelectRandomSeed, generator, resolve_seed, stream
+from .sampling import SentinelValueForAutoSelectRandomSeed, generator, resolve_seed, stream, stream_attribute
 
 
 def _same_infer(inputs, attributes):
@@ -67,7 +67,8 @@ def hardmax(x, name=""):
     return _with_axis("Hardmax", x, None, name)
 
 
-def _dropout(x, rate, stream, training):
+def _dropout(x, stream, training):
+    rate = stream_attribute(stream, "dropoutRate")
     if not training or rate == 0.0:
         return x
     keep = torch.rand(x.shape, generator=generator(stream, x.device), device=x.device) >= rate
@@ -75,7 +76,7 @@ def _dropout(x, rate, stream, training):
 
 
 def _dropout_prepare(node):
-    return {"rate": node._attributes["dropout_rate"], "stream": stream(node)}
+    return {"stream": stream(node)}
 
 
 register_op("Dropout", _same_infer, _dropout, prepare=_dropout_prepare, uses_training=True)
@@ -87,4 +88,4 @@ def dropout(x, dropout_rate=0.0, seed=SentinelValueForAutoSelectRandomSeed, name
     if not 0.0 <= float(dropout_rate) < 1.0:
         raise ValueError("dropout: dropout_rate must be in [0, 1), got %r" % (dropout_rate,))
     (x,) = sanitize_operands(x, names=["x"])
-    return make("Dropout", [x], {"dropout_rate": float(dropout_rate), "seed": resolve_seed(seed, "dropout")}, name)
+    return make("Dropout", [x], {"dropoutRate": float(dropout_rate), "rngSeed": resolve_seed(seed, "dropout")}, name)

@@ -1,8 +1,9 @@
 """Random number ops: the samplers of cntk.random, random_sample and random_sample_inclusion_frequency.
 
-Each random node owns a torch.Generator seeded once from its ``seed`` attribute, so repeated evaluations
-continue one stream of draws (as in CNTK). Draws are made on the CPU in float64 and then moved, which
-keeps a stream identical across devices and sizes.
+Each random node owns a stream: a torch.Generator seeded from its ``rngSeed`` attribute, so repeated
+evaluations continue one stream of draws (as in CNTK); set_attribute('rngSeed', s) with a new seed restarts
+it. Samplers draw on the CPU in float64 and then move the result, which keeps a stream identical across
+devices and sizes (dropout draws on the device of its input).
 """
 import math
 import weakref
@@ -28,25 +29,40 @@ def resolve_seed(seed, op_name):
     return int(seed)
 
 
-_STREAMS = {}  # node uid -> (seed, {device: torch.Generator}); generated code names a stream by the uid
+_STREAMS = {}  # node uid -> _Stream; the generated code names a stream by the uid
+
+
+class _Stream(object):
+    def __init__(self, attributes):
+        self.attributes = attributes  # the node's own (mutable) attribute dict
+        self.seed = None
+        self.generators = {}
 
 
 def stream(node):
-    """The uid naming node's random stream (seeded from its "seed" attribute), registered on first use."""
+    """The uid naming node's random stream, registered on first use."""
     uid = node._uid
     if uid not in _STREAMS:
-        _STREAMS[uid] = (node._attributes["seed"] % (2 ** 63), {})
+        _STREAMS[uid] = _Stream(node._attributes)
         weakref.finalize(node, _STREAMS.pop, uid, None)
     return uid
 
 
+def stream_attribute(uid, name):
+    """An attribute of a random node as it is now (set_attribute may change it after lowering)."""
+    return _STREAMS[uid].attributes[name]
+
+
 def generator(uid, device="cpu"):
     """The generator of stream uid on a device (streams on different devices are independent)."""
-    seed, generators = _STREAMS[uid]
+    s = _STREAMS[uid]
+    seed = int(s.attributes["rngSeed"]) % (2 ** 63)
+    if seed != s.seed:
+        s.seed, s.generators = seed, {}
     device = torch.device(device)
-    if device not in generators:
-        generators[device] = torch.Generator(device=device).manual_seed(seed)
-    return generators[device]
+    if device not in s.generators:
+        s.generators[device] = torch.Generator(device=device).manual_seed(seed)
+    return s.generators[device]
 
 
 def _uniform(gen, shape):
@@ -100,7 +116,7 @@ for _name in _OP_NAMES.values():
 def random_op(kind, x, shape, dtype, a, b, seed, name):
     """A sampler node: from a shape and dtype (x None), or shaped like x."""
     op_name = _OP_NAMES[kind] + ("" if x is None else "Like")
-    attributes = {"kind": kind, "a": float(a), "b": float(b), "seed": resolve_seed(seed, op_name)}
+    attributes = {"kind": kind, "a": float(a), "b": float(b), "rngSeed": resolve_seed(seed, op_name)}
     if x is None:
         attributes["shape"] = sanitize_shape(shape)
         attributes["dtype"] = sanitize_dtype(dtype) or np.dtype(np.float32)
@@ -194,7 +210,7 @@ def _sampling_op(op_name, weights, num_samples, allow_duplicates, seed, name):
     if int(num_samples) < 1:
         raise ValueError("%s: num_samples must be positive, got %r" % (op_name, num_samples))
     attributes = {"num_samples": int(num_samples), "allow_duplicates": bool(allow_duplicates),
-                  "seed": resolve_seed(seed, op_name)}
+                  "rngSeed": resolve_seed(seed, op_name)}
     return Function._composite(Function._primitive(op_name, [weights], attributes, name).outputs)
 
 

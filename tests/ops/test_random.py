@@ -57,3 +57,20 @@ def test_dropout_seed_gives_equal_masks_in_training_forward():
     np.testing.assert_array_equal(m1, m2)
     assert not np.array_equal(m1, mask(C.dropout(a, 0.5, seed=8)))
     np.testing.assert_array_equal(C.dropout(a, 0.5).eval({a: v}), v)  # eval is inference
+
+
+def test_set_attribute_changes_dropout_rate_and_seed():
+    a = C.input_variable((100, 100), needs_gradient=True)
+    node = C.dropout(a, 0.1)
+    node.set_attribute('dropoutRate', 0.75)
+    assert node.root_function.attributes['dropoutRate'] == 0.75
+    out = list(node.forward({a: np.ones((1, 100, 100), np.float32)}, node.outputs, set(node.outputs))[1].values())[0]
+    assert abs(np.count_nonzero(out) / out.size - 0.25) < 0.02
+    u = cr.uniform((3,), seed=1)
+    first = u.eval()
+    u.set_attribute('rngSeed', 2)
+    assert not np.array_equal(u.eval(), first)
+    u.set_attribute('rngSeed', 1)
+    np.testing.assert_array_equal(u.eval(), first)
+    with pytest.raises(ValueError):
+        u.set_attribute('dropoutRate', 0.5)
