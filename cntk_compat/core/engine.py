@@ -161,6 +161,15 @@ def forward(function, arguments, outputs=None, keep_for_backward=None, device=No
     return state, {o: _convert(o, by_var[o], lengths, as_numpy) for o in outs}
 
 
+def _pad_sequences(sequences, like):
+    """Per-sequence gradients (of different lengths) as one zero-padded (B, T, ...) array shaped like ``like``."""
+    out = np.zeros(tuple(like.shape), dtype=np.float64)
+    for i, seq in enumerate(sequences):
+        seq = np.asarray(seq)
+        out[i, :seq.shape[0]] = seq
+    return out
+
+
 def backward(state, root_gradients, variables, as_numpy=True):
     from .function import as_variable
     if state is None or not state.wrt:
@@ -178,6 +187,8 @@ def backward(state, root_gradients, variables, as_numpy=True):
         t = state.results[var]
         if isinstance(g, Value):
             g = g.tensor
+        if isinstance(g, (list, tuple)) and var._sequence_axis is not None:
+            g = _pad_sequences(g, t)
         g = torch.as_tensor(np.asarray(g) if not isinstance(g, torch.Tensor) else g).to(t.device, t.dtype)
         roots.append(t)
         grads.append(g.reshape(t.shape))
@@ -203,6 +214,17 @@ def backward(state, root_gradients, variables, as_numpy=True):
     return result
 
 
+def _valid_steps(var, tensor, lengths_by_axis):
+    """tensor with the padded steps of var's sequences zeroed (a root gradient seeds only real steps)."""
+    axis = var._sequence_axis
+    lengths = lengths_by_axis.get(axis.name) if axis is not None else None
+    if lengths is None:
+        return tensor
+    lengths = torch.as_tensor(lengths, device=tensor.device)
+    valid = torch.arange(tensor.shape[1], device=tensor.device)[None, :] < lengths[:, None]
+    return tensor * valid.reshape(tuple(valid.shape) + (1,) * (tensor.dim() - 2)).to(tensor.dtype)
+
+
 def grad(function, at, wrt=None, outputs=None, device=None, as_numpy=True, grad_root=None):
     from .function import as_variable
     root = as_variable(grad_root) if grad_root is not None else function.output
@@ -216,7 +238,7 @@ def grad(function, at, wrt=None, outputs=None, device=None, as_numpy=True, grad_
     for v in wrt_list:
         if v not in state.wrt:
             state.wrt[v] = v.tensor if v.is_parameter else None
-    ones = torch.ones_like(state.results[root])
+    ones = _valid_steps(root, torch.ones_like(state.results[root]), state.lengths)
     g = backward(state, {root: ones}, wrt_list, as_numpy)
     result = g[wrt_list[0]] if single or len(wrt_list) == 1 else g
     if outputs:

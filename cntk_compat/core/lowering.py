@@ -11,7 +11,7 @@ import torch
 import torch.fx
 
 from .function import BLOCK, COMBINE
-from .variables import shape_is_known
+from .variables import FreeDimension
 
 _CACHE = weakref.WeakKeyDictionary()
 
@@ -128,7 +128,7 @@ class _Builder(object):
                 self.env[out.uid] = self.value(inner_out)
             return
         for o in node._outputs:
-            if not shape_is_known(o._shape):
+            if o._shape is None or any(d < 0 and d != FreeDimension for d in o._shape):
                 raise ValueError("%s%s: output shape %s could not be inferred from its inputs %s"
                                  % (node._op_name, " '%s'" % node._name if node._name else "", o.shape,
                                     [i.shape for i in node._inputs]))

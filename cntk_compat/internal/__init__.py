@@ -14,4 +14,11 @@ def sanitize_dtype_numpy(dtype):
     return sanitize_dtype_cntk(dtype)
 
 
+def _value_as_sequence_or_array(val, var):
+    """A Value as numpy: a list of per-sequence arrays when var has a sequence axis, else one array."""
+    if len(var.dynamic_axes) > 1:
+        return val.as_sequences(var)
+    return val.asarray()
+
+
 __all__ = ["sanitize_dtype_cntk", "sanitize_dtype_numpy", "sanitize_shape", "sanitize_input"]

@@ -44,3 +44,20 @@ def test_sparse_outputs_come_back_as_csr():
     y = C.eye_like(np.zeros((2, 3), np.float32), sparse_output=True).eval()
     assert scipy.sparse.issparse(y)
     np.testing.assert_array_equal(y.todense(), np.eye(2, 3))
+
+
+def test_backward_accepts_ragged_per_sequence_root_gradients():
+    q = C.sequence.input_variable(2, needs_gradient=True)
+    y = q * 3
+    data = [np.ones((3, 2), np.float32), np.ones((1, 2), np.float32)]
+    state, out = y.forward({q: data}, y.outputs, set(y.outputs))
+    grads = y.backward(state, {y.output: [np.ones((3, 2)), np.ones((1, 2))]}, set([q]))[q]
+    assert [g.shape for g in grads] == [(3, 2), (1, 2)]
+    np.testing.assert_array_equal(grads[1], [[3, 3]])
+
+
+def test_backward_takes_a_bare_array_for_a_single_output():
+    param = C.parameter(init=np.ones((4, 2), np.float32))
+    r = C.reshape(param, (8, 1))
+    state, _ = r.forward({}, [r.output], [r.output])
+    np.testing.assert_array_equal(r.backward(state, np.ones((8, 1)), [param])[param], np.ones((4, 2)))

@@ -4,7 +4,7 @@ import torch
 from ...core.function import as_variable
 from ...core.registry import register_op
 from .._common import make, sanitize_operand, spec_like
-from ._masked import expand_mask
+from ._masked import expand_mask, gather_steps
 
 
 def _infer(inputs, attributes):
@@ -12,38 +12,50 @@ def _infer(inputs, attributes):
     return [spec_like(x, x._shape)]
 
 
-def _initial_block(x, init, init_dyn, steps):
-    """initial_state laid out as (B, steps, *shape) for the sequence batch x (B, T, *shape)."""
+def _initial_block(x, init, init_dyn, steps, init_mask, from_end):
+    """initial_state laid out as (B, steps, *shape) for the sequence batch x (B, T, *shape).
+
+    An initial_state with a sequence axis gives its last (past_value) or first (future_value) steps; one of
+    length 1 is repeated.
+    """
     b_size, shape = x.shape[0], tuple(x.shape[2:])
+    if init_mask is not None:
+        lengths = init_mask.sum(1, keepdim=True)
+        offsets = torch.arange(steps, device=x.device)[None, :]
+        index = (lengths - steps + offsets) if from_end else offsets.expand(b_size, steps)
+        init = gather_steps(init, torch.where(lengths > 1, index, torch.zeros_like(index)))
+        return init.to(x.dtype)
     lead = init.shape[0] if init_dyn else 1
     static = tuple(init.shape[1:] if init_dyn else init.shape)
     full = init.reshape((lead, 1) + (1,) * (len(shape) - len(static)) + static)
     return full.expand((b_size, steps) + shape).to(x.dtype)
 
 
-def _past_value(x, init, time_step, init_dyn, mask):
+def _past_value(x, init, time_step, init_dyn, masks):
     steps = min(time_step, x.shape[1])
-    head = _initial_block(x, init, init_dyn, steps)
+    head = _initial_block(x, init, init_dyn, steps, masks[1], True)
     return torch.cat([head, x[:, :x.shape[1] - steps]], 1)
 
 
-def _future_value(x, init, time_step, init_dyn, mask):
-    t_size = x.shape[1]
+def _future_value(x, init, time_step, init_dyn, masks):
+    mask, t_size = masks[0], x.shape[1]
     steps = min(time_step, t_size)
-    shifted = torch.cat([x[:, steps:], _initial_block(x, init, init_dyn, steps)], 1)
+    tail = _initial_block(x, init, init_dyn, steps, masks[1], False)
+    shifted = torch.cat([x[:, steps:], tail], 1)
     valid = torch.cat([mask[:, steps:], mask.new_zeros((mask.shape[0], steps))], 1)
-    return torch.where(expand_mask(valid, x), shifted, _initial_block(x, init, init_dyn, t_size))
+    # a shorter sequence ends inside the padding: its gap starts at its own end
+    ends = mask.sum(1, keepdim=True)
+    gap = torch.arange(t_size, device=x.device)[None, :] - (ends - steps)
+    fill = gather_steps(tail, gap.clamp(0, steps - 1))
+    return torch.where(expand_mask(valid, x), shifted, fill)
 
 
 def _prepare(node):
-    if node._inputs[1]._sequence_axis is not None:
-        raise ValueError("%s: an initial_state with a sequence axis is not supported; pass a value without "
-                         "a sequence axis" % node._op_name)
     return {"time_step": node._attributes["time_step"], "init_dyn": node._inputs[1]._n_dynamic}
 
 
-register_op("PastValue", _infer, _past_value, prepare=_prepare, uses_mask=True)
-register_op("FutureValue", _infer, _future_value, prepare=_prepare, uses_mask=True)
+register_op("PastValue", _infer, _past_value, prepare=_prepare, uses_masks=True)
+register_op("FutureValue", _infer, _future_value, prepare=_prepare, uses_masks=True)
 
 
 def _delay_op(op_name, x, initial_state, time_step, name):

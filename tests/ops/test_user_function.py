@@ -1,0 +1,77 @@
+"""UserFunction: Python forward/backward inside the torch graph."""
+import numpy as np
+
+import cntk as C
+from cntk.ops.functions import UserFunction
+
+
+class Scale(UserFunction):
+    def __init__(self, arg, factor=3.0, name='scale'):
+        self.factor = factor
+        super(Scale, self).__init__([arg], name=name)
+
+    def infer_outputs(self):
+        x = self.inputs[0]
+        return [C.output_variable(x.shape, x.dtype, x.dynamic_axes)]
+
+    def forward(self, argument, device=None, outputs_to_retain=None):
+        return argument, argument * self.factor
+
+    def backward(self, state, root_gradients):
+        return root_gradients * self.factor
+
+
+class AddSub(UserFunction):
+    def __init__(self, a, b, name='addsub'):
+        super(AddSub, self).__init__([a, b], name=name)
+
+    def infer_outputs(self):
+        a = self.inputs[0]
+        return [C.output_variable(a.shape, a.dtype, a.dynamic_axes) for _ in range(2)]
+
+    def forward(self, arguments, outputs, device=None, outputs_to_retain=None):
+        outputs[self.outputs[0]] = arguments[0] + arguments[1]
+        outputs[self.outputs[1]] = arguments[0] - arguments[1]
+
+    def backward(self, state, root_gradients, variables):
+        add, sub = root_gradients[self.outputs[0]], root_gradients[self.outputs[1]]
+        if self.inputs[0] in variables:
+            variables[self.inputs[0]] = add + sub
+        if self.inputs[1] in variables:
+            variables[self.inputs[1]] = add - sub
+
+
+def test_forward_backward_single_input():
+    x = C.input_variable(2, needs_gradient=True)
+    f = C.user_function(Scale(x))
+    data = np.array([[1, 2], [3, 4]], np.float32)
+    np.testing.assert_allclose(f.eval({x: data}), 3 * data)
+    np.testing.assert_allclose(f.grad({x: data}, wrt=[x]), np.full_like(data, 3))
+
+
+def test_multi_output_gradients():
+    a = C.input_variable(2, needs_gradient=True)
+    b = C.input_variable(2, needs_gradient=True)
+    f = C.user_function(AddSub(a, b))
+    total = f.outputs[0] + 2 * f.outputs[1]
+    data = {a: np.ones((1, 2), np.float32), b: np.full((1, 2), 5, np.float32)}
+    np.testing.assert_allclose(total.eval(data), [[6 - 8, 6 - 8]])
+    g = total.grad(data, wrt=[a, b])
+    np.testing.assert_allclose(g[a], [[3, 3]])
+    np.testing.assert_allclose(g[b], [[-1, -1]])
+
+
+def test_clone_rebuilds_on_new_inputs():
+    p = C.placeholder()
+    f = C.user_function(Scale(p)) + 1
+    x = C.input_variable(1)
+    g = f.clone('share', {p: x})
+    np.testing.assert_allclose(g.eval({x: np.array([[4]], np.float32)}), [[13]])
+
+
+def test_parameter_gradient_through_udf():
+    w = C.parameter((2,), init=1.0)
+    x = C.input_variable(2)
+    z = C.reduce_sum(C.user_function(Scale(w * x)))
+    g = z.grad({x: np.array([[1, 2]], np.float32)}, wrt=[w])
+    np.testing.assert_allclose(g, [3, 6])
