@@ -74,10 +74,10 @@ def _apply(kind, t, dims, keepdim):
     raise ValueError(kind)
 
 
-def _reduce(x, kind, static_dims, dyn_dims, keepdims, squeeze_dyn):
+def _reduce(x, kind, static_dims, dyn_dims, keepdims):
     y = _apply(kind, x, static_dims, keepdims)
     if dyn_dims:
-        y = _apply(kind, y, dyn_dims, not squeeze_dyn)
+        y = _apply(kind, y, dyn_dims, False)
     return y
 
 
@@ -92,7 +92,7 @@ def _reduce_prepare(node):
         dyn_dims = (0,)
     static = resolve_axes(a["axes"], len(x._shape), a["kind"])
     return {"kind": a["kind"], "static_dims": tuple(n_dyn + k for k in static), "dyn_dims": dyn_dims,
-            "keepdims": a["keepdims"], "squeeze_dyn": True}
+            "keepdims": a["keepdims"]}
 
 
 # what the padding of a sequence is filled with so that it does not change the reduction
@@ -100,11 +100,11 @@ _NEUTRAL = {"sum": 0.0, "mean": 0.0, "l1": 0.0, "l2": 0.0, "sum_square": 0.0, "p
             "max": float("-inf"), "min": float("inf"), "log_sum_exp": float("-inf")}
 
 
-def _reduce_all_sequences(x, kind, static_dims, dyn_dims, keepdims, squeeze_dyn, mask):
+def _reduce_all_sequences(x, kind, static_dims, dyn_dims, keepdims, mask):
     """A reduction over every axis of a padded (B, T, ...) sequence tensor: padding does not count."""
     valid = mask.reshape(tuple(mask.shape) + (1,) * (x.dim() - mask.dim()))
     y = _reduce(torch.where(valid, x, torch.full_like(x, _NEUTRAL[kind])),
-                "sum" if kind == "mean" else kind, static_dims, dyn_dims, keepdims, squeeze_dyn)
+                "sum" if kind == "mean" else kind, static_dims, dyn_dims, keepdims)
     if kind == "mean":
         y = y / (mask.sum() * (x[0, 0].numel()))
     return y
