@@ -2,6 +2,7 @@
 
 As ``cntk.core`` this package also exposes CNTK's public core names (Value, NDArrayView, asarray, asvalue).
 """
+from .device import DeviceKind, cpu, use_default_device
 from .value import NDArrayView, Value
 
 
@@ -20,6 +21,14 @@ def asvalue(variable, data_array):
     from .device import default_torch_device
     from .feeding import to_value
     return to_value(variable, data_array, default_torch_device())
+
+
+def __getattr__(name):
+    # cntk.core.user_function lives in the ops package, which imports this one
+    if name == "user_function":
+        from ..ops._user_function import user_function
+        return user_function
+    raise AttributeError("module 'cntk.core' has no attribute %r" % name)
 
 
 __all__ = ["NDArrayView", "Value", "asarray", "asvalue"]

@@ -42,6 +42,14 @@ class Axis(object):
     def is_dynamic_axis(self):
         return not self.is_static_axis and self._name not in (_ALL_AXES,)
 
+    @property
+    def is_sequence_axis(self):
+        return is_sequence_axis(self)
+
+    @property
+    def is_batch_axis(self):
+        return self._name == BATCH_AXIS_NAME
+
     def static_axis_index(self, checked=True):
         if checked and self._index is None:
             raise ValueError("Axis %r is not a static axis" % self.name)

@@ -14,6 +14,9 @@ _PRECISION_NAMES = {
 }
 
 
+_CNTK_DATA_TYPE_CODES = {1: np.float32, 2: np.float64, 4: np.float16}
+
+
 def sanitize_dtype(dtype, argument="dtype"):
     """A numpy float dtype from anything CNTK accepts as a dtype; None stays None (to be inferred)."""
     if dtype is None:
@@ -29,6 +32,8 @@ def sanitize_dtype(dtype, argument="dtype"):
                 return np_dt
     if dtype is float:
         return np.dtype(np.float32)
+    if isinstance(dtype, (bool, int, np.integer)) and int(dtype) in _CNTK_DATA_TYPE_CODES:
+        return np.dtype(_CNTK_DATA_TYPE_CODES[int(dtype)])  # CNTK's own DataType enum values
     try:
         dt = np.dtype(dtype)
     except TypeError:

@@ -6,7 +6,8 @@ import torch
 from . import device as _device
 from .feeding import to_value
 from .lowering import lower
-from .value import Value
+from .reinference import primitive_nodes
+from .value import NDArrayView, Value
 
 
 class BatchInfo(object):
@@ -137,10 +138,11 @@ class ForwardState(object):
 
 
 def forward(function, arguments, outputs=None, keep_for_backward=None, device=None, as_numpy=True):
-    from .function import as_variable
-    outs = [as_variable(o) for o in (outputs if outputs is not None else function.outputs)]
-    keep = [as_variable(o) for o in (keep_for_backward or [])]
+    from .function import output_variables
+    outs = function.outputs if outputs is None else output_variables(outputs)
+    keep = output_variables(keep_for_backward or [], "keep_for_backward")
     compute = outs + [k for k in keep if k not in outs]
+    _check_in_graph(function, compute)
     order, tensors, info, lengths = prepare_inputs(compute, arguments, device)
     # as in CNTK, a forward pass that keeps state for backward runs in training mode (dropout is active)
     module = lower(compute, order, bool(keep))
@@ -159,6 +161,16 @@ def forward(function, arguments, outputs=None, keep_for_backward=None, device=No
     by_var = dict(zip(compute, results))
     state = ForwardState(compute, by_var, wrt, lengths)
     return state, {o: _convert(o, by_var[o], lengths, as_numpy) for o in outs}
+
+
+def _check_in_graph(function, variables):
+    """Each requested output must be computed by function's graph (or be one of its leaves)."""
+    known = {o.uid for n in primitive_nodes(function.outputs) for o in n._outputs}
+    known.update(v.uid for v in function.inputs)
+    known.update(o.uid for o in function.outputs)
+    for v in variables:
+        if v.uid not in known:
+            raise ValueError("output %s ('%s') is not part of the Function being evaluated" % (v.uid, v.name))
 
 
 def _pad_sequences(sequences, like):
@@ -210,7 +222,9 @@ def backward(state, root_gradients, variables, as_numpy=True):
     for v, g in zip(wanted, got):
         if g is None:
             g = torch.zeros_like(state.wrt[v])
-        result[v] = _convert(v, g, state.lengths, as_numpy) if as_numpy or not v.is_parameter else g
+        # a Parameter's gradient has no dynamic axes: as_numpy=False gives it as an NDArrayView, like CNTK
+        result[v] = _convert(v, g, state.lengths, as_numpy) if as_numpy or not v.is_parameter else \
+            NDArrayView(g.detach())
     return result
 
 

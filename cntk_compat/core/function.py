@@ -11,10 +11,12 @@ import inspect
 
 import numpy as np
 
+from ..default_options import default_options
 from .dtypes import promote
 from .graph import find_all_with_name as _find_all, find_by_name as _find_one
 from .operators import TensorOpsMixin
 from .registry import get_op, register_op
+from .reinference import infer_in_place, substitute_in_place
 from .uid import new_uid
 from .variables import (Constant, Parameter, Placeholder, Variable, VariableKind, make_output)
 
@@ -26,6 +28,29 @@ class CloneMethod(enum.Enum):
     clone = "clone"
     share = "share"
     freeze = "freeze"
+
+
+_RENAMING = [False]  # cntk_py.allow_renaming_functions() sets it
+
+
+def allow_renaming_functions():
+    _RENAMING[0] = True
+
+
+def output_variables(outputs, argument="outputs"):
+    """The Variables named by an ``outputs=`` argument: a Function (all its outputs), a Variable, or a list of
+    Variables and single-output Functions."""
+    if isinstance(outputs, Function):
+        return outputs.outputs
+    if isinstance(outputs, Variable):
+        return [outputs]
+    if not isinstance(outputs, (list, tuple, set, frozenset)):
+        raise TypeError("%s: expected a Variable, a Function or a list of them, got %s"
+                        % (argument, type(outputs).__name__))
+    for o in outputs:
+        if not isinstance(o, (Variable, Function)):
+            raise TypeError("%s: each entry must be a Variable or a Function, got %s" % (argument, type(o).__name__))
+    return [as_variable(o, argument) for o in outputs]
 
 
 def as_variable(x, argument="operand"):
@@ -118,16 +143,23 @@ class Function(TensorOpsMixin):
         """@Function: call the Python function on placeholders (or typed inputs, from annotations)."""
         from .typing_support import variable_from_annotation
         params = inspect.signature(f).parameters
-        arg_names = [p for p, v in params.items() if v.kind in (v.POSITIONAL_ONLY, v.POSITIONAL_OR_KEYWORD)]
+        # arguments with defaults keep them (so that e.g. plus(left, right, name='') is a binary Function)
+        arg_names = [p for p, v in params.items()
+                     if v.kind in (v.POSITIONAL_ONLY, v.POSITIONAL_OR_KEYWORD) and v.default is v.empty]
         args = [variable_from_annotation(n, params[n].annotation) for n in arg_names]
         Function._placeholders_under_construction.update(args)
         try:
-            out = f(*args)
+            # as in CNTK, a Function's Python body may not create Parameters (layers create them up front)
+            with default_options(pure=not make_block):
+                out = f(*args)
         finally:
             Function._placeholders_under_construction.difference_update(args)
         if out is None:
             raise TypeError("CNTK Function '%s' must return a value" % getattr(f, "__name__", f))
-        outs = list(out) if isinstance(out, (tuple, list)) else [out]
+        if isinstance(out, (tuple, list)):
+            outs = list(out)
+        else:  # a Function with several outputs returns all of them
+            outs = out.outputs if isinstance(out, Function) else [out]
         out_vars = []
         for o in outs:
             v = as_variable(o, "return value of '%s'" % getattr(f, "__name__", f))
@@ -153,6 +185,9 @@ class Function(TensorOpsMixin):
 
     @name.setter
     def name(self, value):
+        if self._root._name and not _RENAMING[0]:
+            raise ValueError("Function '%s' already has a name; CNTK does not rename named Functions (call "
+                             "cntk.cntk_py.allow_renaming_functions() to allow it)" % self._root._name)
         self._root._name = value
 
     @property
@@ -215,7 +250,8 @@ class Function(TensorOpsMixin):
         attrs[name] = float(value) if name == "dropoutRate" else int(value)
 
     def _leaf_list(self):
-        """All leaf Variables below the outputs, in depth-first, left-to-right order (blocks not entered)."""
+        """All leaf Variables below the outputs, depth first and left to right (blocks are not entered; a block
+        lists its captured parameters before its arguments), which is CNTK's order."""
         leaves, seen, seen_nodes = [], set(), set()
         stack = list(reversed(self._outputs))
         while stack:
@@ -338,18 +374,28 @@ class Function(TensorOpsMixin):
         return result
 
     def __rshift__(self, other):
-        return other(self)
+        """f >> g is Sequential([f, g]) (g may be a tuple of functions, applied side by side)."""
+        from ..layers import Sequential
+        return Sequential([self, other])
 
     def __lshift__(self, other):
         return self(other)
 
     def clone(self, method, substitutions=None):
-        method = CloneMethod(method.value if isinstance(method, CloneMethod) else method)
+        try:
+            method = CloneMethod(method.value if isinstance(method, CloneMethod) else method)
+        except ValueError:
+            raise ValueError("clone: method must be a CloneMethod or one of 'clone', 'share', 'freeze', got %r"
+                             % (method,)) from None
+        if substitutions is not None and not isinstance(substitutions, dict):
+            raise TypeError("clone: substitutions must be a dict, got %s" % type(substitutions).__name__)
         subs = {}
         for k, v in (substitutions or {}).items():
+            if k is None or v is None:
+                raise AttributeError("clone: cannot replace node %s with node %s; neither may be None" % (k, v))
             subs[as_variable(k, "substitution key")] = as_variable(v, "substitution value")
-        memo = {}
-        new_outputs = [_clone_variable(o, method, subs, memo) for o in self._outputs]
+        memo = _CloneMemo()
+        new_outputs = _clone_outputs(self._outputs, method, subs, memo)
         order = getattr(self, "_arg_order", None) or list(self.arguments)
         new_order = []
         for a in order:
@@ -359,10 +405,25 @@ class Function(TensorOpsMixin):
         return Function._composite(new_outputs, arg_order=new_order)
 
     def replace_placeholders(self, substitutions):
-        """In place: the placeholders of this Function are replaced; returns self."""
-        new = self.clone(CloneMethod.share, substitutions)
-        self._root, self._outputs, self._arg_order = new._root, new._outputs, new._arg_order
-        self._is_composite = True
+        """In place, as CNTK does: every use of each placeholder below this Function now reads its substitute.
+
+        The substitute may itself depend on the placeholder (through past_value/future_value), which closes a
+        recurrent loop. Shapes are inferred again over the whole graph. Returns self."""
+        subs = {}
+        for k, v in substitutions.items():
+            k = as_variable(k, "replace_placeholders key")
+            if not k.is_placeholder:
+                raise TypeError("replace_placeholders: %r is not a placeholder" % (k,))
+            subs[k] = as_variable(v, "substitute for placeholder '%s'" % (k.name or k.uid))
+        substitute_in_place(self._outputs, subs)
+        self._outputs = [subs.get(o, o) for o in self._outputs]
+        if self._root is not self:
+            self._root._outputs = [subs.get(o, o) for o in self._root._outputs]
+        order = getattr(self, "_arg_order", None)
+        if order:
+            self._arg_order = [subs.get(a, a) for a in order if subs.get(a, a).is_input or
+                               subs.get(a, a).is_placeholder]
+        infer_in_place(self._outputs)
         return self
 
     def replace_placeholder(self, substitution):
@@ -392,10 +453,10 @@ class Function(TensorOpsMixin):
     # ------------------------------------------------------------------ computing
     def eval(self, arguments=None, outputs=None, device=None, as_numpy=True):
         from .engine import evaluate
-        outs = list(outputs) if outputs is not None else self.outputs
-        result = evaluate(self, arguments, [as_variable(o) for o in outs], device=device, as_numpy=as_numpy)
+        outs = self.outputs if outputs is None else output_variables(outputs)
+        result = evaluate(self, arguments, outs, device=device, as_numpy=as_numpy)
         if len(outs) == 1:
-            return result[as_variable(outs[0])]
+            return result[outs[0]]
         return result
 
     def forward(self, arguments, outputs=None, keep_for_backward=None, device=None, as_numpy=True):
@@ -426,11 +487,93 @@ class Function(TensorOpsMixin):
         from ..train.function_training import test
         return test(self, minibatch_source, minibatch_size, streams, model_inputs_to_streams, callbacks)
 
+    # ------------------------------------------------------------------ saving, loading, extras
+    @property
+    def custom_attributes(self):
+        """A dict of user attributes kept on the root primitive (and saved with the model)."""
+        root = self._root
+        if getattr(root, "_custom_attributes", None) is None:
+            root._custom_attributes = {}
+        return root._custom_attributes
+
+    @custom_attributes.setter
+    def custom_attributes(self, values):
+        if values is not None and not isinstance(values, dict):
+            raise TypeError("custom_attributes: expected a dict, got %s" % type(values).__name__)
+        self._root._custom_attributes = dict(values or {})
+
+    def print_node_timing(self):
+        raise NotImplementedError("print_node_timing: per-node timing is not collected; profile "
+                                  "f.torch_module() with torch.profiler instead")
+
+    def save(self, filename, format=None, use_external_files_to_store_parameters=False):
+        """Saves the graph and its Parameter/Constant values to ``filename`` (see core.serialization)."""
+        from . import serialization
+        serialization.check_format(format, "save")
+        serialization.save(self, filename)
+
+    def restore(self, filename):
+        """Loads the Parameter and Constant values saved in ``filename`` into this Function, in place."""
+        from . import serialization
+        serialization.restore(self, filename)
+
+    @staticmethod
+    def load(model, device=None, format=None):
+        """The Function saved by save(): ``model`` is a file name or a bytes buffer."""
+        from . import serialization
+        serialization.check_format(format, "load")
+        return serialization.load(model, device)
+
+    @staticmethod
+    def register_udf_deserialize_callback(op_name, callback):
+        """When loading, user functions with this op_name are built by callback(inputs, name, state)."""
+        from . import serialization
+        if op_name in serialization.udf_deserialize_callbacks:
+            raise ValueError("a deserialize callback for the user function op %r is already registered" % op_name)
+        serialization.udf_deserialize_callbacks[op_name] = callback
+
+    @staticmethod
+    def with_signature(*args, **kwargs):
+        """Decorator: @Function with the argument types given (as @Signature(...) would)."""
+        def decorator(f):
+            from ..layers.typing import Signature
+            return Function(Signature(*args, **kwargs)(f))
+        return decorator
+
     def torch_module(self, arguments=None, training=False):
         """The cached torch.nn.Module this Function lowers to (for plain-PyTorch users)."""
         from .lowering import lower
         return lower(self.outputs, list(arguments) if arguments is not None else list(self.arguments),
                      training)
+
+
+class _CloneMemo(dict):
+    """uid -> cloned Variable, plus what closing loops needs: the nodes being cloned right now, and the
+    stand-in placeholders handed out for their outputs when a loop leads back to them."""
+
+    def __init__(self):
+        super(_CloneMemo, self).__init__()
+        self.in_progress = set()
+        self.stand_ins = {}
+
+
+def _clone_outputs(outputs, method, subs, memo):
+    """Clone the graph below outputs; loops are cut by stand-in placeholders and then closed in place."""
+    memo = memo if isinstance(memo, _CloneMemo) else _CloneMemo()
+    new_outputs = [_clone_variable(o, method, subs, memo) for o in outputs]
+    if memo.stand_ins:
+        closing = {ph: memo[uid] for uid, ph in memo.stand_ins.items()}
+        memo.stand_ins = {}
+        substitute_in_place(new_outputs, closing)
+        new_outputs = [closing.get(o, o) for o in new_outputs]
+        infer_in_place(new_outputs)
+    return new_outputs
+
+
+def _stand_in(v):
+    ph = Placeholder(name=v.name)
+    ph._shape, ph._dtype, ph._dynamic_axes, ph._is_sparse = v._shape, v._dtype, v._dynamic_axes, v._is_sparse
+    return ph
 
 
 def _clone_variable(v, method, subs, memo):
@@ -441,11 +584,21 @@ def _clone_variable(v, method, subs, memo):
         return hit
     if v.is_output:
         node = v.owner
-        new_node = _clone_node(node, method, subs, memo)
+        if id(node) in memo.in_progress:
+            return memo.stand_ins.setdefault(v.uid, _stand_in(v))
+        memo.in_progress.add(id(node))
+        try:
+            new_node = _clone_node(node, method, subs, memo)
+        finally:
+            memo.in_progress.discard(id(node))
         for old, new in zip(node._outputs, new_node._outputs):
             memo[old.uid] = new
         return memo[v.uid]
-    if v.is_parameter and method != CloneMethod.share:
+    if (v.is_input or v.is_placeholder) and method != CloneMethod.share:
+        # as in CNTK, cloning or freezing also gives the graph its own inputs and placeholders
+        new = Variable.__new__(Placeholder if v.is_placeholder else Variable)
+        new._init_variable(v._kind, v._shape, v._dtype, v._is_sparse, v._dynamic_axes, v._name, v._needs_gradient)
+    elif v.is_parameter and method != CloneMethod.share:
         new = Constant(v.value, name=v.name) if method == CloneMethod.freeze else \
             Parameter(v.shape, init=v.value, dtype=v.dtype, name=v.name)
     elif v.is_constant and method == CloneMethod.clone:
@@ -463,10 +616,9 @@ def _clone_node(node, method, subs, memo):
             return node
         return Function._primitive(COMBINE, new_inputs, name=node._name)
     if node._block_root is not None:
-        n_args = len(node._block_arguments)
         new_args = [_clone_variable(outer, method, subs, memo) for _, outer in node._block_arguments]
         inner_outputs = [_clone_variable(o, method, {}, memo) for o in node._block_root._outputs]
-        unchanged = all(a is b for a, b in zip(new_args, node._inputs[:n_args])) and \
+        unchanged = all(a is b for a, (_, b) in zip(new_args, node._block_arguments)) and \
             all(a is b for a, b in zip(inner_outputs, node._block_root._outputs))
         if unchanged:
             return node
@@ -507,7 +659,8 @@ def as_block(composite, block_arguments_map, block_op_name, block_instance_name=
     captured = [leaf for leaf in inner._leaf_list() if leaf not in mapped]
     node = Function.__new__(Function)
     op = get_op(BLOCK)
-    node._set_primitive(op, block_op_name, [o for _, o in mapping] + captured, {}, block_instance_name)
+    # as in CNTK, a block lists the leaves its body captures (its parameters) before its arguments
+    node._set_primitive(op, block_op_name, captured + [o for _, o in mapping], {}, block_instance_name)
     node._block_root = inner
     node._block_arguments = mapping
     grad = any(v._needs_gradient or v.is_output or v.is_placeholder for v in node._inputs)

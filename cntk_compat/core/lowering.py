@@ -11,7 +11,8 @@ import torch
 import torch.fx
 
 from .function import BLOCK, COMBINE
-from .variables import FreeDimension
+from .recurrence import STEPWISE_OPS, Loop, find_loops, lower_loop
+from .variables import FreeDimension, InferredDimension
 
 _CACHE = weakref.WeakKeyDictionary()
 
@@ -43,13 +44,16 @@ class LoweredFunction(torch.nn.Module):
 
 
 class _Builder(object):
-    def __init__(self, arguments, training):
+    def __init__(self, arguments, training, loop_step=False):
+        self.loop_step = loop_step
         self.graph = torch.fx.Graph()
         self.root = torch.nn.Module()
         self.training = training
         self.env = {}
         self.masks = {}
         self.mask_axes = []
+        self.loop_of = {}
+        self.acyclic = set()
         for i, a in enumerate(arguments):
             self.env[a.uid] = self.graph.placeholder("arg%d_%s" % (i, _safe(a.name or a.uid)))
         for a in arguments:
@@ -104,6 +108,15 @@ class _Builder(object):
                 stack.pop()
                 continue
             node = cur.owner
+            loop = self._loop(node)
+            if loop is not None:
+                deps = [i for i in loop.external_inputs if i.uid not in self.env]
+                if deps:
+                    stack.extend(deps)
+                    continue
+                lower_loop(self, loop, lambda: _Builder([], self.training, loop_step=True))
+                stack.pop()
+                continue
             deps = [i for i in self._node_inputs(node) if i.uid not in self.env]
             if deps:
                 stack.extend(deps)
@@ -111,6 +124,18 @@ class _Builder(object):
             self.emit(node)
             stack.pop()
         return self.env[v.uid]
+
+    def _loop(self, node):
+        """The recurrent Loop node belongs to, or None (found once per region of the graph)."""
+        if id(node) in self.acyclic:
+            return None
+        if id(node) not in self.loop_of:
+            loops, visited = find_loops(node, self._node_inputs, lambda var: var.uid in self.env)
+            for nodes in loops:
+                loop = Loop(nodes, self._node_inputs)
+                self.loop_of.update((id(n), loop) for n in nodes)
+            self.acyclic.update(i for i in visited if i not in self.loop_of)
+        return self.loop_of.get(id(node))
 
     def _node_inputs(self, node):
         if node._block_root is not None:
@@ -128,10 +153,14 @@ class _Builder(object):
                 self.env[out.uid] = self.value(inner_out)
             return
         for o in node._outputs:
-            if o._shape is None or any(d < 0 and d != FreeDimension for d in o._shape):
+            # -1 (inferred) left in a shape comes from inputs declared with it: sized by the data, like -3
+            if o._shape is None or any(d < 0 and d not in (FreeDimension, InferredDimension) for d in o._shape):
                 raise ValueError("%s%s: output shape %s could not be inferred from its inputs %s"
                                  % (node._op_name, " '%s'" % node._name if node._name else "", o.shape,
                                     [i.shape for i in node._inputs]))
+        if self.loop_step and (op.uses_mask or op.uses_masks or op.makes_mask) and op.name not in STEPWISE_OPS:
+            raise ValueError("%s cannot be used inside a recurrent loop (it works on whole sequences)"
+                             % node._op_name)
         args = [self.env[i.uid] for i in node._inputs]
         if op.elementwise:
             out = node._outputs[0]

@@ -53,6 +53,10 @@ def sanitize_type(t):
         return VariableType(shape=(), dtype=np.float64)
     if t is np.float16:
         return VariableType(shape=(), dtype=np.float16)
+    if isinstance(t, (int, np.integer)) and not isinstance(t, bool):  # a shape: update_signature(5)
+        return VariableType(shape=(int(t),), dynamic_axes=(Axis.default_batch_axis(),))
+    if isinstance(t, tuple) and t and all(isinstance(d, (int, np.integer)) for d in t):
+        return VariableType(shape=tuple(int(d) for d in t), dynamic_axes=(Axis.default_batch_axis(),))
     return t
 
 

@@ -57,33 +57,9 @@ def shape_is_known(shape):
     return shape is not None and all(d >= 0 for d in shape)
 
 
-class Variable(TensorOpsMixin):
-    """A symbolic typed value: its static shape (no batch/sequence axes), dtype and dynamic axes.
+class VariableMixin(object):
+    """The read-only properties CNTK exposes on every Variable (shape, dtype, name, kind, ...)."""
 
-    The public constructor creates an input Variable; Functions create Output Variables.
-    """
-
-    def __init__(self, shape=None, dtype=None, needs_gradient=False, is_sparse=False,
-                 dynamic_axes=Axis.default_input_variable_dynamic_axes(), name=""):
-        self._init_variable(VariableKind.INPUT, sanitize_shape(shape),
-                            sanitize_dtype(dtype) or np.dtype(np.float32), is_sparse,
-                            sanitize_dynamic_axes(dynamic_axes), name, needs_gradient)
-
-    def _init_variable(self, kind, shape, dtype, is_sparse, dynamic_axes, name, needs_gradient=False,
-                       owner=None, uid=None):
-        if not isinstance(name, str):
-            raise TypeError("name: expected a str, got %r" % (name,))
-        self._kind = kind
-        self._shape = shape
-        self._dtype = dtype
-        self._is_sparse = bool(is_sparse)
-        self._dynamic_axes = dynamic_axes
-        self._name = name
-        self._needs_gradient = bool(needs_gradient)
-        self._owner = owner
-        self._uid = uid or new_uid(kind)
-
-    # -- properties CNTK exposes
     @property
     def shape(self):
         return _UNKNOWN_SHAPE if self._shape is None else self._shape
@@ -143,6 +119,33 @@ class Variable(TensorOpsMixin):
     @property
     def _type(self):
         return type_string(self._shape, self._dtype, self._is_sparse, self.dynamic_axes)
+
+
+class Variable(VariableMixin, TensorOpsMixin):
+    """A symbolic typed value: its static shape (no batch/sequence axes), dtype and dynamic axes.
+
+    The public constructor creates an input Variable; Functions create Output Variables.
+    """
+
+    def __init__(self, shape=None, dtype=None, needs_gradient=False, is_sparse=False,
+                 dynamic_axes=Axis.default_input_variable_dynamic_axes(), name=""):
+        self._init_variable(VariableKind.INPUT, sanitize_shape(shape),
+                            sanitize_dtype(dtype) or np.dtype(np.float32), is_sparse,
+                            sanitize_dynamic_axes(dynamic_axes), name, needs_gradient)
+
+    def _init_variable(self, kind, shape, dtype, is_sparse, dynamic_axes, name, needs_gradient=False,
+                       owner=None, uid=None):
+        if not isinstance(name, str):
+            raise TypeError("name: expected a str, got %r" % (name,))
+        self._kind = kind
+        self._shape = shape
+        self._dtype = dtype
+        self._is_sparse = bool(is_sparse)
+        self._dynamic_axes = dynamic_axes
+        self._name = name
+        self._needs_gradient = bool(needs_gradient)
+        self._owner = owner
+        self._uid = uid or new_uid(kind)
 
     def as_parameter(self):
         if not self.is_parameter:
@@ -209,8 +212,9 @@ class Variable(TensorOpsMixin):
 
 
 def _dtype_of_value(value):
-    """numpy float arrays keep their precision; Python numbers and lists default to float32 (as in CNTK)."""
-    if isinstance(value, (np.ndarray, np.floating)) and value.dtype in (np.float32, np.float64, np.float16):
+    """numpy float arrays keep their precision; scalars (numpy ones too) and lists default to float32, as in
+    CNTK."""
+    if isinstance(value, np.ndarray) and value.ndim > 0 and value.dtype in (np.float32, np.float64, np.float16):
         return value.dtype
     return np.dtype(np.float32)
 
@@ -292,6 +296,9 @@ class Parameter(_TensorHolder):
     """A learnable tensor. ``init`` is a value (scalar, list, ndarray) or an initializer."""
 
     def __init__(self, shape=None, init=None, dtype=None, device=None, name=""):
+        from ..default_options import default_override_or, get_default_override
+        if get_default_override(None, pure=default_override_or(False)):
+            raise TypeError("parameters cannot be created inside a @Function def")
         dtype = sanitize_dtype(dtype)
         if init is None:
             init = 0

@@ -6,7 +6,7 @@ from ...core.axis import Axis
 from ...core.function import as_variable
 from ...core.registry import OutputSpec, register_op
 from ...core.variables import FreeDimension
-from .._common import make, spec_like
+from .._common import make, sanitize_operand, spec_like
 from ._masked import expand_mask, mask_from_lengths
 from ._select import with_sequence_axis, without_sequence_axis
 
@@ -16,15 +16,19 @@ def _infer_like(inputs, attributes):
     return [spec_like(x, x._shape, dynamic_axes=layout._dynamic_axes)]
 
 
-def _onto_layout(x, layout, mask, x_has_sequence):
-    """x laid out like the sequence batch layout: a batch-only x is repeated along the sequence axis."""
+def _onto_layout(x, layout, mask, x_has_sequence, x_has_batch):
+    """x laid out like the sequence batch layout: a batch-only x is repeated along the sequence axis, a
+    constant along both."""
     if x_has_sequence:
         return x
+    if not x_has_batch:
+        return x.reshape((1, 1) + tuple(x.shape)).expand(tuple(mask.shape) + tuple(x.shape))
     return x.unsqueeze(1).expand((x.shape[0], mask.shape[1]) + tuple(x.shape[1:]))
 
 
 def _prepare_like(node):
-    return {"x_has_sequence": node._inputs[0]._sequence_axis is not None}
+    x = node._inputs[0]
+    return {"x_has_sequence": x._sequence_axis is not None, "x_has_batch": x._n_dynamic > 0}
 
 
 register_op("SequenceBroadcastAs", _infer_like, _onto_layout, prepare=_prepare_like, uses_mask=True)
@@ -33,8 +37,8 @@ register_op("ReconcileDynamicAxis", _infer_like, _onto_layout, prepare=_prepare_
 
 def broadcast_as(operand, broadcast_as_operand, name=''):
     """operand (without a sequence axis) repeated at every step of the sequences of broadcast_as_operand."""
-    return make("SequenceBroadcastAs", [as_variable(operand, "operand"),
-                                        as_variable(broadcast_as_operand, "broadcast_as_operand")], None, name)
+    layout = as_variable(broadcast_as_operand, "broadcast_as_operand")
+    return make("SequenceBroadcastAs", [sanitize_operand(operand, layout._dtype, "operand"), layout], None, name)
 
 
 def reconcile_dynamic_axes(x, dynamic_axes_as, name=''):

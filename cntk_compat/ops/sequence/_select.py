@@ -133,8 +133,12 @@ def _check_typeinfo(typeinfo):
 
 
 def _counts(condition, mask):
-    counts = torch.round(condition.reshape(mask.shape)).long().clamp(min=0)
-    return torch.where(mask, counts, torch.zeros_like(counts))
+    """How many times each step is taken. Fractional conditions accumulate (CNTK rounds the running sum),
+    so a sequence of n steps with condition 1.6 yields round(1.6 n) steps."""
+    values = torch.where(mask, condition.reshape(mask.shape).to(torch.float64), torch.zeros((), dtype=torch.float64))
+    ends = torch.floor(torch.cumsum(values, 1) + 0.5).long()
+    counts = ends - torch.nn.functional.pad(ends[:, :-1], (1, 0))
+    return torch.where(mask, counts.clamp(min=0), torch.zeros_like(counts))
 
 
 def _where(condition, mask):
@@ -150,7 +154,7 @@ def _infer_where(inputs, attributes):
 register_op("Where", _infer_where, _where, uses_mask=True, makes_mask=True)
 
 
-def where(condition, new_sequence_axis_typeinfo=None, name=''):
+def where(condition, name='', new_sequence_axis_typeinfo=None):
     """The step indices where condition is non-zero (a step with condition k > 1 repeats k times), as a new
     sequence."""
     _check_typeinfo(new_sequence_axis_typeinfo)

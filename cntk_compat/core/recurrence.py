@@ -1,0 +1,218 @@
+"""Recurrent loops: cycles in the graph that pass through past_value / future_value.
+
+The lowering finds them as strongly connected components of the node graph. Each loop becomes one
+RecurrentLoop module: a torch.fx module computing one time step (the loop's nodes applied to the step's
+slice of the inputs, with each delay node reading the value its input had time_step steps earlier, or
+later for future_value), driven over the sequence axis and stacked back into a (B, T, ...) tensor per
+output. Autograd differentiates through the unrolled steps.
+"""
+import operator
+
+import torch
+import torch.fx
+
+from .dtypes import to_torch_dtype
+
+DELAY_OPS = ("PastValue", "FutureValue")
+# ops that see the sequence masks but act on each step by itself, so they also work inside a loop, one step at
+# a time (a user function inside a loop is called once per step, as in CNTK)
+STEPWISE_OPS = ("SequenceBroadcastAs", "ReconcileDynamicAxis", "UserFunction")
+
+
+class Loop(object):
+    """The nodes of one strongly connected component, and what the lowering needs to know about them."""
+
+    def __init__(self, nodes, node_inputs):
+        self.nodes = nodes
+        members = {id(n) for n in nodes}
+        self.delays = [n for n in nodes if n._op.name in DELAY_OPS]
+        if not self.delays:
+            raise ValueError("the graph has a cycle through %s without past_value or future_value; a loop "
+                             "needs a delay" % ", ".join(sorted({n._op_name for n in nodes})))
+        directions = {n._op.name for n in self.delays}
+        if len(directions) > 1:
+            raise ValueError("a recurrent loop mixes past_value and future_value; split it into a forward "
+                             "and a backward loop")
+        self.backward = directions.pop() == "FutureValue"
+        for d in self.delays:
+            if not (d._inputs[0].is_output and id(d._inputs[0].owner) in members):
+                raise ValueError("%s in a recurrent loop must delay a value computed in that loop" % d._op_name)
+            if d._inputs[1].is_output and id(d._inputs[1].owner) in members:
+                raise ValueError("%s: the initial_state of a recurrent loop cannot depend on the loop itself"
+                                 % d._op_name)
+        self.axis = self.delays[0]._outputs[0]._sequence_axis
+        if self.axis is None:
+            raise ValueError("a recurrent loop needs a sequence axis; its delayed value has dynamic axes %s"
+                             % (self.delays[0]._outputs[0].dynamic_axes,))
+        self.external_inputs = []
+        seen = set()
+        for n in nodes:
+            for i in node_inputs(n):
+                if (i.is_output and id(i.owner) in members) or i.uid in seen:
+                    continue
+                seen.add(i.uid)
+                self.external_inputs.append(i)
+        self.variables = [o for n in nodes for o in n._outputs]
+
+
+def find_loops(start, node_inputs, done):
+    """Tarjan's strongly connected components over the nodes reachable from node ``start`` whose outputs are
+    not yet lowered (``done(variable)``). Returns the components that are loops (several nodes, or one node
+    reading its own output), each a list of nodes, and the ids of all nodes visited."""
+    index, low, on_stack, stack, loops = {}, {}, set(), [], []
+    counter = [0]
+
+    def successors(node):
+        return [i.owner for i in node_inputs(node) if i.is_output and not done(i)]
+
+    work = [(start, iter(successors(start)))]
+    index[id(start)] = low[id(start)] = counter[0]
+    counter[0] += 1
+    stack.append(start)
+    on_stack.add(id(start))
+    while work:
+        node, it = work[-1]
+        advanced = False
+        for nxt in it:
+            if id(nxt) not in index:
+                index[id(nxt)] = low[id(nxt)] = counter[0]
+                counter[0] += 1
+                stack.append(nxt)
+                on_stack.add(id(nxt))
+                work.append((nxt, iter(successors(nxt))))
+                advanced = True
+                break
+            if id(nxt) in on_stack:
+                low[id(node)] = min(low[id(node)], index[id(nxt)])
+        if advanced:
+            continue
+        work.pop()
+        if work:
+            parent = work[-1][0]
+            low[id(parent)] = min(low[id(parent)], low[id(node)])
+        if low[id(node)] == index[id(node)]:
+            component = []
+            while True:
+                n = stack.pop()
+                on_stack.discard(id(n))
+                component.append(n)
+                if n is node:
+                    break
+            if len(component) > 1 or any(i.is_output and i.owner is node for i in node_inputs(node)):
+                loops.append(list(reversed(component)))
+    return loops, set(index)
+
+
+def fit_rank(static, shape):
+    """An initial state's static shape with the leading 1s dropped that x's shape has no axes for (a scalar
+    initial_state is often given as shape (1,))."""
+    extra = len(static) - len(shape)
+    if extra > 0 and all(d == 1 for d in static[:extra]):
+        return static[extra:]
+    return static
+
+
+def _initial_step(init, init_dynamic, batch, shape, dtype):
+    """The initial state as one step (B, 1, *shape): a constant broadcast, or one value per sequence."""
+    lead = (init.shape[0],) if init_dynamic else (1,)
+    static = fit_rank(tuple(init.shape[1:] if init_dynamic else init.shape), shape)
+    init = init.reshape(lead + (1,) + (1,) * (len(shape) - len(static)) + static)
+    return init.to(dtype).expand((batch, 1) + tuple(shape))
+
+
+class RecurrentLoop(torch.nn.Module):
+    """forward(mask, *external_tensors) -> one (B, T, ...) tensor per loop variable.
+
+    step: the fx module for one step, called as step(*step_inputs, *delayed_values, step_mask);
+    on_axis[k]: whether external input k lies on the loop's sequence axis (then it is sliced per step);
+    delays: per delay node (index of the loop variable it delays, time_step, index of its initial state
+    among the external inputs, whether that state has a batch axis, static shape, torch dtype).
+    """
+
+    def __init__(self, step, on_axis, delays, backward):
+        super(RecurrentLoop, self).__init__()
+        self.step = step
+        self.on_axis = list(on_axis)
+        self.delays = list(delays)
+        self.backward = backward
+
+    def forward(self, mask, *externals):
+        batch, steps = mask.shape[0], mask.shape[1]
+        if steps == 0:
+            raise ValueError("a recurrent loop cannot run over empty sequences")
+        history = [None] * steps
+        order = range(steps - 1, -1, -1) if self.backward else range(steps)
+        for t in order:
+            step_inputs = [e[:, t:t + 1] if on else e for e, on in zip(externals, self.on_axis)]
+            delayed = [self._delayed(history, mask, externals, t, batch, steps, d) for d in self.delays]
+            history[t] = self.step(*step_inputs, *delayed, mask[:, t:t + 1])
+        n_vars = len(history[0])
+        return tuple(torch.cat([history[t][k] for t in range(steps)], 1) for k in range(n_vars))
+
+    def _delayed(self, history, mask, externals, t, batch, steps, delay):
+        var_index, time_step, init_index, init_dynamic, shape, dtype = delay
+        init = _initial_step(externals[init_index], init_dynamic, batch, shape, dtype)
+        if self.backward:
+            src = t + time_step
+            if src >= steps:
+                return init
+            valid = mask[:, src].reshape((batch, 1) + (1,) * len(shape))
+            return torch.where(valid, history[src][var_index], init)
+        src = t - time_step
+        return init if src < 0 else history[src][var_index]
+
+
+def _sequence_initial_states(loop):
+    """uids of the delays' initial states that are sequences; they may serve only as initial states."""
+    inits = {d._inputs[1].uid for d in loop.delays if d._inputs[1]._sequence_axis is not None}
+    for n in loop.nodes:
+        reads = n._inputs[:1] if n in loop.delays else n._inputs
+        if any(i.uid in inits for i in reads):
+            raise ValueError("a sequence that is the initial_state of a recurrent loop cannot also be read "
+                             "inside the loop")
+    return inits
+
+
+def _sequence_edge(x, mask, last):
+    """Per sequence, its last (or first) item: (B, T, ...) -> (B, ...)."""
+    index = (mask.sum(1) - 1).clamp(min=0) if last else torch.zeros(x.shape[0], dtype=torch.long,
+                                                                      device=x.device)
+    return x[torch.arange(x.shape[0], device=x.device), index]
+
+
+def lower_loop(builder, loop, make_builder):
+    """Add loop to builder's graph as one RecurrentLoop call; its variables' values enter builder.env."""
+    sequence_inits = _sequence_initial_states(loop)
+    step = make_builder()
+    outer_values = []
+    for k, e in enumerate(loop.external_inputs):
+        step.env[e.uid] = step.graph.placeholder("in%d" % k)
+        value = builder.env[e.uid]
+        if e.uid in sequence_inits:
+            # a sequence as initial state contributes its last item (its first, running backwards)
+            value = builder.graph.call_function(
+                _sequence_edge, (value, builder.mask(e._sequence_axis, loop.delays[0]), not loop.backward))
+        elif e._sequence_axis is not None and e._sequence_axis.name != loop.axis.name:
+            raise ValueError("a recurrent loop over sequence axis %r reads an input on another sequence axis %r"
+                             % (loop.axis.name, e._sequence_axis.name))
+        outer_values.append(value)
+    ext_index = {e.uid: k for k, e in enumerate(loop.external_inputs)}
+    var_index = {v.uid: k for k, v in enumerate(loop.variables)}
+    delays = []
+    for k, d in enumerate(loop.delays):
+        step.env[d._outputs[0].uid] = step.graph.placeholder("delayed%d" % k)
+        init, out = d._inputs[1], d._outputs[0]
+        delays.append((var_index[d._inputs[0].uid], d._attributes["time_step"], ext_index[init.uid],
+                       init._n_dynamic > 0, tuple(out._shape), to_torch_dtype(out._dtype)))
+    step.masks[loop.axis.name] = step.graph.placeholder("step_mask")
+    results = [step.value(v) for v in loop.variables]
+    step.graph.output(tuple(results))
+    step_module = torch.fx.GraphModule(step.root, step.graph, class_name="RecurrentStep")
+    on_axis = [e._sequence_axis is not None and e.uid not in sequence_inits for e in loop.external_inputs]
+    module = RecurrentLoop(step_module, on_axis, delays, loop.backward)
+    name = "loop%d" % len([m for m in builder.root.children() if isinstance(m, RecurrentLoop)])
+    builder.root.add_module(name, module)
+    mask = builder.mask(loop.axis, loop.delays[0])
+    node = builder.graph.call_module(name, (mask,) + tuple(outer_values))
+    for k, v in enumerate(loop.variables):
+        builder.env[v.uid] = builder.graph.call_function(operator.getitem, (node, k))

@@ -1,0 +1,352 @@
+"""Saving and loading Functions without pickle.
+
+A model file is a zip archive holding
+  graph.json  -- the graph: its leaf Variables (kind, name, shape, dtype, dynamic axes), then every node in
+                 dependency order (registered op name, display op name, instance name, JSON-encoded attributes,
+                 input wiring by uid; blocks with their inner graph; user functions with their class and
+                 serialize() state), and the outputs;
+  tensors.pt  -- a dict uid -> tensor of the Parameter and Constant values, read back with
+                 torch.load(weights_only=True).
+Loading rebuilds the graph through the op registry (so shape rules run again), with fresh uids.
+"""
+import enum
+import importlib
+import io
+import json
+import os
+import zipfile
+
+import numpy as np
+import torch
+
+from . import device as _device
+from .axis import Axis
+from .function import BLOCK, COMBINE, Function, as_block
+from .registry import get_op
+from .variables import Constant, Parameter, Placeholder, Variable, VariableKind
+
+FORMAT_NAME = "cntk-compat-model"
+FORMAT_VERSION = 1
+_GRAPH = "graph.json"
+_TENSORS = "tensors.pt"
+
+
+
+class ModelFormat(enum.Enum):
+    CNTKv2 = 0
+    ONNX = 1
+
+
+def check_format(format, what):
+    """None means CNTKv2, this package's own format; ONNX is not supported."""
+    if format is None or format == ModelFormat.CNTKv2:
+        return
+    if format == ModelFormat.ONNX:
+        raise NotImplementedError("%s: ModelFormat.ONNX is not supported; export f.torch_module() with "
+                                  "torch.onnx.export instead" % what)
+    raise ValueError("%s: format must be a ModelFormat, got %r" % (what, format))
+
+
+# op name of a user function -> callback(inputs, name, state) building it (Function.register_udf_deserialize_callback)
+udf_deserialize_callbacks = {}
+
+
+# ----------------------------------------------------------------------------------------------- attributes
+def encode_attribute(value, where):
+    """A JSON-able form of an op attribute; the tagged dicts are undone by decode_attribute."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, (int, float)):
+        return value
+    if isinstance(value, np.generic):
+        return {"__scalar__": value.item(), "dtype": value.dtype.name}
+    if isinstance(value, np.ndarray):
+        return {"__ndarray__": value.tolist(), "dtype": value.dtype.name, "shape": list(value.shape)}
+    if isinstance(value, np.dtype):
+        return {"__dtype__": value.name}
+    if isinstance(value, type) and issubclass(value, np.generic):
+        return {"__dtype__": np.dtype(value).name}
+    if isinstance(value, Axis):
+        return {"__axis__": [value._name, value._index, value._ordered]}
+    if isinstance(value, tuple):
+        return {"__tuple__": [encode_attribute(v, where) for v in value]}
+    if isinstance(value, list):
+        return [encode_attribute(v, where) for v in value]
+    if isinstance(value, dict):
+        return {"__dict__": [[encode_attribute(k, where), encode_attribute(v, where)] for k, v in value.items()]}
+    raise ValueError("save: %s has a value of type %s, which cannot be saved" % (where, type(value).__name__))
+
+
+def decode_attribute(value):
+    if isinstance(value, list):
+        return [decode_attribute(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if "__scalar__" in value:
+        return np.dtype(value["dtype"]).type(value["__scalar__"])
+    if "__ndarray__" in value:
+        return np.array(value["__ndarray__"], dtype=value["dtype"]).reshape(value["shape"])
+    if "__dtype__" in value:
+        return np.dtype(value["__dtype__"])
+    if "__axis__" in value:
+        name, index, ordered = value["__axis__"]
+        axis = Axis(index) if index is not None else Axis(name, ordered)
+        axis._ordered = ordered
+        return axis
+    if "__tuple__" in value:
+        return tuple(decode_attribute(v) for v in value["__tuple__"])
+    if "__dict__" in value:
+        return {_hashable(decode_attribute(k)): decode_attribute(v) for k, v in value["__dict__"]}
+    raise ValueError("load: unknown attribute encoding %r" % (sorted(value),))
+
+
+def _hashable(key):
+    return tuple(key) if isinstance(key, list) else key
+
+
+# ----------------------------------------------------------------------------------------------- walking
+def _node_dependencies(node):
+    if node._block_root is not None:
+        return [outer for _, outer in node._block_arguments] + list(node._block_root._outputs)
+    return list(node._inputs)
+
+
+def _walk(outputs):
+    """(leaves, nodes): the leaf Variables and the Function nodes below outputs (entering blocks), each node
+    after everything it depends on."""
+    leaves, nodes, done, open_nodes = [], [], set(), set()
+    stack = [(v, False) for v in reversed(outputs)]
+    while stack:
+        v, expanded = stack.pop()
+        if not v.is_output:
+            if v.uid not in done:
+                done.add(v.uid)
+                leaves.append(v)
+            continue
+        node = v.owner
+        if node.uid in done:
+            continue
+        if expanded:
+            done.add(node.uid)
+            nodes.append(node)
+            continue
+        if node.uid in open_nodes:
+            raise NotImplementedError("save: the graph has a recurrent loop through %s; saving recurrent loops is "
+                                      "not supported" % node._op_name)
+        open_nodes.add(node.uid)
+        stack.append((v, True))
+        stack.extend((d, False) for d in reversed(_node_dependencies(node)))
+    return leaves, nodes
+
+
+# ----------------------------------------------------------------------------------------------- saving
+def _describe_variable(v):
+    return {"uid": v.uid, "kind": v._kind, "name": v.name,
+            "shape": None if v._shape is None else list(v._shape),
+            "dtype": None if v._dtype is None else np.dtype(v._dtype).name,
+            "is_sparse": v._is_sparse, "needs_gradient": v._needs_gradient,
+            "dynamic_axes": None if v._dynamic_axes is None else [encode_attribute(a, "dynamic axis")
+                                                                   for a in v._dynamic_axes]}
+
+
+def _describe_user_function(node):
+    cls = type(node)
+    return {"module": cls.__module__, "class": cls.__qualname__, "op_name": node.op_name,
+            "as_numpy": bool(getattr(node, "as_numpy", True)),
+            "state": encode_attribute(node.serialize(), "the serialize() state of user function %s" % node.op_name)}
+
+
+def _describe_node(node):
+    where = "attribute of %s%s" % (node._op_name, " '%s'" % node._name if node._name else "")
+    record = {"uid": node.uid, "op": node._op.name, "op_name": node._op_name, "name": node._name,
+              "inputs": [i.uid for i in node._inputs], "outputs": [o.uid for o in node._outputs],
+              "attributes": encode_attribute(dict(node._attributes), where)}
+    custom = getattr(node, "_custom_attributes", None)
+    if custom:
+        record["custom_attributes"] = encode_attribute(dict(custom), "custom attribute")
+    if node._block_root is not None:
+        record["block"] = {"arguments": [[ph.uid, outer.uid] for ph, outer in node._block_arguments],
+                           "outputs": [o.uid for o in node._block_root._outputs]}
+    if node._op.name == "UserFunction":
+        record["user_function"] = _describe_user_function(node)
+    return record
+
+
+def model_bytes(function):
+    """The saved form of ``function`` (see the module docstring)."""
+    leaves, nodes = _walk(function.outputs)
+    tensors = {}
+    for v in leaves:
+        if v.is_parameter or v.is_constant:
+            try:
+                tensors[v.uid] = v.tensor.detach().cpu().clone()
+            except ValueError as e:
+                raise ValueError("save: %s" % e) from None
+    arg_order = getattr(function, "_arg_order", None) or []
+    root = function.root_function
+    graph = {"format": FORMAT_NAME, "version": FORMAT_VERSION,
+             "variables": [_describe_variable(v) for v in leaves],
+             "nodes": [_describe_node(n) for n in nodes],
+             "outputs": [o.uid for o in function.outputs],
+             "arguments": [a.uid for a in arg_order],
+             "combine_name": root._name if root._op.name == COMBINE else None}
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(_GRAPH, json.dumps(graph))
+        tensor_buffer = io.BytesIO()
+        torch.save(tensors, tensor_buffer)
+        archive.writestr(_TENSORS, tensor_buffer.getvalue())
+    return buffer.getvalue()
+
+
+def save(function, filename):
+    data = model_bytes(function)
+    with open(filename, "wb") as f:
+        f.write(data)
+
+
+# ----------------------------------------------------------------------------------------------- loading
+def _read_archive(model):
+    """(graph dict, tensors dict) from a file name or a bytes buffer; ValueError if it is not a model file."""
+    if isinstance(model, (bytes, bytearray, memoryview)):
+        source, what = io.BytesIO(bytes(model)), "the given buffer"
+    elif isinstance(model, (str, os.PathLike)):
+        if not os.path.isfile(model):
+            raise ValueError("load_model: no model file %r" % (str(model),))
+        source, what = str(model), "'%s'" % model
+    else:
+        raise TypeError("load_model: model must be a file name or a bytes buffer, got %s" % type(model).__name__)
+    try:
+        with zipfile.ZipFile(source) as archive:
+            graph = json.loads(archive.read(_GRAPH).decode("utf-8"))
+            tensor_bytes = archive.read(_TENSORS)
+    except (zipfile.BadZipFile, KeyError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError("load_model: %s is not a model saved by cntk-compat (Function.save), or it is truncated "
+                         "or corrupt (%s: %s); models in CNTK's native protobuf format cannot be read"
+                         % (what, type(e).__name__, e)) from None
+    if not isinstance(graph, dict) or graph.get("format") != FORMAT_NAME:
+        raise ValueError("load_model: %s is not a cntk-compat model (no %r format tag)" % (what, FORMAT_NAME))
+    if graph.get("version") != FORMAT_VERSION:
+        raise ValueError("load_model: %s has model format version %r; this version reads version %d"
+                         % (what, graph.get("version"), FORMAT_VERSION))
+    try:
+        tensors = torch.load(io.BytesIO(tensor_bytes), weights_only=True)
+    except Exception as e:
+        raise ValueError("load_model: the parameter values in %s cannot be read (%s: %s)"
+                         % (what, type(e).__name__, e)) from None
+    return graph, tensors
+
+
+def _dynamic_axes(encoded):
+    return None if encoded is None else tuple(decode_attribute(a) for a in encoded)
+
+
+def _rebuild_leaf(record, tensors, device):
+    kind, name = record["kind"], record["name"]
+    shape = None if record["shape"] is None else tuple(record["shape"])
+    dtype = None if record["dtype"] is None else np.dtype(record["dtype"])
+    if kind in (VariableKind.PARAMETER, VariableKind.CONSTANT):
+        value = tensors.get(record["uid"])
+        if value is None:
+            raise ValueError("load_model: the value of %s %r is missing from the file" % (kind, name))
+        array = value.numpy()
+        if kind == VariableKind.PARAMETER:
+            return Parameter(shape, array, dtype=dtype, device=device, name=name)
+        return Constant(array, shape=shape, dtype=dtype, device=device, name=name)
+    if kind == VariableKind.PLACEHOLDER:
+        v = Placeholder(shape, _dynamic_axes(record["dynamic_axes"]), name)
+        v._dtype = dtype
+        v._is_sparse = record["is_sparse"]
+        return v
+    if kind == VariableKind.INPUT:
+        return Variable(shape, dtype, record["needs_gradient"], record["is_sparse"],
+                        _dynamic_axes(record["dynamic_axes"]), name)
+    raise ValueError("load_model: unknown variable kind %r" % (kind,))
+
+
+def _user_function_class(info):
+    module = importlib.import_module(info["module"])
+    cls = module
+    for part in info["class"].split("."):
+        if part == "<locals>":
+            raise ValueError("load_model: the user function %s is defined inside a function; register a callback "
+                             "with Function.register_udf_deserialize_callback(%r, ...) to load it"
+                             % (info["class"], info["op_name"]))
+        cls = getattr(cls, part)
+    from ..ops._user_function import UserFunction
+    if not (isinstance(cls, type) and issubclass(cls, UserFunction)):
+        raise ValueError("load_model: %s.%s is not a UserFunction class" % (info["module"], info["class"]))
+    return cls
+
+
+def _rebuild_user_function(record, inputs):
+    info = record["user_function"]
+    state = decode_attribute(info["state"])
+    callback = udf_deserialize_callbacks.get(info["op_name"])
+    if callback is None:
+        callback = _user_function_class(info).deserialize
+    udf = callback(list(inputs), record["name"], state)
+    if isinstance(udf, Function) and not udf.is_composite:
+        return udf
+    if isinstance(udf, Function):
+        return udf.root_function
+    raise TypeError("load_model: deserializing user function %s gave %s, expected a UserFunction"
+                    % (info["op_name"], type(udf).__name__))
+
+
+def _rebuild_node(record, env):
+    inputs = [env[u] for u in record["inputs"]]
+    attributes = decode_attribute(record["attributes"])
+    if record["op"] == "UserFunction":
+        node = _rebuild_user_function(record, inputs)
+    elif record["op"] == BLOCK:
+        block = record["block"]
+        inner = Function._composite([env[u] for u in block["outputs"]],
+                                    arg_order=[env[ph] for ph, _ in block["arguments"]])
+        node = as_block(inner, [(env[ph], env[outer]) for ph, outer in block["arguments"]],
+                        record["op_name"], record["name"]).root_function
+    else:
+        get_op(record["op"])
+        node = Function._primitive(record["op"], inputs, attributes, record["name"], record["op_name"])
+    if record.get("custom_attributes"):
+        node._custom_attributes = decode_attribute(record["custom_attributes"])
+    if len(node._outputs) != len(record["outputs"]):
+        raise ValueError("load_model: node %s rebuilt with %d outputs, the file has %d"
+                         % (record["op_name"], len(node._outputs), len(record["outputs"])))
+    for uid, out in zip(record["outputs"], node._outputs):
+        env[uid] = out
+
+
+def load(model, device=None):
+    """The Function saved in ``model`` (a file name or bytes), with its Parameters on ``device``."""
+    graph, tensors = _read_archive(model)
+    device = _device.resolve(device)
+    env = {}
+    try:
+        for record in graph["variables"]:
+            env[record["uid"]] = _rebuild_leaf(record, tensors, device)
+        for record in graph["nodes"]:
+            _rebuild_node(record, env)
+        outputs = [env[u] for u in graph["outputs"]]
+        arguments = [env[u] for u in graph["arguments"]]
+    except KeyError as e:
+        raise ValueError("load_model: the model file is inconsistent (missing entry %s)" % e) from None
+    return Function._composite(outputs, arg_order=arguments or None, name=graph.get("combine_name"))
+
+
+def restore(function, model):
+    """Copies the Parameter and Constant values saved in ``model`` into ``function`` (same architecture)."""
+    graph, tensors = _read_archive(model)
+    saved = [r for r in graph["variables"] if r["kind"] in (VariableKind.PARAMETER, VariableKind.CONSTANT)]
+    leaves, _ = _walk(function.outputs)
+    mine = [v for v in leaves if v.is_parameter or v.is_constant]
+    if len(saved) != len(mine):
+        raise ValueError("restore: the model file has %d parameters and constants, this Function has %d"
+                         % (len(saved), len(mine)))
+    for record, v in zip(saved, mine):
+        value = tensors[record["uid"]]
+        if record["kind"] != v._kind or tuple(value.shape) != tuple(v.shape):
+            raise ValueError("restore: %s %r of shape %s in the file does not match %s %r of shape %s"
+                             % (record["kind"], record["name"], tuple(value.shape), v._kind, v.name, v.shape))
+    for record, v in zip(saved, mine):
+        v.set_value(tensors[record["uid"]])

@@ -1,0 +1,26 @@
+"""AttentionModel: the attended value is a convex combination of the encoder states of its own sequence."""
+import numpy as np
+
+import cntk as C
+from cntk.layers import AttentionModel
+
+
+def test_attention_of_constant_encoder_states_returns_them():
+    enc = C.sequence.input_variable(3, sequence_axis=C.Axis('encoder'))
+    dec = C.sequence.input_variable(2)
+    attended = AttentionModel(5, name='attention')(enc, dec)
+    assert attended.shape == (3,)
+    v, w = np.array([1, 2, 3], np.float32), np.array([-1, 0, 4], np.float32)
+    out = attended.eval({enc: [np.stack([v, v]), np.stack([w])],
+                         dec: [np.random.rand(4, 2).astype(np.float32), np.random.rand(2, 2).astype(np.float32)]})
+    np.testing.assert_allclose(out[0], np.tile(v, (4, 1)), rtol=1e-5)
+    np.testing.assert_allclose(out[1], np.tile(w, (2, 1)), rtol=1e-5)  # the padding step gets no weight
+
+
+def test_attention_weights_depend_on_the_decoder_state():
+    enc = C.sequence.input_variable(1, sequence_axis=C.Axis('encoder'))
+    dec = C.sequence.input_variable(1)
+    attended = AttentionModel(4, init=C.glorot_uniform(seed=1))(enc, dec)
+    out = attended.eval({enc: [np.array([[0], [10]], np.float32)], dec: [np.array([[-5], [5]], np.float32)]})
+    first, second = out[0].ravel()
+    assert 0 <= first <= 10 and 0 <= second <= 10 and abs(first - second) > 1e-3

@@ -1,0 +1,116 @@
+"""cntk.layers.sequence: Delay, PastValueWindow, Recurrence, RecurrenceFrom, Fold, UnfoldFrom (values from
+CNTK's documentation and tests)."""
+import numpy as np
+import pytest
+
+import cntk as C
+from cntk.layers import Delay, Fold, PastValueWindow, Recurrence, RecurrenceFrom, Sequential, UnfoldFrom
+from cntk.layers.typing import Sequence, Signature, Tensor
+
+X0 = np.reshape(np.arange(6, dtype=np.float32), (1, 3, 2))
+
+
+def test_recurrence_plus_is_a_cumulative_sum_from_the_initial_state():
+    x = C.input_variable(**Sequence[Tensor[2]])
+    y = Recurrence(C.plus, initial_state=C.Constant([0, 0.5]))(x)
+    out = y(np.array([[3, 2], [13, 42], [-100, 100]], np.float32))
+    np.testing.assert_allclose(np.asarray(out).reshape(3, 2), [[3, 2.5], [16, 44.5], [-84, 144.5]])
+
+
+def test_recurrence_backwards_and_from_data():
+    x = C.input_variable(**Sequence[Tensor[1]])
+    data = [np.array([[1], [2], [3]], np.float32), np.array([[5], [7]], np.float32)]
+    back = Recurrence(C.plus, go_backwards=True)(x).eval({x: data})
+    np.testing.assert_allclose(back[0].ravel(), [6, 5, 3])
+    np.testing.assert_allclose(back[1].ravel(), [12, 7])
+    s = C.input_variable(1)
+    from_data = RecurrenceFrom(C.plus)(s, x).eval({s: np.array([[10], [100]], np.float32), x: data})
+    np.testing.assert_allclose(from_data[0].ravel(), [11, 13, 16])
+    np.testing.assert_allclose(from_data[1].ravel(), [105, 112])
+
+
+def test_fold_reduces_a_sequence():
+    r = Fold(C.plus)
+    r.update_signature(Sequence[Tensor[1]])
+    np.testing.assert_array_equal(r([np.array([[2], [6], [4], [8], [6]], np.float32)]), [[26]])
+    m = Fold(C.element_max)
+    m.update_signature(Sequence[Tensor[2]])
+    np.testing.assert_array_equal(m([np.array([[2, 1], [6, 3], [4, 2], [8, 1], [6, 0]], np.float32)]), [[8, 3]])
+
+
+def test_delay_trigram_and_past_value_window():
+    x = C.input_variable(**Sequence[Tensor[2]])
+    trigram = Sequential([tuple(Delay(T) for T in (-1, 0, 1)), C.splice])(x)
+    np.testing.assert_array_equal(np.asarray(trigram(X0)).reshape(3, 6),
+                                  [[2, 3, 0, 1, 0, 0], [4, 5, 2, 3, 0, 1], [0, 0, 4, 5, 2, 3]])
+    value, valid = PastValueWindow(4, axis=-2)(x)(X0)
+    np.testing.assert_array_equal(value.reshape(4, 2), [[4, 5], [2, 3], [0, 1], [0, 0]])
+    np.testing.assert_array_equal(valid.reshape(4, 1), [[1], [1], [1], [0]])
+
+
+def test_unfold_from_generates_sequences():
+    @C.Function
+    def double_up(s):
+        return s * 2
+    lengths_like = [np.zeros((3, 1), np.float32), np.zeros((5, 1), np.float32)]
+
+    unfold = UnfoldFrom(double_up)
+
+    @C.Function
+    @Signature(Sequence[Tensor[1]])
+    def plain(x):
+        return unfold(C.Constant(1), x)
+    out = plain(lengths_like)
+    np.testing.assert_array_equal(out[0], [2, 4, 8])
+    np.testing.assert_array_equal(out[1], [2, 4, 8, 16, 32])
+
+    until = UnfoldFrom(double_up, until_predicate=lambda v: C.greater(v, 63), length_increase=1.6)
+
+    @C.Function
+    @Signature(Sequence[Tensor[1]])
+    def cut(x):
+        return until(C.Constant(1), x)
+    out = cut(lengths_like)
+    np.testing.assert_array_equal(out[0], [2, 4, 8, 16, 32])  # 3 * 1.6 steps
+    np.testing.assert_array_equal(out[1], [2, 4, 8, 16, 32, 64])  # stopped after the first value > 63
+
+
+def test_step_function_rules():
+    with pytest.raises(TypeError, match="reads CNTK variables"):
+        v = C.input_variable(1, name='extra')
+        Recurrence(lambda prev, x: prev * v * x)
+    with pytest.raises(TypeError, match="cannot create Parameters"):
+        def step(prev, x):
+            return prev * x * C.Parameter((1,))
+        Recurrence(step)
+    with pytest.raises(ValueError, match="11 state variables"):
+        def eleven(p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, x):
+            return tuple(p * x for p in (p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11))
+        Recurrence(eleven)
+
+
+def test_recurrence_trains_a_learnable_decay():
+    x = C.input_variable(**Sequence[Tensor[1]])
+    a = C.Parameter((1,), init=0.1, name='a')
+    target = C.input_variable(**Sequence[Tensor[1]])
+    z = Recurrence(lambda h, v: a * h + v)(x)
+    loss = C.sequence.reduce_sum(C.squared_error(z, target))
+    xs = [np.ones((4, 1), np.float32)]
+    ys = [np.array([[1], [1.5], [1.75], [1.875]], np.float32)]  # generated with a = 0.5
+    learner = C.sgd(z.parameters, C.learning_parameter_schedule(0.05))
+    trainer = C.Trainer(z, (loss, None), [learner])
+    for _ in range(200):
+        trainer.train_minibatch({x: xs, target: ys})
+    assert abs(float(a.value[0]) - 0.5) < 1e-2
+
+
+def test_recurrence_from_a_sequence_uses_its_last_item():
+    state_axis, input_axis = C.Axis('stateAxis'), C.Axis('inputAxis')
+    s = C.sequence.input_variable(1, sequence_axis=state_axis)
+    x = C.sequence.input_variable(1, sequence_axis=input_axis)
+    out = RecurrenceFrom(C.plus)(s, x).eval({s: [np.array([[1], [10]], np.float32)],
+                                           x: [np.array([[1], [2]], np.float32)]})
+    np.testing.assert_allclose(out[0].ravel(), [11, 13])
+    back = RecurrenceFrom(C.plus, go_backwards=True)(s, x).eval({s: [np.array([[1], [10]], np.float32)],
+                                                               x: [np.array([[1], [2]], np.float32)]})
+    np.testing.assert_allclose(back[0].ravel(), [4, 3])
