@@ -29,5 +29,14 @@ def input(shape, dtype=None, needs_gradient=False, is_sparse=False, dynamic_axes
 from .convolution import convolution, convolution_transpose  # noqa: E402
 from .normalization import batch_normalization, local_response_normalization  # noqa: E402
 from .pooling import AVG_POOLING, MAX_POOLING, MAX_UNPOOLING, pooling, unpooling  # noqa: E402
+from .roi import roipooling  # noqa: E402
 from .sequence._layout import reconcile_dynamic_axes, to_sequence, to_sequence_like  # noqa: E402
 from ._user_function import user_function  # noqa: E402
+from .functions import (BlockFunction, CloneMethod, Function, ModelFormat, load_model,  # noqa: E402,F401
+                        native_user_function, register_native_user_function)
+from .batch_axis import to_batch, unpack_batch  # noqa: E402,F401
+from .crop import crop_automatic, crop_automatic_with_ancestors, crop_manual  # noqa: E402,F401
+from .unsupported import custom_proxy_op, forward_backward, labels_to_graph, optimized_rnnstack  # noqa: E402,F401
+from ..core.device import use_default_device  # noqa: E402,F401
+from ..default_options import default_override_or, get_default_override  # noqa: E402,F401
+from ..io.source_config import INFINITELY_REPEAT  # noqa: E402,F401

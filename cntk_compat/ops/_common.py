@@ -104,8 +104,19 @@ def spec_like(x, shape, dtype=None, dynamic_axes=None, is_sparse=False):
 def elementwise_infer(op_name):
     def infer(inputs, attributes):
         shape = broadcast_shape([i._shape for i in inputs], op_name)
+        if shape is not None:
+            _infer_parameter_dims(inputs, shape)
         return [OutputSpec(shape, promote(*[i._dtype for i in inputs]), dynamic_axes_of(inputs))]
     return infer
+
+
+def _infer_parameter_dims(inputs, shape):
+    """A Parameter or Constant with inferred (-1) dimensions takes them from the broadcast result shape."""
+    for v in inputs:
+        if (v.is_parameter or v.is_constant) and v._shape is not None and -1 in v._shape:
+            tail = shape[len(shape) - len(v._shape):]
+            if len(tail) == len(v._shape) and all(t >= 0 for t, own in zip(tail, v._shape) if own == -1):
+                v._resolve_inferred_shape(tuple(t if own == -1 else own for own, t in zip(v._shape, tail)))
 
 
 def register_elementwise(op_name, compute, prepare=None, **options):

@@ -1,9 +1,11 @@
 """CNTK's convolution/pooling geometry: per spatial axis, the output size and the padding (or cropping).
 
-CNTK places the first kernel centre at ``extra // 2`` where ``extra`` is what is left of the input after the
-cells spanned by the output's centres; the kernel's left half is ``(k - 1) // 2`` cells (an even kernel has its
-extra cell on the right). Explicit lower/upper pads override that. The result is (out, lo, hi): pad ``lo``
-cells before and ``hi`` after (negative values crop) and then run a plain 'valid' torch kernel.
+Without padding the first window starts at the first cell. With auto padding the output has ceil(n / stride)
+cells and CNTK places the first kernel centre at ``extra // 2``, where ``extra`` is what is left of the input
+after the cells spanned by the output's centres; the kernel's left half is ``(k - 1) // 2`` cells (an even kernel
+has its extra cell on the right). Explicit lower/upper pads override both. The result is (out, lo, hi): pad
+``lo`` cells before and ``hi`` after (negative values crop) and then run a plain 'valid' torch kernel. A free
+dimension (negative size, fixed only by the data) gives (n, 0, 0): the ops then compute the geometry at run time.
 """
 
 
@@ -20,24 +22,19 @@ def per_axis(values, rank, what, op_name):
 
 
 def axis_geometry(n, k, s, d=1, auto_pad=False, lower=0, upper=0, ceil_out=False):
+    if n < 0:
+        return n, 0, 0
     ke = (k - 1) * d + 1
     if lower or upper:
         out = (n + lower + upper - ke) // s + 1
         return out, lower, upper
-    if auto_pad:
-        out = (n - 1) // s + 1
-    elif ceil_out:
-        out = -(-(n - ke) // s) + 1
-    else:
-        out = (n - ke) // s + 1
-    if out < 1:
-        return out, 0, 0
-    extra = n - ((out - 1) * s + 1)
-    start = int(extra / 2) if extra >= 0 else -((-extra) // 2)
-    left = ((ke - 1) // 2)
-    lo = left - start
-    hi = (start + (out - 1) * s + (ke - 1 - left)) - (n - 1)
-    return out, lo, hi
+    if not auto_pad:
+        out = (-(-(n - ke) // s) if ceil_out else (n - ke) // s) + 1
+        return out, 0, (out - 1) * s + ke - n
+    out = (n - 1) // s + 1
+    start = (n - ((out - 1) * s + 1)) // 2
+    left = (ke - 1) // 2
+    return out, left - start, start + (out - 1) * s + (ke - 1 - left) - (n - 1)
 
 
 def torch_pad_list(los, his):
@@ -46,3 +43,20 @@ def torch_pad_list(los, his):
     for lo, hi in zip(reversed(los), reversed(his)):
         pads += [lo, hi]
     return pads
+
+
+def kernel_padding(spatial, extents, strides, geo):
+    """How to run the geometry geo on torch kernels: (F.pad list or None, padding the kernel applies itself).
+
+    Cells past the last window need no cropping (torch's kernels leave them out as well), and padding that is
+    the same on both sides of every axis is passed to the kernel instead of copying the input into a padded one.
+    """
+    los, his = [], []
+    for n, ke, s, (out, lo, hi) in zip(spatial, extents, strides, geo):
+        if hi < 0 <= lo and (n + lo - ke) // s + 1 == out:
+            hi = 0
+        los.append(lo)
+        his.append(hi)
+    if all(lo == hi >= 0 for lo, hi in zip(los, his)):
+        return None, tuple(los)
+    return torch_pad_list(los, his), 0

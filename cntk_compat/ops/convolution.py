@@ -5,41 +5,46 @@ import torch.nn.functional as F
 from ..core.dtypes import promote
 from ..core.registry import OutputSpec, register_op
 from ._common import make, sanitize_operands
-from ._geometry import axis_geometry, per_axis, torch_pad_list
+from ._geometry import axis_geometry, kernel_padding, per_axis, torch_pad_list
+from .sequential_convolution import sequential_attributes
 
 _CONV = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
 _CONV_T = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}
 
 
 def _split(w_shape, x_shape, reduction_rank, op_name):
-    """(out_channels, in_channels, kernel spatial shape, input spatial shape) of a kernel/operand pair."""
+    """(out_channels, in_channels, kernel spatial shape, input spatial shape) of a kernel/operand pair. A kernel
+    without an output channel axis (as many axes as the operand) has one output channel."""
     if reduction_rank == 1:
-        if len(x_shape) < 2 or len(w_shape) != len(x_shape) + 1:
+        if len(x_shape) < 2 or len(w_shape) not in (len(x_shape), len(x_shape) + 1):
             raise ValueError("%s: a kernel of shape %s does not fit an operand of shape %s; expected kernel "
-                             "(out_channels, in_channels, *filter) and operand (in_channels, *spatial) with 1 to 3 "
+                             "([out_channels,] in_channels, *filter) and operand (in_channels, *spatial) with 1 to 3 "
                              "spatial axes" % (op_name, w_shape, x_shape))
+        if len(w_shape) == len(x_shape):
+            return 1, x_shape[0], tuple(w_shape[1:]), tuple(x_shape[1:])
         return w_shape[0], x_shape[0], tuple(w_shape[2:]), tuple(x_shape[1:])
     if len(w_shape) == len(x_shape) + 2 and w_shape[1] in (1, -1):
         return w_shape[0], 1, tuple(w_shape[2:]), tuple(x_shape)
+    if len(w_shape) == len(x_shape):
+        return 1, 1, tuple(w_shape), tuple(x_shape)
     if len(w_shape) != len(x_shape) + 1:
         raise ValueError("%s: with reduction_rank=0 a kernel of shape %s does not fit an operand of shape %s; "
-                         "expected kernel (out_channels, *filter) and operand (*spatial)" % (op_name, w_shape, x_shape))
+                         "expected kernel ([out_channels,] *filter) and operand (*spatial)" % (op_name, w_shape, x_shape))
     return w_shape[0], 1, tuple(w_shape[1:]), tuple(x_shape)
 
 
-def _geometry(attributes, k_shape, spatial, transpose=False):
-    rank = len(k_shape)
+def _axis_options(attributes, rank):
+    """Per spatial axis: (stride, dilation, auto_padding, lower_pad, upper_pad)."""
     rr = attributes["reduction_rank"]
     full = rank + rr
     op_name = attributes["op_name"]
-    strides = per_axis(attributes["strides"], full, "strides", op_name)[rr:]
-    auto = per_axis(attributes["auto_padding"], full, "auto_padding", op_name)[rr:]
-    dilation = per_axis(attributes["dilation"], full, "dilation", op_name)[rr:]
-    lower = per_axis(attributes["lower_pad"] or (0,), full, "lower_pad", op_name)[rr:]
-    upper = per_axis(attributes["upper_pad"] or (0,), full, "upper_pad", op_name)[rr:]
-    return [axis_geometry(n, k, s, d, a, lo, hi) if n >= 0 else (n, 0, 0)
-            for n, k, s, d, a, lo, hi in zip(spatial, k_shape, strides, dilation, auto, lower, upper)], \
-        strides, dilation
+    return list(zip(*(per_axis(attributes[k] or (0,), full, k, op_name)[rr:]
+                      for k in ("strides", "dilation", "auto_padding", "lower_pad", "upper_pad"))))
+
+
+def _geometry(attributes, k_shape, spatial):
+    return [axis_geometry(n, k, s, d, a, lo, hi)
+            for n, k, (s, d, a, lo, hi) in zip(spatial, k_shape, _axis_options(attributes, len(k_shape)))]
 
 
 def _resolve_kernel(w, shape):
@@ -60,36 +65,45 @@ def _convolution_infer(inputs, attributes):
     if rr == 1 and in_c >= 0:
         if in_c % groups:
             raise ValueError("%s: %d input channels are not divisible into %d groups" % (op_name, in_c, groups))
-        _resolve_kernel(w, (out_c, in_c // groups) + k_shape)
+        if out_c % groups:
+            raise ValueError("%s: %d output channels are not divisible into %d groups" % (op_name, out_c, groups))
+        _resolve_kernel(w, tuple(w._shape[:len(w._shape) - len(k_shape) - 1]) + (in_c // groups,) + k_shape)
     elif rr == 0:
-        _resolve_kernel(w, ((out_c, 1) if len(w._shape) == len(x._shape) + 2 else (out_c,)) + k_shape)
-    geo, _, _ = _geometry(attributes, k_shape, spatial)
+        _resolve_kernel(w, tuple(d if d != -1 else 1 for d in w._shape))
     out = []
-    for (o, lo, hi), n, k in zip(geo, spatial, k_shape):
+    for (o, _, _), n in zip(_geometry(attributes, k_shape, spatial), spatial):
         if n >= 0 and o < 1:
             raise ValueError("%s: the filter %s is larger than the (padded) operand %s" % (op_name, k_shape, spatial))
         out.append(o)
     return [OutputSpec((out_c,) + tuple(out), dtype, x._dynamic_axes)]
 
 
-def _convolution(w, x, n_dyn, in_c, pads, strides, dilation, groups, out_shape):
-    lead = x.shape[:n_dyn]
-    x = x.reshape((-1, in_c) + tuple(x.shape[x.dim() - len(strides):]))
-    if any(pads):
+def _convolution(w, x, n_dyn, in_c, kernel_shape, options, groups):
+    """x (*dynamic, [C,] *spatial): the geometry is computed from the actual sizes (free dimensions)."""
+    rank = len(options)
+    lead = tuple(x.shape[:n_dyn])
+    spatial = tuple(x.shape[x.dim() - rank:])
+    geo = [axis_geometry(n, k, s, d, a, lo, hi)
+           for n, k, (s, d, a, lo, hi) in zip(spatial, kernel_shape[2:], options)]
+    x = x.reshape((-1, in_c) + spatial)
+    strides = tuple(o[0] for o in options)
+    dilation = tuple(o[1] for o in options)
+    pads, padding = kernel_padding(spatial, [(k - 1) * d + 1 for k, d in zip(kernel_shape[2:], dilation)], strides,
+                                   geo)
+    if pads is not None:
         x = F.pad(x, pads)
-    w = w.reshape((w.shape[0], -1) + tuple(w.shape[w.dim() - len(strides):]))
-    y = _CONV[len(strides)](x, w, None, strides, 0, dilation, groups)
-    return y.reshape(tuple(lead) + tuple(out_shape))
+    y = _CONV[rank](x, w.reshape(kernel_shape), None, strides, padding, dilation, groups)
+    return y.reshape(lead + tuple(y.shape[1:]))
 
 
 def _convolution_prepare(node):
     w, x = node._inputs
     a = node._attributes
-    _, in_c, k_shape, spatial = _split(w._shape, x._shape, a["reduction_rank"], a["op_name"])
-    geo, strides, dilation = _geometry(a, k_shape, spatial)
-    return {"n_dyn": x._n_dynamic, "in_c": in_c, "pads": torch_pad_list([g[1] for g in geo], [g[2] for g in geo]),
-            "strides": tuple(strides), "dilation": tuple(dilation), "groups": a["groups"],
-            "out_shape": node._outputs[0]._shape}
+    out_c, in_c, k_shape, _ = _split(w._shape, x._shape, a["reduction_rank"], a["op_name"])
+    if in_c < 0:  # a free or inferred channel dimension: the kernel knows it
+        in_c = w._shape[len(w._shape) - len(k_shape) - 1] * a["groups"]
+    return {"n_dyn": x._n_dynamic, "in_c": in_c, "kernel_shape": (out_c, in_c // a["groups"]) + k_shape,
+            "options": _axis_options(a, len(k_shape)), "groups": a["groups"]}
 
 
 register_op("Convolution", _convolution_infer, _convolution, prepare=_convolution_prepare)
@@ -121,21 +135,33 @@ def convolution(convolution_map, operand, strides=(1,), sharing=[True], auto_pad
                 dilation=(1,), reduction_rank=1, groups=1, max_temp_mem_size_in_samples=0, name=""):
     """Convolution of operand (C, *spatial) with the kernel convolution_map (O, C/groups, *filter); the result is
     (O, *output spatial). Per-axis options cover the trailing axes (channel axis included)."""
-    if sequential:
-        raise ValueError("convolution: sequential=True (convolution over the sequence axis) is not supported; "
-                         "use cntk.layers.SequentialConvolution")
     w, x = sanitize_operands(convolution_map, operand, names=["convolution_map", "operand"])
+    if sequential:
+        if reduction_rank != 1:
+            raise ValueError("convolution: sequential=True needs reduction_rank=1 (insert the channel axis of size 1 "
+                             "first), got %r" % (reduction_rank,))
+        if w._shape is None:
+            raise ValueError("convolution: sequential=True needs a kernel of known rank")
+        attrs = sequential_attributes(len(w._shape) - 2, strides, auto_padding, dilation, groups)
+        return make("SequentialConvolution", [w, x], attrs, name)
     return make("Convolution", [w, x], _attributes("convolution", strides, sharing, auto_padding, dilation,
                                                    reduction_rank, groups), name)
 
 
 def _split_transpose(w_shape, x_shape, reduction_rank, op_name):
-    """(in_channels, out_channels, kernel spatial shape, input spatial shape) for a (C_in, O, *filter) kernel."""
+    """(in_channels, out_channels, kernel spatial shape, input spatial shape) for a (C_in, O, *filter) kernel; the
+    kernel may leave out the axes of size 1 (C_in with reduction_rank=0, O)."""
     spatial = tuple(x_shape[reduction_rank:])
-    if len(w_shape) != len(spatial) + 2 or (reduction_rank == 0 and w_shape[0] not in (1, -1)):
-        raise ValueError("%s: a kernel of shape %s does not fit an operand of shape %s; expected kernel "
-                         "(in_channels, out_channels, *filter)" % (op_name, w_shape, x_shape))
-    return (x_shape[0] if reduction_rank else 1), w_shape[1], tuple(w_shape[2:]), spatial
+    in_c = x_shape[0] if reduction_rank else 1
+    extra = len(w_shape) - len(spatial)
+    if extra == 2 and (reduction_rank == 1 or w_shape[0] in (1, -1)):
+        return in_c, w_shape[1], tuple(w_shape[2:]), spatial
+    if extra == 1:
+        return in_c, (1 if reduction_rank else w_shape[0]), tuple(w_shape[1:]), spatial
+    if extra == 0 and reduction_rank == 0:
+        return 1, 1, tuple(w_shape), spatial
+    raise ValueError("%s: a kernel of shape %s does not fit an operand of shape %s; expected kernel "
+                     "(in_channels, out_channels, *filter)" % (op_name, w_shape, x_shape))
 
 
 def _transpose_infer(inputs, attributes):
@@ -146,8 +172,10 @@ def _transpose_infer(inputs, attributes):
     op_name = attributes["op_name"]
     rr = attributes["reduction_rank"]
     in_c, out_c, k_shape, spatial = _split_transpose(w._shape, x._shape, rr, op_name)
-    if in_c >= 0:
+    if in_c >= 0 and rr == 1:
         _resolve_kernel(w, (in_c,) + tuple(w._shape[1:]))
+    elif rr == 0:
+        _resolve_kernel(w, tuple(d if d != -1 else 1 for d in w._shape))
     out = attributes["output_shape"]
     if out is None:
         full = len(k_shape) + rr
@@ -182,10 +210,11 @@ def _transpose_prepare(node):
     rr = a["reduction_rank"]
     in_c, _, k_shape, spatial = _split_transpose(w._shape, x._shape, rr, a["op_name"])
     out_spatial = tuple(out_shape[1:])
-    geo, strides, dilation = _geometry(a, k_shape, out_spatial)
+    geo = _geometry(a, k_shape, out_spatial)
+    options = _axis_options(a, len(k_shape))
     return {"n_dyn": x._n_dynamic, "in_c": in_c, "los": [g[1] for g in geo],
-            "out_spatial": out_spatial, "strides": tuple(strides), "dilation": tuple(dilation),
-            "out_shape": out_shape}
+            "out_spatial": out_spatial, "strides": tuple(o[0] for o in options),
+            "dilation": tuple(o[1] for o in options), "out_shape": out_shape}
 
 
 register_op("ConvolutionTranspose", _transpose_infer, _convolution_transpose, prepare=_transpose_prepare)

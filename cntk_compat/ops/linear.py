@@ -45,7 +45,10 @@ def _times_infer(inputs, attributes):
     return [OutputSpec(tuple(lead) + tuple(w._shape[k:]), dtype, axes)]
 
 
-def _times(x, w, k, reduce_size, out_shape, x_dyn, w_dyn):
+def _times(x, w, k, x_dyn, w_dyn):
+    # sizes from the run-time tensor: free dimensions (FreeDimension) are only known here
+    w_static = tuple(w.shape[w_dyn:])
+    reduce_size, out_shape = math.prod(w_static[:k]), w_static[k:]
     if w_dyn and not x_dyn:
         # a static left operand times a right operand per sample
         lead = tuple(x.shape[:x.dim() - k])
@@ -70,8 +73,7 @@ def _times(x, w, k, reduce_size, out_shape, x_dyn, w_dyn):
 def _times_prepare(node):
     x, w = node._inputs
     k = len(w._shape) - node._attributes["output_rank"]
-    return {"k": k, "reduce_size": int(math.prod(w._shape[:k])), "out_shape": tuple(w._shape[k:]),
-            "x_dyn": x._n_dynamic, "w_dyn": w._n_dynamic}
+    return {"k": k, "x_dyn": x._n_dynamic, "w_dyn": w._n_dynamic}
 
 
 register_op("Times", _times_infer, _times, prepare=_times_prepare)

@@ -5,6 +5,7 @@ import torch
 from ..core.dtypes import sanitize_dtype, to_torch_dtype
 from ..core.function import Function, as_block, as_variable
 from ..core.registry import OutputSpec, register_op
+from ..core.variables import FreeDimension
 from ._common import make, normalize_axis, sanitize_operands
 
 
@@ -173,7 +174,9 @@ def top_k(x, k, axis=-1, name=""):
 
 def _assign_infer(inputs, attributes):
     ref, value = inputs
-    if ref._shape is not None and value._shape is not None and tuple(ref._shape) != tuple(value._shape):
+    if ref._shape is not None and value._shape is not None and (
+            len(ref._shape) != len(value._shape) or
+            any(r != v and v != FreeDimension for r, v in zip(ref._shape, value._shape))):
         raise ValueError("assign: the value's shape %s differs from the reference's %s" % (value._shape, ref._shape))
     return [OutputSpec(ref._shape, ref._dtype, ref._dynamic_axes, needs_gradient=False)]
 

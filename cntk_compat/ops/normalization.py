@@ -1,6 +1,7 @@
 """batch_normalization (running statistics kept in Constants, updated in place while training) and
 local_response_normalization."""
 import math
+import warnings
 
 import torch
 import torch.nn.functional as F
@@ -11,59 +12,87 @@ from ._common import make, sanitize_operands
 
 def _batch_norm_infer(inputs, attributes):
     x = inputs[0]
-    if x._shape is not None and all(d >= 0 for d in x._shape):
-        if attributes["spatial"] and not x._shape:
-            raise ValueError("batch_normalization: spatial normalization needs an operand with a channel axis")
-        stat_shape = x._shape[:1] if attributes["spatial"] else x._shape
+    shape = x._shape
+    if shape is not None and attributes["spatial"] and not shape:
+        raise ValueError("batch_normalization: spatial normalization needs an operand with a channel axis")
+    # spatial statistics need only the channel count; per-element statistics need the whole shape
+    stat_shape = None if shape is None else shape[:1] if attributes["spatial"] else shape
+    if stat_shape is not None and all(d >= 0 for d in stat_shape):
         for v in inputs[1:5]:
-            if (v.is_parameter or v.is_constant) and v._shape is not None and any(d == -1 for d in v._shape):
-                v._shape = tuple(stat_shape) if len(v._shape) != len(stat_shape) else v._shape
+            if (v.is_parameter or v.is_constant) and v._shape is not None and any(d < 0 for d in v._shape):
                 v._resolve_inferred_shape(stat_shape)
     return [OutputSpec(x._shape, x._dtype, x._dynamic_axes)]
 
 
-def _batch_norm(x, scale, bias, mean, var, count, n_dyn, spatial, time_constant, epsilon, training):
-    rank = x.dim() - n_dyn
-    if spatial:
-        view = (-1,) + (1,) * (rank - 1)
-        dims = tuple(range(n_dyn)) + tuple(range(n_dyn + 1, x.dim()))
-    else:
-        view = tuple(x.shape[n_dyn:])
-        dims = tuple(range(n_dyn))
+def _smoothing_factor(time_constant, samples, count):
+    """How much of this minibatch goes into the running statistics (CNTK's exponential average factor)."""
+    if time_constant < 0:  # corpus statistics: a plain running average over all samples seen
+        return samples / (samples + count)
+    if math.isinf(time_constant):
+        return torch.zeros_like(count)
+    first = torch.ones_like(count)
+    if time_constant == 0:
+        return first
+    return torch.where(count == 0, first, torch.full_like(count, 1.0 - math.exp(-samples / time_constant)))
+
+
+def _blend_factor(blend_time_constant, samples):
+    """How much of the running statistics is mixed into the minibatch statistics while training."""
+    if math.isinf(blend_time_constant):
+        return 1.0
+    return blend_time_constant / (blend_time_constant + samples)
+
+
+def _batch_norm(x, scale, bias, mean, var, count, masks, n_dyn, spatial, time_constant, blend_time_constant,
+                epsilon, training):
+    static = tuple(x.shape[n_dyn:])
+    view = ((-1,) + (1,) * (len(static) - 1)) if spatial else static
     if training:
-        batch_var, batch_mean = torch.var_mean(x, dim=dims, unbiased=False)
+        # the valid samples only: padding of shorter sequences must not enter the statistics
+        samples = x[masks[0]] if masks[0] is not None else x.reshape((-1,) + static)
+        n = samples.shape[0]
+        dims = ((0,) + tuple(range(2, samples.dim()))) if spatial else (0,)
+        batch_var, batch_mean = torch.var_mean(samples, dim=dims, unbiased=False)
         with torch.no_grad():
-            n = x.numel() // batch_mean.numel()
-            smoothing = 1.0 if time_constant == 0 else \
-                0.0 if math.isinf(time_constant) else 1.0 - math.exp(-n / time_constant)
-            factor = torch.where(count == 0, torch.ones_like(count), torch.full_like(count, smoothing))
+            reduced = samples.numel() // batch_mean.numel()
+            factor = _smoothing_factor(time_constant, n, count)
+            unbiased = batch_var.detach() * (reduced / max(reduced - 1, 1))
             mean.mul_(1 - factor).add_(factor * batch_mean.detach().reshape(mean.shape))
-            var.mul_(1 - factor).add_(factor * batch_var.detach().reshape(var.shape) * (n / max(n - 1, 1)))
+            var.mul_(1 - factor).add_(factor * unbiased.reshape(var.shape))
             count.add_(n)
-        m, v = batch_mean, batch_var
+        blend = _blend_factor(blend_time_constant, n)
+        m = batch_mean.reshape(view) if blend == 0 else \
+            (1 - blend) * batch_mean.reshape(view) + blend * mean.reshape(view)
+        v = batch_var.reshape(view) if blend == 0 else \
+            (1 - blend) * batch_var.reshape(view) + blend * var.reshape(view)
     else:
-        m, v = mean, var
-    inv = torch.rsqrt(v.reshape(view) + epsilon)
-    return (x - m.reshape(view)) * inv * scale.reshape(view) + bias.reshape(view)
+        m, v = mean.reshape(view), var.reshape(view)
+    inv = torch.rsqrt(v + epsilon)
+    return (x - m) * inv * scale.reshape(view) + bias.reshape(view)
 
 
 def _batch_norm_prepare(node):
     a = node._attributes
     return {"n_dyn": node._inputs[0]._n_dynamic, "spatial": a["spatial"],
-            "time_constant": a["normalization_time_constant"], "epsilon": a["epsilon"]}
+            "time_constant": a["normalization_time_constant"], "blend_time_constant": a["blend_time_constant"],
+            "epsilon": a["epsilon"]}
 
 
-register_op("BatchNormalization", _batch_norm_infer, _batch_norm, prepare=_batch_norm_prepare, uses_training=True)
+register_op("BatchNormalization", _batch_norm_infer, _batch_norm, prepare=_batch_norm_prepare, uses_training=True,
+            uses_masks=True)
 
 
 def batch_normalization(operand, scale, bias, running_mean, running_inv_std, spatial, normalization_time_constant=5000,
                         blend_time_constant=0, epsilon=0.00001, use_cudnn_engine=False, disable_regularization=False,
                         name="", running_count=None):
     """Normalizes operand with the minibatch statistics while training (folding them into running_mean /
-    running_inv_std, which holds the running variance, with time constant normalization_time_constant in samples)
-    and with the running statistics otherwise. spatial=True shares statistics over all but the leading axis."""
+    running_inv_std, which holds the running variance, with time constant normalization_time_constant in samples;
+    a negative time constant averages over all samples seen) and with the running statistics otherwise.
+    spatial=True shares statistics over all but the leading (channel) axis."""
     from ..core.variables import Constant
     if running_count is None:
+        warnings.warn("batch_normalization: pass running_count (e.g. constant(0)), the number of samples the "
+                      "running statistics were computed from; a new zero count is used", Warning)
         running_count = Constant(0, shape=(), name="aggregate_count")
     x, s, b, m, v, c = sanitize_operands(operand, scale, bias, running_mean, running_inv_std, running_count,
                                          names=["operand", "scale", "bias", "running_mean", "running_inv_std",

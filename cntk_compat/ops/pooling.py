@@ -6,7 +6,7 @@ import torch.nn.functional as F
 
 from ..core.registry import OutputSpec, register_op
 from ._common import make, sanitize_operands
-from ._geometry import axis_geometry, per_axis, torch_pad_list
+from ._geometry import axis_geometry, kernel_padding, per_axis, torch_pad_list
 
 MAX_POOLING = 0
 AVG_POOLING = 1
@@ -16,8 +16,8 @@ _MAX = {1: F.max_pool1d, 2: F.max_pool2d, 3: F.max_pool3d}
 _AVG = {1: F.avg_pool1d, 2: F.avg_pool2d, 3: F.avg_pool3d}
 
 
-def _window_geometry(attributes, x_shape):
-    """(window, strides, per-axis (out, lo, hi)) for the pooled trailing axes of x_shape."""
+def _window_options(attributes, x_shape):
+    """(window, strides, auto_padding) for the pooled trailing axes of x_shape."""
     op_name = attributes["op_name"]
     window = attributes["window"]
     if window is None:  # global pooling: every axis but the leading (channel) axis
@@ -27,53 +27,63 @@ def _window_geometry(attributes, x_shape):
         raise ValueError("%s: the window %s has more axes than the operand %s" % (op_name, window, x_shape))
     if not 1 <= rank <= 3:
         raise ValueError("%s: only windows over 1 to 3 axes are supported, got %s" % (op_name, window))
+    if any(k < 1 for k in window):
+        raise ValueError("%s: global pooling of an operand with free dimensions %s is not supported"
+                         % (op_name, x_shape))
     strides = per_axis(attributes["strides"], rank, "strides", op_name)
     auto = per_axis(attributes["auto_padding"], rank, "auto_padding", op_name)
-    spatial = tuple(x_shape[len(x_shape) - rank:])
-    geo = [axis_geometry(n, k, s, 1, a, ceil_out=attributes["ceil_out_dim"])
-           for n, k, s, a in zip(spatial, window, strides, auto)]
-    for (out, _, _), n, k in zip(geo, spatial, window):
-        if out < 1:
-            raise ValueError("%s: the window %s is larger than the (padded) operand %s" % (op_name, window, x_shape))
-    return tuple(window), tuple(strides), geo
+    return tuple(window), tuple(strides), tuple(auto)
+
+
+def _window_geometry(spatial, window, strides, auto, ceil_out):
+    """Per pooled axis (out, lo, hi) for the actual sizes spatial."""
+    return [axis_geometry(n, k, s, 1, a, ceil_out=ceil_out) for n, k, s, a in zip(spatial, window, strides, auto)]
 
 
 def _pooling_infer(inputs, attributes):
     x = inputs[0]
     if x._shape is None:
         return [OutputSpec(None, x._dtype, x._dynamic_axes)]
-    window, _, geo = _window_geometry(attributes, x._shape)
+    window, strides, auto = _window_options(attributes, x._shape)
+    spatial = tuple(x._shape[len(x._shape) - len(window):])
+    geo = _window_geometry(spatial, window, strides, auto, attributes["ceil_out_dim"])
+    for (out, _, _), n in zip(geo, spatial):
+        if n >= 0 and out < 1:
+            raise ValueError("%s: the window %s is larger than the (padded) operand %s"
+                             % (attributes["op_name"], window, x._shape))
     lead = x._shape[:len(x._shape) - len(window)]
     return [OutputSpec(tuple(lead) + tuple(g[0] for g in geo), x._dtype, x._dynamic_axes)]
 
 
-def _pool(x, pooling_type, window, strides, pads, include_pad, out_shape, n_dyn):
+def _pool(x, pooling_type, window, strides, auto, ceil_out, include_pad):
+    """Pools the trailing len(window) axes of x; the geometry follows the actual sizes (free dimensions)."""
     rank = len(window)
-    lead = x.shape[:n_dyn]
-    x = x.reshape((-1, 1) + tuple(x.shape[x.dim() - rank:]))
-    padded = any(p > 0 for p in pads)
+    lead = tuple(x.shape[:x.dim() - rank])
+    spatial = tuple(x.shape[x.dim() - rank:])
+    geo = _window_geometry(spatial, window, strides, auto, ceil_out)
+    pads, padding = kernel_padding(spatial, window, strides, geo)
+    if pads is None and any(2 * p > k for p, k in zip(padding, window)):  # more than torch's kernels pad
+        pads, padding = torch_pad_list(padding, padding), 0
+    x = x.reshape((-1, 1) + spatial)
     if pooling_type == MAX_POOLING:
-        if any(pads):
+        if pads is not None:
             x = F.pad(x, pads, value=-math.inf)
-        y = _MAX[rank](x, window, strides)
+        y = _MAX[rank](x, window, strides, padding)
+    elif pads is None:
+        y = _AVG[rank](x, window, strides, padding, count_include_pad=include_pad)
     else:
-        ones = torch.ones((1, 1) + tuple(x.shape[2:]), dtype=x.dtype, device=x.device)
-        if any(pads):
-            x = F.pad(x, pads)
-        y = _AVG[rank](x, window, strides)
-        if padded and not include_pad:
+        y = _AVG[rank](F.pad(x, pads), window, strides)
+        if any(p > 0 for p in pads) and not include_pad:
+            ones = torch.ones((1, 1) + spatial, dtype=x.dtype, device=x.device)
             y = y / _AVG[rank](F.pad(ones, pads), window, strides)
-    return y.reshape(tuple(lead) + tuple(out_shape))
+    return y.reshape(lead + tuple(y.shape[2:]))
 
 
 def _pooling_prepare(node):
-    x = node._inputs[0]
     a = node._attributes
-    window, strides, geo = _window_geometry(a, x._shape)
-    out_shape = node._outputs[0]._shape
-    return {"pooling_type": a["pooling_type"], "window": window, "strides": strides,
-            "pads": torch_pad_list([g[1] for g in geo], [g[2] for g in geo]), "include_pad": a["include_pad"],
-            "out_shape": out_shape, "n_dyn": x._n_dynamic}
+    window, strides, auto = _window_options(a, node._inputs[0]._shape)
+    return {"pooling_type": a["pooling_type"], "window": window, "strides": strides, "auto": auto,
+            "ceil_out": a["ceil_out_dim"], "include_pad": a["include_pad"]}
 
 
 register_op("Pooling", _pooling_infer, _pool, prepare=_pooling_prepare)
@@ -107,10 +117,14 @@ def _unpooling_infer(inputs, attributes):
     return [OutputSpec(ref._shape, x._dtype, x._dynamic_axes)]
 
 
-def _unpool(x, ref, window, strides, pads):
+def _unpool(x, ref, window, strides, auto):
+    """Each value of x goes where its window's maximum was in ref (the pooling input)."""
     rank = len(window)
     full = ref.shape
-    ref = ref.reshape((-1, 1) + tuple(ref.shape[ref.dim() - rank:]))
+    spatial = tuple(ref.shape[ref.dim() - rank:])
+    geo = _window_geometry(spatial, window, strides, auto, False)
+    pads = torch_pad_list([g[1] for g in geo], [g[2] for g in geo])
+    ref = ref.reshape((-1, 1) + spatial)
     if any(pads):
         ref = F.pad(ref, pads, value=-math.inf)
     _, idx = _MAX[rank](ref, window, strides, return_indices=True)
@@ -123,10 +137,8 @@ def _unpool(x, ref, window, strides, pads):
 
 
 def _unpooling_prepare(node):
-    x, ref = node._inputs
-    window, strides, geo = _window_geometry(node._attributes, ref._shape)
-    return {"window": window, "strides": strides, "pads": torch_pad_list([g[1] for g in geo], [g[2] for g in geo]),
-}
+    window, strides, auto = _window_options(node._attributes, node._inputs[1]._shape)
+    return {"window": window, "strides": strides, "auto": auto}
 
 
 register_op("Unpooling", _unpooling_infer, _unpool, prepare=_unpooling_prepare)

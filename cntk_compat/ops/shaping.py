@@ -7,6 +7,7 @@ _pyslice = slice
 
 from ..core.axis import Axis
 from ..core.registry import OutputSpec, register_op
+from ..core.variables import FreeDimension
 from ._common import dynamic_axes_of, make, normalize_axis, sanitize_operands
 from ..core.dtypes import promote
 
@@ -21,16 +22,16 @@ def _reshape_infer(inputs, attributes):
     (x,) = inputs
     if x._shape is None:
         return [OutputSpec(None, x._dtype, x._dynamic_axes)]
-    begin, end = attributes["begin_axis"], attributes["end_axis"]
     rank = len(x._shape)
-    b = 0 if begin is None else begin
-    e = rank if end is None else end
+    b, e = _reshape_range(attributes, rank)
     part = x._shape[b:e]
     new = list(attributes["shape"])
     size = math.prod(part) if all(d >= 0 for d in part) else None
     if new.count(-1) > 1 or any(d < -1 for d in new):
         raise ValueError("reshape: at most one inferred dimension (-1) is allowed, got %s" % (tuple(new),))
-    if -1 in new and size is not None:
+    if -1 in new and size is None and all(d >= 0 or d == FreeDimension for d in part):
+        new[new.index(-1)] = FreeDimension  # sized at run time from the free input dimensions
+    elif -1 in new and size is not None:
         known = math.prod(d for d in new if d != -1)
         if known == 0 or size % known:
             raise ValueError("reshape: cannot reshape %s into %s" % (x._shape, tuple(attributes["shape"])))
@@ -42,12 +43,25 @@ def _reshape_infer(inputs, attributes):
                        x._is_sparse)]
 
 
-def _reshape(x, n_dyn, out_shape):
-    return x.reshape(tuple(x.shape[:n_dyn]) + out_shape)
+def _reshape(x, n_dyn, begin, end, new_shape):
+    shape = tuple(x.shape)
+    target = shape[:n_dyn + begin] + new_shape + shape[len(shape) - end:]
+    try:
+        return x.reshape(target)
+    except RuntimeError:  # only free (run-time sized) input dimensions can make this fail
+        raise ValueError("reshape: an input of shape %s cannot be reshaped to %s"
+                         % (shape[n_dyn:], target[n_dyn:])) from None
 
 
 def _reshape_prepare(node):
-    return {"n_dyn": node._inputs[0]._n_dynamic, "out_shape": tuple(node._outputs[0]._shape)}
+    x, out = node._inputs[0], node._outputs[0]
+    a = node._attributes
+    rank = len(x._shape)
+    begin, end = _reshape_range(a, rank)
+    kept_after = rank - end
+    new_shape = out._shape[begin:len(out._shape) - kept_after]
+    return {"n_dyn": x._n_dynamic, "begin": begin, "end": kept_after,
+            "new_shape": tuple(-1 if d == FreeDimension else d for d in new_shape)}
 
 
 register_op("Reshape", _reshape_infer, _reshape, prepare=_reshape_prepare)
@@ -69,10 +83,17 @@ def _static_index(axis, rank, op_name, allow_end=False):
 def reshape(x, shape, begin_axis=None, end_axis=None, name=""):
     (x,) = sanitize_operands(x, names=["x"])
     shape = (shape,) if isinstance(shape, int) else tuple(int(d) for d in shape)
-    rank = len(x._shape) if x._shape is not None else 0
-    b = None if begin_axis is None else _static_index(begin_axis, rank, "reshape", True)
-    e = None if end_axis is None else _static_index(end_axis, rank, "reshape", True)
-    return make("Reshape", [x], {"shape": shape, "begin_axis": b, "end_axis": e}, name)
+    if x._shape is not None:  # check the axes now; with an unknown input shape the shape rule does
+        _reshape_range({"begin_axis": begin_axis, "end_axis": end_axis}, len(x._shape))
+    return make("Reshape", [x], {"shape": shape, "begin_axis": begin_axis, "end_axis": end_axis}, name)
+
+
+def _reshape_range(attributes, rank):
+    """The static axes [begin, end) that reshape replaces, for an input of this rank."""
+    begin, end = attributes.get("begin_axis"), attributes.get("end_axis")
+    b = 0 if begin is None else _static_index(begin, rank, "reshape", True)
+    e = rank if end is None else _static_index(end, rank, "reshape", True)
+    return b, e
 
 
 # -- slice ------------------------------------------------------------------------------------------
@@ -90,8 +111,12 @@ def _slice_infer(inputs, attributes):
         return [OutputSpec(None, x._dtype, x._dynamic_axes)]
     shape = list(x._shape)
     for a, b, e, s in zip(attributes["axes"], attributes["begins"], attributes["ends"], attributes["strides"]):
-        if a >= len(shape):
+        if not -len(shape) <= a < len(shape):
             raise ValueError("slice: axis %d is out of range for an input of shape %s" % (a, x._shape))
+        a = a % len(shape)
+        if shape[a] == FreeDimension:  # sized by the data: known only when both bounds count from the start
+            shape[a] = -(-(e - b) // s) if b >= 0 and e > 0 else FreeDimension
+            continue
         lo, hi, st = _slice_bounds(shape[a], b, e, s)
         n = max(0, -(-(hi - lo) // st))
         if n == 0:
@@ -108,9 +133,10 @@ def _slice_prepare(node):
     x = node._inputs[0]
     n_dyn = x._n_dynamic
     idx = [_pyslice(None)] * (n_dyn + len(x._shape))
+    rank = len(x._shape)
     for a, b, e, s in zip(*(node._attributes[k] for k in ("axes", "begins", "ends", "strides"))):
-        lo, hi, st = _slice_bounds(x._shape[a], b, e, s)
-        idx[n_dyn + a] = _pyslice(lo, hi, st)
+        # CNTK's bounds are Python's, except that an end of 0 means the end of the axis
+        idx[n_dyn + a % rank] = _pyslice(b, None if e == 0 else e, s)
     return {"index": tuple(idx)}
 
 
@@ -124,7 +150,7 @@ def slice(x, axis, begin_index, end_index, strides=None, name=""):
     begins = list(begin_index) if listed else [begin_index]
     ends = list(end_index) if listed else [end_index]
     strides = ([1] * len(axes) if strides is None else (list(strides) if listed else [strides]))
-    rank = len(x._shape) if x._shape is not None else 0
+    rank = len(x._shape) if x._shape is not None else None  # unknown: the shape rule resolves the axes
     axes = [normalize_axis(a, rank, "slice") for a in axes]
     for s in strides:
         if s < 1:

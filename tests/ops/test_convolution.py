@@ -16,12 +16,63 @@ def test_convolution_same_padding_matches_torch():
     np.testing.assert_allclose(f.eval({x: data}), expected, rtol=1e-4, atol=1e-4)
 
 
-def test_convolution_valid_with_stride_centers_like_cntk():
+def test_convolution_valid_with_stride_starts_at_first_cell_like_cntk():
+    # without padding CNTK's first window starts at the first cell, whatever is left over at the end
+    # (CNTK's kernel_test pooling geometry: 8 cells, window 4, stride 5 pools cells 0..3)
     x = C.input_variable((1, 8))
     f = C.convolution(np.ones((1, 1, 3), np.float32), x, strides=3, auto_padding=[False])
     assert f.shape == (1, 2)
     out = f.eval({x: np.arange(8, dtype=np.float32).reshape(1, 1, 8)})
-    np.testing.assert_allclose(out.ravel(), [1 + 2 + 3, 4 + 5 + 6])
+    np.testing.assert_allclose(out.ravel(), [0 + 1 + 2, 3 + 4 + 5])
+    p = C.pooling(x, C.MAX_POOLING, (4,), (5,)).eval({x: np.arange(8, dtype=np.float32).reshape(1, 1, 8)})
+    np.testing.assert_allclose(p.ravel(), [3])
+
+
+def test_auto_padding_centres_the_windows_like_cntk():
+    # 6 cells, window 5, stride 3, padded: 2 outputs centred on cells 1 and 4 (CNTK's kernel_test geometry)
+    x = C.input_variable((1, 6))
+    p = C.pooling(x, C.MAX_POOLING, (5,), (3,), auto_padding=[True])
+    assert p.shape == (1, 2)
+    np.testing.assert_allclose(p.eval({x: np.arange(6, dtype=np.float32).reshape(1, 1, 6)}).ravel(), [3, 5])
+
+
+def test_ceil_out_dim_adds_a_partial_last_window():
+    x = C.input_variable((1, 8))
+    p = C.pooling(x, C.MAX_POOLING, (3,), (2,), ceil_out_dim=True)
+    assert p.shape == (1, 4)
+    np.testing.assert_allclose(p.eval({x: np.arange(8, dtype=np.float32).reshape(1, 1, 8)}).ravel(), [2, 4, 6, 7])
+
+
+def test_kernel_without_output_channel_axis_gives_one_channel():
+    x = C.input_variable((1, 3, 3))
+    f = C.convolution(np.ones((1, 2, 2), np.float32), x, auto_padding=[True])
+    assert f.shape == (1, 3, 3)
+    data = np.arange(9, dtype=np.float32).reshape(1, 1, 3, 3)
+    # even kernel, padded: its extra cell is on the right, so each output sums the 2x2 block starting there
+    padded = np.pad(data[0, 0], ((0, 1), (0, 1)))
+    expected = [[padded[i:i + 2, j:j + 2].sum() for j in range(3)] for i in range(3)]
+    np.testing.assert_allclose(f.eval({x: data})[0, 0], expected)
+
+
+def test_free_dimensions_follow_the_data():
+    x = C.input_variable((2, C.FreeDimension, C.FreeDimension))
+    w = np.random.RandomState(0).randn(3, 2, 3, 3).astype(np.float32)
+    f = C.pooling(C.convolution(w, x, auto_padding=[False, True, True]), C.MAX_POOLING, (2, 2), (2, 2))
+    assert f.shape == (3, C.FreeDimension, C.FreeDimension)
+    for h, wd in [(6, 6), (8, 10)]:
+        data = np.random.RandomState(h).randn(2, 2, h, wd).astype(np.float32)
+        expected = F.max_pool2d(F.conv2d(torch.from_numpy(data), torch.from_numpy(w), padding=1), 2).numpy()
+        np.testing.assert_allclose(f.eval({x: data}), expected, rtol=1e-4, atol=1e-4)
+
+
+def test_roipooling_pools_each_region_onto_the_grid():
+    x = C.input_variable((1, 3, 3))
+    rois = C.input_variable((1, 4))
+    f = C.roipooling(x, rois, C.MAX_POOLING, (3, 3), 1.0)
+    assert f.shape == (1, 1, 3, 3)
+    data = np.arange(1, 10, dtype=np.float32).reshape(1, 1, 3, 3)
+    out = f.eval({x: data, rois: np.array([[[1, 1, 2, 2]]], np.float32)})
+    np.testing.assert_allclose(out[0, 0, 0], [[5, 6, 6], [8, 9, 9], [8, 9, 9]])
 
 
 def test_pooling_max_and_average_exclude_padding():
