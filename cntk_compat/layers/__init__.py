@@ -4,8 +4,14 @@ from . import typing  # noqa: F401
 from ..default_options import default_options, default_options_for, default_override_or  # noqa: F401
 from .blocks import *  # noqa: F401,F403
 from .higher_order_layers import *  # noqa: F401,F403
-from .dense import *  # noqa: F401,F403
-from .convolution import *  # noqa: F401,F403
-from .pooling import *  # noqa: F401,F403
-from .normalization import *  # noqa: F401,F403
-from .core import *  # noqa: F401,F403
+from .layers import *  # noqa: F401,F403
+from . import layers  # noqa: F401
+from .sequence import *  # noqa: F401,F403
+from .models import *  # noqa: F401,F403
+from . import models  # noqa: F401
+# further names CNTK's cntk.layers re-exports from the modules it is built of
+from ..core.axis import Axis  # noqa: F401,E402
+from ..core.variables import Variable  # noqa: F401,E402
+from ..initializer import glorot_uniform  # noqa: F401,E402
+from ..ops import (alias, combine, placeholder, reconcile_dynamic_axes, sigmoid, slice, softplus,  # noqa: F401,E402
+                   tanh)

@@ -1,13 +1,20 @@
-"""Building blocks shared by the layers: identity, Stabilizer, ForwardDeclaration and the naming/initializer
-helpers."""
+"""Building blocks shared by the layers: identity, Stabilizer, ForwardDeclaration, the recurrent cells (from
+cells.py) and the naming/initializer helpers."""
 import numpy as np
 
 from ..core.function import Function
-from ..core.variables import Parameter
+from ..core.variables import Constant, Parameter  # noqa: F401 (cntk.layers.blocks re-exports, as in CNTK)
 from ..default_options import default_override_or, get_default_override
-from ..ops import alias, combine, placeholder, softplus
+from ..initializer import glorot_uniform  # noqa: F401
+from ..ops import alias, combine, placeholder, sigmoid, slice, softplus, tanh, times  # noqa: F401
+from ..ops.functions import BlockFunction  # noqa: F401
 
-__all__ = ["identity", "Stabilizer", "ForwardDeclaration"]
+__all__ = ["identity", "Stabilizer", "ForwardDeclaration", "LSTM", "GRU", "RNNStep", "RNNUnit"]
+
+
+def UntestedBranchError(name):
+    """Raised by code paths that CNTK never exercised."""
+    raise NotImplementedError("Untested code branch: " + name)
 
 
 def _inject_name(f, name):
@@ -71,3 +78,6 @@ def Stabilizer(steepness=4, enable_self_stabilization=default_override_or(True),
 def block(fn, op_name, name=""):
     """The block Function op_name wrapping the Python function fn (one placeholder per argument)."""
     return Function._from_python(fn, make_block=True, op_name=op_name, name=name)
+
+
+from .cells import GRU, LSTM, RNNStep, RNNUnit  # noqa: E402 (cells build on Stabilizer and block above)

@@ -4,10 +4,10 @@ import numpy as np
 from ..core.variables import InferredDimension, Parameter
 from ..default_options import default_override_or, get_default_override
 from ..initializer import glorot_uniform
-from ..ops import convolution, convolution_transpose
+from ..ops import convolution, convolution_transpose, expand_dims, squeeze
 from .blocks import _as_tuple, _initializer_for, block, identity
 
-__all__ = ["Convolution", "Convolution1D", "Convolution2D", "Convolution3D", "ConvolutionTranspose",
+__all__ = ["SequentialConvolution", "Convolution", "Convolution1D", "Convolution2D", "Convolution3D", "ConvolutionTranspose",
            "ConvolutionTranspose1D", "ConvolutionTranspose2D", "ConvolutionTranspose3D"]
 
 
@@ -26,63 +26,111 @@ def _check_rank(layer, filter_shape, rank):
         raise ValueError("%s: filter_shape must be a %d-element tuple, got %s" % (layer, rank, filter_shape))
 
 
+def _resolve_options(layer, activation, init, pad, bias, init_bias):
+    return tuple(get_default_override(layer, **{k: v}) for k, v in
+                 (("activation", activation), ("init", init), ("pad", pad), ("bias", bias), ("init_bias", init_bias)))
+
+
+def _check_options(layer, reduction_rank, transpose_weight, sharing, groups):
+    if reduction_rank not in (0, 1):
+        raise NotImplementedError("%s: reduction_rank must be 0 or 1, got %r" % (layer, reduction_rank))
+    if transpose_weight:
+        raise NotImplementedError("%s: transpose_weight option currently not supported" % layer)
+    if not all(_as_tuple(sharing)):
+        raise NotImplementedError("%s: sharing option currently must be True" % layer)
+    if groups <= 0:
+        raise ValueError("%s: groups must be strictly positive, i.e. groups > 0, got %r" % (layer, groups))
+
+
+def _kernel_parameters(layer, filter_shape, num_filters, init, bias, init_bias, reduction_rank, bias_rank):
+    """W (out_channels, C, *filter_shape) and b (out_channels, *(1,) * bias_rank); num_filters None or () gives
+    one output channel, which the layer then drops."""
+    out_channels = _as_tuple(num_filters) or (1,)
+    if isinstance(init, np.ndarray):
+        nominal = _as_tuple(num_filters) + filter_shape
+        if init.shape not in (nominal, out_channels + filter_shape, out_channels + (1,) + filter_shape):
+            raise ValueError("%s: a constant initializer of shape %s does not fit num_filters %s and filter_shape %s"
+                             % (layer, init.shape, num_filters, filter_shape))
+        init_kernel = init.reshape(out_channels + (1,) + filter_shape) if reduction_rank == 0 else init
+    else:
+        init_kernel = _initializer_for(init, output_rank=-len(out_channels), filter_rank=len(filter_shape))
+    W = Parameter(out_channels + (InferredDimension,) + filter_shape, init=init_kernel, name="W")
+    b = Parameter(out_channels + (1,) * bias_rank, init=init_bias, name="b") if bias else None
+    return W, b
+
+
+def _finish(r, b, activation, drop_channel_axis, n_spatial):
+    """Adds the bias, drops the emulated output channel axis, applies the activation."""
+    if b is not None:
+        r = r + b
+    if drop_channel_axis:
+        r = squeeze(r, axes=-n_spatial - 1)
+    if activation is not None:
+        r = activation(r)
+    return r
+
+
 def Convolution(filter_shape, num_filters=None, sequential=False, activation=default_override_or(identity),
                 init=default_override_or(glorot_uniform()), pad=default_override_or(False), strides=1, sharing=True,
                 bias=default_override_or(True), init_bias=default_override_or(0), reduction_rank=1,
                 transpose_weight=False, dilation=1, groups=1, max_temp_mem_size_in_samples=0, op_name="Convolution",
                 name=""):
     """activation(convolution(W, x) + b): W (num_filters, C/groups, *filter_shape), b (num_filters, 1, ...).
-    reduction_rank=0 takes inputs without a channel axis (W then has C=1)."""
-    activation = get_default_override(Convolution, activation=activation)
-    init = get_default_override(Convolution, init=init)
-    pad = get_default_override(Convolution, pad=pad)
-    bias = get_default_override(Convolution, bias=bias)
-    init_bias = get_default_override(Convolution, init_bias=init_bias)
+    reduction_rank=0 takes inputs without a channel axis (W then has C=1); num_filters=None gives outputs without
+    a channel axis; sequential=True convolves along the sequence axis too (filter_shape[0] is its extent)."""
+    activation, init, pad, bias, init_bias = _resolve_options(Convolution, activation, init, pad, bias, init_bias)
+    if sequential:
+        return SequentialConvolution(filter_shape, num_filters=num_filters, activation=activation, init=init,
+                                     pad=pad, strides=strides, sharing=sharing, bias=bias, init_bias=init_bias,
+                                     reduction_rank=reduction_rank, transpose_weight=transpose_weight,
+                                     dilation=dilation, groups=groups, op_name=op_name, name=name)
+    _check_options(op_name, reduction_rank, transpose_weight, sharing, groups)
     filter_shape = _as_tuple(filter_shape)
     strides = _pad_to_shape(filter_shape, strides, "strides")
     pad = _pad_to_shape(filter_shape, pad, "pad")
     dilation = _pad_to_shape(filter_shape, dilation, "dilation")
-    if reduction_rank not in (0, 1):
-        raise NotImplementedError("Convolution: reduction_rank must be 0 or 1")
-    if transpose_weight:
-        raise NotImplementedError("Convolution: transpose_weight option currently not supported")
-    if not sharing:
-        raise NotImplementedError("Convolution: sharing option currently must be True")
-    if groups <= 0:
-        raise ValueError("Convolution: groups must be strictly positive, i.e. groups > 0.")
-    if sequential:
-        raise NotImplementedError("Convolution: sequential=True (convolution along the sequence axis) is not "
-                                  "supported yet")
-    if num_filters is None:
-        raise NotImplementedError("Convolution: num_filters=None (output without a channel axis) is not supported "
-                                  "yet; pass num_filters=1")
-    out_channels = _as_tuple(num_filters)
-    if isinstance(init, np.ndarray):
-        if init.shape != out_channels + filter_shape and init.shape != out_channels + (1,) + filter_shape:
-            raise ValueError("Convolution: a constant initializer of shape %s does not fit num_filters %s and "
-                             "filter_shape %s" % (init.shape, num_filters, filter_shape))
-        init_kernel = init.reshape(out_channels + (1,) + filter_shape) if reduction_rank == 0 else init
-    else:
-        init_kernel = _initializer_for(init, output_rank=-len(out_channels), filter_rank=len(filter_shape))
-    W = Parameter(out_channels + (InferredDimension,) + filter_shape, init=init_kernel, name="W")
-    b = Parameter(out_channels + (1,) * len(filter_shape), init=init_bias, name="b") if bias else None
+    W, b = _kernel_parameters(op_name, filter_shape, num_filters, init, bias, init_bias, reduction_rank,
+                              len(filter_shape))
     lead = (1,) * reduction_rank
 
     def convolve(x):
         r = convolution(W, x, strides=lead + strides, auto_padding=(False,) * reduction_rank + pad,
                         dilation=lead + dilation, reduction_rank=reduction_rank, groups=groups)
-        if b is not None:
-            r = r + b
-        if activation is not None:
-            r = activation(r)
-        return r
+        return _finish(r, b, activation, not _as_tuple(num_filters), len(filter_shape))
+    return block(convolve, op_name, name)
+
+
+def SequentialConvolution(filter_shape, num_filters=None, activation=default_override_or(identity),
+                          init=default_override_or(glorot_uniform()), pad=default_override_or(False), strides=1,
+                          sharing=True, bias=default_override_or(True), init_bias=default_override_or(0),
+                          reduction_rank=1, transpose_weight=False, dilation=1, groups=1,
+                          max_temp_mem_size_in_samples=0, op_name="Convolution", name=""):
+    """Convolution whose first filter axis runs along the sequence axis (e.g. over the frames of a variable-length
+    input); the remaining filter axes cover the trailing static axes of each item. Sequences are padded with zeros;
+    without padding each output sequence is shorter than its input."""
+    activation, init, pad, bias, init_bias = _resolve_options(SequentialConvolution, activation, init, pad, bias,
+                                                              init_bias)
+    _check_options("SequentialConvolution", reduction_rank, transpose_weight, sharing, groups)
+    filter_shape = _as_tuple(filter_shape)
+    strides = _pad_to_shape(filter_shape, strides, "strides")
+    pad = _pad_to_shape(filter_shape, pad, "pad")
+    dilation = _pad_to_shape(filter_shape, dilation, "dilation")
+    n_spatial = len(filter_shape) - 1  # the first filter axis runs along the sequence
+    W, b = _kernel_parameters("SequentialConvolution", filter_shape, num_filters, init, bias, init_bias,
+                              reduction_rank, n_spatial)
+
+    def convolve(x):
+        if reduction_rank == 0:
+            x = expand_dims(x, -n_spatial - 1)  # the channel axis of size 1, before the spatial item axes
+        r = convolution(W, x, strides=strides, auto_padding=pad, sequential=True, dilation=dilation, groups=groups)
+        return _finish(r, b, activation, not _as_tuple(num_filters), n_spatial)
     return block(convolve, op_name, name)
 
 
 def Convolution1D(filter_shape, num_filters=None, activation=default_override_or(identity),
                   init=default_override_or(glorot_uniform()), pad=default_override_or(False), strides=1,
                   bias=default_override_or(True), init_bias=default_override_or(0), reduction_rank=1, dilation=1,
-                  groups=1, name=""):
+                  name=""):
     """Convolution over one spatial axis (filter_shape an int)."""
     activation = get_default_override(Convolution1D, activation=activation)
     init = get_default_override(Convolution1D, init=init)
@@ -92,7 +140,7 @@ def Convolution1D(filter_shape, num_filters=None, activation=default_override_or
     _check_rank("Convolution1D", _as_tuple(filter_shape), 1)
     return Convolution(filter_shape, num_filters=num_filters, activation=activation, init=init, pad=pad,
                        strides=strides, bias=bias, init_bias=init_bias, reduction_rank=reduction_rank,
-                       dilation=dilation, groups=groups, op_name="Convolution1D", name=name)
+                       dilation=dilation, op_name="Convolution1D", name=name)
 
 
 def Convolution2D(filter_shape, num_filters=None, activation=default_override_or(identity),
@@ -130,8 +178,8 @@ def Convolution3D(filter_shape, num_filters=None, activation=default_override_or
 def ConvolutionTranspose(filter_shape, num_filters, activation=default_override_or(identity),
                          init=default_override_or(glorot_uniform()), pad=default_override_or(False), strides=1,
                          sharing=True, bias=default_override_or(True), init_bias=default_override_or(0),
-                         output_shape=None, max_temp_mem_size_in_samples=0, reduction_rank=1, dilation=1,
-                         op_name="ConvolutionTranspose", name=""):
+                         output_shape=None, reduction_rank=1, dilation=1, max_temp_mem_size_in_samples=0, name="",
+                         *, op_name="ConvolutionTranspose"):
     """activation(convolution_transpose(W, x) + b): W (C, num_filters, *filter_shape); output_shape fixes the
     output's spatial size."""
     activation = get_default_override(ConvolutionTranspose, activation=activation)

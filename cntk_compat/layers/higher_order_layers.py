@@ -1,4 +1,5 @@
 """Layers composed of layers: Sequential, For, SequentialClique, ResNetBlock."""
+import inspect
 from functools import reduce
 
 from ..core.function import Function
@@ -33,7 +34,9 @@ def Sequential(layers, name=""):
 
 def For(what_range, constructor, name=""):
     """Sequential([constructor(i) for i in what_range]); constructor may also take no argument."""
-    import inspect
+    if not inspect.isfunction(constructor):
+        raise TypeError("For: constructor must be a Python function (e.g. a lambda) that takes no argument or the "
+                        "index, got %s" % type(constructor).__name__)
     takes_arg = len(inspect.signature(constructor).parameters) > 0
     layers = [constructor(i) if takes_arg else constructor() for i in what_range]
     return _inject_name(Sequential(layers), name)

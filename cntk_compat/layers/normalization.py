@@ -41,10 +41,10 @@ def BatchNormalization(map_rank=default_override_or(None), init_scale=1,
 
 def LayerNormalization(initial_scale=1, initial_bias=0, epsilon=default_override_or(0.00001), name=""):
     """Normalizes each sample to zero mean and unit variance over all its axes, then scales and shifts
-    (scalar learnable scale and bias)."""
+    (learnable scale and bias along the last axis, sized from the input)."""
     epsilon = get_default_override(LayerNormalization, epsilon=epsilon)
-    scale = Parameter((), init=initial_scale, name="scale")
-    bias = Parameter((), init=initial_bias, name="bias")
+    scale = Parameter((InferredDimension,), init=initial_scale, name="scale")
+    bias = Parameter((InferredDimension,), init=initial_bias, name="bias")
     eps = np.float32(epsilon)
 
     def layer_normalize(x):

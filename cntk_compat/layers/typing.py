@@ -5,8 +5,10 @@ import numpy as np
 
 from ..core.axis import Axis
 from ..core.typing_support import VariableType, sanitize_type
+from ..variables import Record, Variable  # noqa: F401 (re-exported, as CNTK's cntk.layers.typing does)
 
-__all__ = ["Tensor", "SparseTensor", "ParameterTensor", "tensor", "Sequence", "SequenceOver", "Signature"]
+__all__ = ["Tensor", "SparseTensor", "ParameterTensor", "tensor", "Sequence", "SequenceOver", "SequenceOverMeta",
+           "Signature"]
 
 _FLOAT_TYPES = (np.float32, np.float64, np.float16)
 
@@ -44,12 +46,12 @@ def _sequence_kind(cls_name, axes):
 Sequence = _sequence_kind("Sequence", Axis.default_input_variable_dynamic_axes())
 
 
-class _SequenceOverKind(type):
+class SequenceOverMeta(type):
     def __getitem__(cls, axis):
         return _sequence_kind("Sequence", (axis, Axis.default_batch_axis()))
 
 
-SequenceOver = _SequenceOverKind("SequenceOver", (), {})
+SequenceOver = SequenceOverMeta("SequenceOver", (), {})
 
 
 def Signature(*args, **kwargs):

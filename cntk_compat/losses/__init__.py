@@ -1,16 +1,43 @@
-"""cntk.losses: training criteria. Each reduces a sample to shape (1,) (the per-sample loss)."""
+"""cntk.losses: training criteria. cross_entropy_with_softmax reduces a sample to shape (1,); the criteria that
+reduce over all axes (squared_error, binary cross entropies, cosine_distance) give a scalar per sample, as in CNTK."""
 import numpy as np
 
 from ..ops import (Axis, element_divide, element_times, greater, log, minus, plus, reduce_log_sum_exp, reduce_sum,
-                   sqrt, square)
+                   reshape, sqrt, square)
 from ..ops._common import sanitize_operands
 
+from ..ops.cosine_negative import cosine_distance_with_negative_samples
+from ..ops.ranking import lambda_rank
+from .hierarchical_softmax import hierarchical_softmax_layer
+from .nce import nce_loss
+# names CNTK's cntk.losses imports for its own use
+from ..core.function import CloneMethod, Function  # noqa: F401,E402
+from ..ops import parameter, softmax, times  # noqa: F401,E402
+from ..ops.sampling import SentinelValueForAutoSelectRandomSeed as auto_select  # noqa: F401,E402
+from ..variables import Constant, Parameter, Variable  # noqa: F401,E402
+
 __all__ = ["cross_entropy_with_softmax", "binary_cross_entropy", "weighted_binary_cross_entropy", "squared_error",
-           "cosine_distance", "fmeasure"]
+           "cosine_distance", "cosine_distance_with_negative_samples", "lambda_rank", "nce_loss",
+           "lattice_sequence_with_softmax", "hierarchical_softmax_layer", "fmeasure"]
+
+
+def lattice_sequence_with_softmax(label, prediction, loglikelihood, lattice, symListPath, phonePath, stateListPath,
+                                  transProbPath, latticeConfigPath="LatticeNode.config", hSmoothingWeight=0.95,
+                                  frameDropThresh=1e-10, doReferenceAlign=False, seqGammarUsesMBR=False,
+                                  seqGammarAMF=14.0, seqGammarLMF=14.0, seqGammarBMMIFactor=0.0,
+                                  seqGammarWordPen=0.0, name=""):
+    """Sequence training on speech lattices needs CNTK's native lattice reader and decoder."""
+    raise NotImplementedError("lattice_sequence_with_softmax: sequence training on speech lattices (CNTK's native "
+                              "lattice decoder) is not supported by cntk-compat")
 
 
 def _all_axes():
     return Axis.all_static_axes()
+
+
+def _scalar(x, name):
+    """x (all of whose static axes have size 1) as a scalar per sample."""
+    return reshape(x, (), name=name)
 
 
 def cross_entropy_with_softmax(output_vector, target_vector, axis=-1, name=""):
@@ -23,20 +50,20 @@ def binary_cross_entropy(output, target, name=""):
     """-sum(target * log(output) + (1 - target) * log(1 - output)); output holds probabilities."""
     p, y = sanitize_operands(output, target, names=["output", "target"])
     per_element = plus(element_times(y, log(p)), element_times(1 - y, log(1 - p)))
-    return reduce_sum(-per_element, axis=_all_axes(), name=name)
+    return _scalar(reduce_sum(-per_element, axis=_all_axes()), name)
 
 
 def weighted_binary_cross_entropy(output, target, weight, name=""):
     """binary_cross_entropy with every element's term multiplied by weight."""
     p, y, w = sanitize_operands(output, target, weight, names=["output", "target", "weight"])
     per_element = plus(element_times(y, log(p)), element_times(1 - y, log(1 - p)))
-    return reduce_sum(-element_times(w, per_element), axis=_all_axes(), name=name)
+    return _scalar(reduce_sum(-element_times(w, per_element), axis=_all_axes()), name)
 
 
 def squared_error(output, target, name=""):
     """sum((output - target)^2)."""
     o, t = sanitize_operands(output, target, names=["output", "target"])
-    return reduce_sum(square(minus(o, t)), axis=_all_axes(), name=name)
+    return _scalar(reduce_sum(square(minus(o, t)), axis=_all_axes()), name)
 
 
 def cosine_distance(x, y, name=""):
@@ -45,7 +72,7 @@ def cosine_distance(x, y, name=""):
     dot = reduce_sum(element_times(x, y), axis=_all_axes())
     norms = element_times(sqrt(reduce_sum(square(x), axis=_all_axes())),
                           sqrt(reduce_sum(square(y), axis=_all_axes())))
-    return element_divide(dot, norms, name=name)
+    return _scalar(element_divide(dot, norms), name)
 
 
 def fmeasure(output, target, beta=1):

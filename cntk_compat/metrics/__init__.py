@@ -1,8 +1,19 @@
-"""cntk.metrics: evaluation criteria, per sample of shape (1,)."""
-from ..ops import argmax, greater, greater_equal, not_equal, reduce_sum, element_times
+"""cntk.metrics: evaluation criteria (classification_error per sample of shape (1,); ndcg_at_1 and
+edit_distance_error one scalar for the minibatch)."""
+from ..ops import (Axis, argmax, element_times, greater, greater_equal, minus, not_equal, reduce_mean, reduce_sum,
+                   reshape)
 from ..ops._common import sanitize_operands
+from ..ops.normalizing import _with_axis
 
-__all__ = ["classification_error"]
+from ..ops.edit_distance import edit_distance_error
+from ..ops.ranking import ndcg_at_1
+
+__all__ = ["ndcg_at_1", "classification_error", "edit_distance_error"]
+
+
+def _hardmax(x, axis):
+    """1 at the largest element along axis, 0 elsewhere."""
+    return _with_axis("Hardmax", x, axis, "")
 
 
 def classification_error(output_vector, target_vector, axis=-1, topN=1, name=""):
@@ -10,8 +21,13 @@ def classification_error(output_vector, target_vector, axis=-1, topN=1, name="")
     if topN < 1:
         raise ValueError("classification_error: topN must be >= 1, got %r" % (topN,))
     z, y = sanitize_operands(output_vector, target_vector, names=["output_vector", "target_vector"])
-    if topN == 1:
-        return not_equal(argmax(z, axis=axis), argmax(y, axis=axis), name=name)
+    if topN == 1 and axis != -1 and z.shape is not None and len(z.shape) > 1:
+        # CNTK: with an axis other than the last one named, the result is the error rate over the other axes (a
+        # scalar without gradient)
+        wrong = not_equal(argmax(z, axis=axis), argmax(y, axis=axis))
+        return reshape(reduce_mean(wrong, axis=Axis.all_static_axes()), (), name=name)
+    if topN == 1:  # as CNTK computes it: its gradient with respect to the target is -hardmax(output)
+        return minus(1, reduce_sum(element_times(_hardmax(z, axis), y), axis=axis), name=name)
     target_score = reduce_sum(element_times(y, z), axis=axis)
     higher = reduce_sum(greater(z, target_score), axis=axis)
     return greater_equal(higher, float(topN), name=name)

@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 
 import cntk as C
 
@@ -19,3 +20,67 @@ def test_squared_error_and_binary_cross_entropy():
     np.testing.assert_allclose(C.squared_error(o, t).eval({o: [[1, 2]], t: [[0, 0]]}).ravel(), [5])
     bce = C.binary_cross_entropy(o, t).eval({o: [[0.5, 0.5]], t: [[1, 0]]})
     np.testing.assert_allclose(bce.ravel(), [2 * np.log(2)], rtol=1e-5)
+
+
+def test_reducing_criteria_give_a_scalar_per_sample():
+    o = C.input_variable(2)
+    t = C.input_variable(2)
+    assert C.squared_error(o, t).shape == ()
+    assert C.cosine_distance(o, t).shape == ()
+    assert C.binary_cross_entropy(o, t).shape == ()
+
+
+def test_lambda_rank_value_and_lambdarank_gradient():
+    # one group: scores [1, 2] rank the gain-7 sample second; NDCG = (1/ln2 + 7/ln3) / (7/ln2 + 1/ln3)
+    g = C.input_variable(1)
+    s = C.input_variable(1, needs_gradient=True)
+    n = C.input_variable(1)
+    f = C.lambda_rank(s, n, g)
+    grad, value = f.grad({s: np.array([[1], [2]], np.float32), n: np.array([[7], [1]], np.float32),
+                          g: np.ones((2, 1), np.float32)}, [s], [f.output])
+    ndcg = (1 / np.log(2) + 7 / np.log(3)) / (7 / np.log(2) + 1 / np.log(3))
+    np.testing.assert_allclose(value, (1 - ndcg) * 100 * 2, rtol=1e-5)
+    swap = 1 - ndcg  # |NDCG change| of swapping the two samples
+    pull = swap / (1 + np.exp(1 - 2))
+    np.testing.assert_allclose(np.ravel(grad), [-pull, pull], rtol=1e-4)
+
+
+def test_cosine_distance_with_negative_samples_shifts_over_the_minibatch():
+    x = C.input_variable(4)
+    y = C.input_variable(4)
+    f = C.cosine_distance_with_negative_samples(x, y, shift=1, num_negative_samples=2)
+    assert f.shape == (3,)
+    data = np.array([[1, 1, 0, 0], [0, 1, 1, 0], [0, 0, 1, 1]], np.float32)
+    np.testing.assert_allclose(f.eval({x: data, y: data}), [[1, .5, 0], [1, .5, .5], [1, 0, .5]], atol=1e-6)
+    with pytest.raises(ValueError, match="shift"):
+        C.cosine_distance_with_negative_samples(x, y, 0, 2)
+
+
+def test_nce_loss_is_a_positive_scalar_per_sample_and_trains():
+    x = C.input_variable(6)
+    y = C.input_variable(20)
+    W = C.parameter((20, C.InferredDimension), init=C.glorot_uniform(seed=1))
+    b = C.parameter((20, 1), init=np.float32(0))
+    loss = C.nce_loss(W, b, x, y, np.arange(1, 21, dtype=np.float32), num_samples=8, seed=3)
+    assert W.shape == (20, 6) and loss.shape == ()
+    xs = np.eye(6, dtype=np.float32)[[0, 1, 2, 3]]
+    ys = np.eye(20, dtype=np.float32)[[4, 5, 6, 7]]
+    before = np.mean([loss.eval({x: xs, y: ys}) for _ in range(20)])
+    assert before > 0
+    learner = C.sgd(loss.parameters, C.learning_parameter_schedule(0.5))
+    trainer = C.Trainer(None, (loss, None), [learner])
+    for _ in range(100):
+        trainer.train_minibatch({x: xs, y: ys})
+    assert np.mean([loss.eval({x: xs, y: ys}) for _ in range(20)]) < before / 2
+
+
+def test_hierarchical_softmax_probabilities_add_up():
+    x = C.input_variable(3)
+    label = C.input_variable(1)
+    out, class_probs, all_probs = C.hierarchical_softmax_layer(x, label, 6, label_classes=2)
+    data = {x: np.random.RandomState(0).randn(4, 3).astype(np.float32),
+            label: np.array([[0], [2], [4], [5]], np.float32)}
+    assert class_probs.shape == (2,) and len(all_probs) == 2 and all_probs[0].shape == (3,)
+    every = np.concatenate([p.eval(data) for p in all_probs], axis=-1)  # (4, 6): P(label) for every label
+    np.testing.assert_allclose(every.sum(-1), 1, rtol=1e-5)
+    np.testing.assert_allclose(np.ravel(out.eval(data)), every[np.arange(4), [0, 2, 4, 5]], rtol=1e-5)

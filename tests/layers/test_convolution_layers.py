@@ -1,0 +1,64 @@
+"""Convolution layers: num_filters=None, SequentialConvolution along the sequence axis, and the module layout."""
+import numpy as np
+import pytest
+
+import cntk as C
+from cntk.layers import Convolution, For, SequentialConvolution
+from cntk.layers.typing import Sequence, Tensor
+
+
+def test_num_filters_none_drops_the_channel_axis():
+    f = Convolution((3, 3), pad=True, bias=False, init=1.0)
+    x = C.input_variable((2, 5, 5))
+    y = f(x)
+    assert f.W.shape == (1, 2, 3, 3)
+    assert y.shape == (5, 5)
+    out = y.eval({x: np.ones((1, 2, 5, 5), np.float32)})
+    assert out[0, 2, 2] == 18 and out[0, 0, 0] == 8
+
+
+def test_sequential_convolution_valid_scalar_items():
+    c = SequentialConvolution(3, init=np.array([4., 2., 1.], np.float32), pad=False, reduction_rank=0, bias=False)
+    c.update_signature(Sequence[Tensor[()]])
+    out = c([np.array([2., 6., 4., 8., 6.], np.float32), np.array([1., 1., 1., 1.], np.float32)])
+    np.testing.assert_allclose(out[0], [24., 40., 38.])
+    np.testing.assert_allclose(out[1], [7., 7.])
+
+
+def test_sequential_convolution_padded_strided_vectors():
+    x = C.sequence.input_variable(1)
+    c = SequentialConvolution(2, pad=True, strides=2, bias=False)(x)
+    data = np.array([0.4, 0.6, 0.8, 1.0, 1.2], np.float32).reshape(5, 1)
+    w = c.W.value[0, 0]
+    out = c.eval({x: [data]})
+    np.testing.assert_allclose(np.ravel(out[0]), [w @ data[0:2, 0], w @ data[2:4, 0], w[0] * data[4, 0]], rtol=1e-5)
+
+
+def test_sequential_convolution_2d_with_filters_and_bias():
+    x = C.sequence.input_variable((1, 5))
+    c = SequentialConvolution((3, 2), num_filters=4, pad=True, strides=(2, 2))(x)
+    assert c.b.shape == (4, 1)
+    out = c.eval({x: [np.ones((3, 1, 5), np.float32)]})
+    assert np.asarray(out[0]).shape == (2, 4, 3)
+
+
+def test_sequential_convolution_keeps_length_with_padding():
+    x = C.sequence.input_variable(2)
+    c = SequentialConvolution(3, num_filters=4, pad=True)(x)
+    assert c.shape == (4,)
+    out = c.eval({x: [np.ones((5, 2), np.float32), np.ones((2, 2), np.float32)]})
+    assert [np.asarray(s).shape for s in out] == [(5, 4), (2, 4)]
+
+
+def test_for_wants_a_function():
+    with pytest.raises(TypeError, match="Python function"):
+        For(range(3), C.layers.Dense(5))
+
+
+def test_cntk_module_layout():
+    import cntk.layers.layers as L
+    import cntk.layers.blocks as B
+    assert L.Dense is C.layers.Dense and L.SequentialConvolution is SequentialConvolution
+    assert B.LSTM is C.layers.LSTM and B.BlockFunction is C.BlockFunction
+    with pytest.raises(NotImplementedError, match="Untested code branch"):
+        B.UntestedBranchError("x")
