@@ -72,13 +72,22 @@ class NDArrayView(object):
         return False
 
     def slice_view(self, start_offset, extent, read_only=True):
-        index = tuple(slice(s, s + e) for s, e in zip(start_offset, extent))
-        view = self.tensor[index]
-        if len(extent) < len(start_offset):
-            view = view.reshape(extent)
-        else:
-            view = view.reshape(tuple(extent))
-        return NDArrayView(view)
+        """The block starting at ``start_offset`` (one index per axis) with the right-aligned ``extent``:
+        leading axes missing from ``extent`` are sliced to length 1 and dropped."""
+        start_offset, extent = tuple(int(s) for s in start_offset), tuple(int(e) for e in extent)
+        rank = self.tensor.dim()
+        if len(start_offset) != rank:
+            raise ValueError("slice_view: start_offset must have one entry per axis of the shape %s, got %s"
+                             % (self.shape, start_offset))
+        if len(extent) > rank:
+            raise ValueError("slice_view: extent %s has more axes than the shape %s" % (extent, self.shape))
+        full_extent = (1,) * (rank - len(extent)) + extent
+        for axis, (s, e, n) in enumerate(zip(start_offset, full_extent, self.shape)):
+            if s < 0 or e < 0 or s + e > n:
+                raise ValueError("slice_view: axis %d: offset %d with extent %d is outside the shape %s"
+                                 % (axis, s, e, self.shape))
+        view = self.tensor[tuple(slice(s, s + e) for s, e in zip(start_offset, full_extent))]
+        return NDArrayView(view.reshape(extent))
 
     def to_ndarray(self):
         return self.tensor.detach().cpu().numpy().copy()
@@ -207,6 +216,13 @@ class Value(object):
         m = (np.arange(t_max)[None, :] < np.asarray(self.lengths)[:, None]).astype(np.float32)
         m[:, 0] *= 2
         return m
+
+    def masked_count(self):
+        """How many (sequence, step) cells are padding."""
+        return int((np.asarray(self.mask) == 0).sum())
+
+    def erase(self):
+        """CNTK frees the Value's device storage here; torch frees it once the Value is no longer referenced."""
 
     def mask_tensor(self):
         if self.lengths is None:

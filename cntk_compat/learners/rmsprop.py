@@ -1,8 +1,9 @@
-"""RMSProp with CNTK's adaptive per-value step sizes (grown by ``inc`` while the gradient keeps its sign,
-shrunk by ``dec`` otherwise, kept within [``min``, ``max``]).
+"""RMSProp with CNTK's adaptive per-value step sizes: a value's step grows by ``inc`` (up to ``max``) while its
+gradient keeps its sign and shrinks by ``dec`` (down to ``min``) otherwise.
 
-All state starts at zero, as in CNTK (whose state is allocated with the learner): the mean square builds up
-from 0 and the first step size of every value is ``min``.
+As in CNTK, the first minibatch (and the first after ``reset_smoothed_gradients``) initializes the state from
+its gradient: the mean square becomes ``g*g``, every step size 0.02 and the previous sign 0 (so that first
+step is ``max(0.02 * dec, min)``).
 """
 import torch
 
@@ -13,6 +14,7 @@ from .learner import Learner, complement
 __all__ = ["rmsprop"]
 
 _FLOOR = 1e-6
+_INITIAL_STEP = 0.02
 
 
 class LearnerRMSProp(Learner):
@@ -26,30 +28,56 @@ class LearnerRMSProp(Learner):
         self._max = check_number(max, "max", 0.0)
         self._min = check_number(min, "min", 0.0)
         self._need_ave_multiplier = check_bool(need_ave_multiplier, "need_ave_multiplier")
+        self._smoothed_count = 0
+
+    def _on_minibatch(self, n):
+        self._smoothed_count += 1
 
     def _step(self, group, grads, lr, n):
         mean_square, signs, steps = group.state["mean_square"], group.state["sign"], group.state["step"]
+        if self._smoothed_count == 1:
+            torch._foreach_copy_(mean_square, torch._foreach_mul(grads, grads))
+            torch._foreach_zero_(steps)
+            torch._foreach_add_(steps, _INITIAL_STEP)
+            torch._foreach_zero_(signs)
         torch._foreach_mul_(mean_square, self._gamma)
         torch._foreach_addcmul_(mean_square, grads, grads, value=complement(self._gamma, group.dtype))
         grad_signs = torch._foreach_sign(grads)
-        same_sign = torch._foreach_mul(signs, grad_signs)
-        torch._foreach_clamp_min_(same_sign, 0.0)                 # 1 where the sign is unchanged, else 0
+        keeps_sign = torch._foreach_mul(signs, grad_signs)
+        torch._foreach_clamp_min_(keeps_sign, 0.0)                # 1 where the sign is unchanged, else 0
+        changes_sign = torch._foreach_sub(keeps_sign, 1.0)
+        torch._foreach_neg_(changes_sign)
+        # both candidates stay finite (max=inf is clamped to the dtype's largest value) so the blend
+        # grown * keeps + shrunk * changes never multiplies 0 by inf, and is exact: one of its terms is 0
         grown = torch._foreach_mul(steps, self._inc)
         torch._foreach_clamp_max_(grown, min(self._max, torch.finfo(group.dtype).max))
         shrunk = torch._foreach_mul(steps, self._dec)
         torch._foreach_clamp_min_(shrunk, self._min)
-        torch._foreach_sub_(grown, shrunk)
-        torch._foreach_addcmul_(shrunk, same_sign, grown)
-        torch._foreach_copy_(steps, shrunk)
+        torch._foreach_mul_(grown, keeps_sign)
+        torch._foreach_addcmul_(grown, shrunk, changes_sign)
+        torch._foreach_copy_(steps, grown)
         torch._foreach_copy_(signs, grad_signs)
         multipliers = torch._foreach_add(mean_square, _FLOOR)
         torch._foreach_sqrt_(multipliers)
         torch._foreach_reciprocal_(multipliers)
         torch._foreach_mul_(multipliers, steps)
-        updates = torch._foreach_mul(grads, multipliers)
         if self._need_ave_multiplier:
-            torch._foreach_mul_(updates, average_multiplier_scale(multipliers))
+            # CNTK divides the learning rate by the mean multiplier; when that mean overflows the rate becomes 0
+            # and the parameter is left unchanged. Finite multipliers and scaling them before the gradient keep
+            # that case at 0 instead of inf * 0 = NaN.
+            torch._foreach_clamp_max_(multipliers, torch.finfo(group.dtype).max)
+            torch._foreach_mul_(multipliers, average_multiplier_scale(multipliers))
+        updates = torch._foreach_mul(grads, multipliers)
         torch._foreach_add_(group.tensors, updates, alpha=-lr)
+
+    def _extra_state(self):
+        return {"smoothed_count": self._smoothed_count}
+
+    def _load_extra_state(self, extra):
+        self._smoothed_count = int(extra["smoothed_count"])
+
+    def _reset_extra_state(self):
+        self._smoothed_count = 0
 
 
 def rmsprop(parameters, lr, gamma, inc, dec, max, min, need_ave_multiplier=True, l1_regularization_weight=0.0,

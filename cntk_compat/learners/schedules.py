@@ -85,6 +85,7 @@ class TrainingParameterSchedule(object):
         self.epoch_size = _check_count(epoch_size, "epoch_size")
         self.minibatch_size = minibatch_size
         self.is_minibatch_size_explicitly_specified = True
+        self.per_sample_unit = False
         if _is_number(schedule):
             phases = [(1, _check_value(schedule, argument))]
         elif isinstance(schedule, list):
@@ -207,8 +208,12 @@ def training_parameter_schedule(schedule, unit=UnitType.minibatch, epoch_size=No
         return schedule
     if _is_number(schedule):
         _warn_epoch_size_ignored(epoch_size)
-        return TrainingParameterSchedule(schedule, FULL_DATA_SWEEP, reference)
-    return TrainingParameterSchedule(schedule, _epoch_size(epoch_size), reference)
+        result = TrainingParameterSchedule(schedule, FULL_DATA_SWEEP, reference)
+    else:
+        result = TrainingParameterSchedule(schedule, _epoch_size(epoch_size), reference)
+    # progress logs of per-sample schedules made this way read "per sample", as CNTK printed them then
+    result.per_sample_unit = unit == UnitType.sample
+    return result
 
 
 def learning_parameter_schedule(schedule, minibatch_size=None, epoch_size=None):

@@ -213,6 +213,12 @@ class TrainingSession(object):
 
     def train(self, device=None):
         """Runs the training loop (restoring from the checkpoint first when configured)."""
+        if self._max_samples == sys.maxsize:
+            _require_limited(self._source, "Train")
+        if self._cv.minibatch_source is not None and self._cv.max_samples == sys.maxsize:
+            _require_limited(self._cv.minibatch_source, "Cross validation")
+        if self._test.minibatch_source is not None:
+            _require_limited(self._test.minibatch_source, "Test")
         trainer = self.trainer
         if self._checkpoint.restore and self._checkpoint.filename:
             self._restore()
@@ -317,6 +323,13 @@ class TrainingSession(object):
         self._evaluate(test.minibatch_source, test.model_inputs_to_streams, test.minibatch_size, sys.maxsize,
                        device)
         self.trainer.summarize_test_progress()
+
+
+def _require_limited(source, role):
+    """A loop over ``source`` needs an end: a reader without a sample or sweep limit is refused."""
+    is_infinite = getattr(source, "is_infinite", None)
+    if is_infinite is not None and is_infinite():
+        raise ValueError("%s minibatch source must have a limited number of samples or sweeps." % role)
 
 
 def _latest_preserved(filename):

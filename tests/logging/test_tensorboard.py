@@ -74,3 +74,29 @@ def test_only_rank_zero_writes(tmp_path):
     writer.write_value("x", 1.0, 1)
     writer.close()
     assert not glob.glob(log_dir + "/events*")
+
+
+def test_trainer_writes_scalars_and_histograms_of_the_model(tmp_path):
+    import cntk as C
+    log_dir = str(tmp_path / "tb")
+    x = C.input_variable(2)
+    y = C.input_variable(1)
+    W = C.parameter((2, 1), init=np.array([[1.0], [2.0]], np.float32), name="W")
+    b = C.parameter((1,), init=0.5, name="b")
+    z = C.times(x, W) + b
+    loss = C.squared_error(z, y)
+    writer = logging.TensorBoardProgressWriter(freq=1, log_dir=log_dir, model=z)
+    trainer = C.Trainer(z, (loss, loss), [C.sgd(z.parameters, C.learning_parameter_schedule(0.0))], [writer])
+    X = np.array([[1, 0], [0, 1]], np.float32)
+    for _ in range(2):
+        trainer.train_minibatch({x: X, y: np.zeros((2, 1), np.float32)})
+    trainer.summarize_training_progress()
+    writer.close()
+    acc = read_events(log_dir)
+    # z = (1.5, 2.5): squared errors 2.25 and 6.25, average 4.25 on every minibatch
+    assert scalars(acc, "minibatch/avg_loss") == [(1, 4.25), (2, 4.25)]
+    assert scalars(acc, "summary/avg_loss") == [(1, 4.25)]
+    tags = sorted(acc.Tags()["histograms"])
+    assert tags == sorted(["parameters/W_" + W.uid, "parameters/b_" + b.uid])
+    w_hist = acc.Histograms("parameters/W_" + W.uid)[0].histogram_value
+    assert (w_hist.num, w_hist.min, w_hist.max, w_hist.sum) == (2, 1.0, 2.0, 3.0)

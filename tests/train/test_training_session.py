@@ -2,6 +2,7 @@ import os
 import re
 
 import numpy as np
+import pytest
 
 import cntk as C
 from _models import data, logistic_regression
@@ -86,3 +87,24 @@ def test_function_train_with_minibatch_size_schedule_and_test_config():
                           callbacks=[C.TestConfig((X[:100], Y[:100]), criterion=crit)], max_epochs=2)
     assert len(progress.epoch_summaries) == 2
     assert progress.test_summary.samples == 100
+
+
+class _EndlessSource(C.io.MinibatchSourceFromData):
+    def is_infinite(self):
+        return True
+
+
+def test_sources_without_limit_are_refused():
+    X, Y = data(64)
+    trainer, crit, z, x, y = _setup()
+    endless = _EndlessSource(dict(x=X, y=Y))
+    streams = {x: endless.streams.x, y: endless.streams.y}
+    with pytest.raises(ValueError, match="Train minibatch source must have a limited number of samples or sweeps"):
+        C.training_session(trainer, endless, 32, streams).train()
+    with pytest.raises(ValueError, match="Test minibatch source must have a limited"):
+        C.training_session(trainer, (X, Y), 32, None, max_samples=64,
+                           test_config=C.TestConfig(endless, model_inputs_to_streams=streams)).train()
+    with pytest.raises(ValueError, match="Cross validation minibatch source must have a limited"):
+        C.training_session(trainer, (X, Y), 32, None, max_samples=64,
+                           cv_config=C.CrossValidationConfig(endless, model_inputs_to_streams=streams)).train()
+    assert trainer.total_number_of_samples_seen == 0
