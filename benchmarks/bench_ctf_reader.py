@@ -1,7 +1,11 @@
 """CTF reader throughput vs pandas.read_csv, and peak memory of a randomized sweep.
 
-Usage: python benchmarks/bench_ctf_reader.py [size_mb]   (default 200)
+Usage: python benchmarks/bench_ctf_reader.py [--mb SIZE]   (size of each generated file in MB, default 200)
+
+The randomized sweep reads the dense file in chunks of 4 MB with a window of 2 chunks, so the file is
+many times larger than the window; its peak traced memory should stay near a few windows.
 """
+import argparse
 import os
 import resource
 import sys
@@ -58,7 +62,9 @@ def timed(f):
 
 
 def main():
-    size = int(float(sys.argv[1]) if len(sys.argv) > 1 else 200) * 1024 * 1024
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--mb', type=float, default=200, help='size of each generated file in MB')
+    size = int(parser.parse_args().mb * 1024 * 1024)
     try:
         import pandas as pd
     except ImportError:
@@ -83,19 +89,24 @@ def main():
                   'numbers as CSV (%.1f MB) %6.1f MB/s | ratio %.2f'
                   % (kind, sizes[kind + '.ctf'] / 1e6, ours, n, ref, sizes[kind + '.csv'] / 1e6, theirs,
                      ours / theirs))
+        chunk_bytes, window_chunks = 4 * 1024 * 1024, 2
         d = CTFDeserializer(paths['dense.ctf'], dense_streams)
-        d['chunkSizeInBytes'] = 8 * 1024 * 1024
-        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        d['chunkSizeInBytes'] = chunk_bytes
         import tracemalloc
         tracemalloc.start()
-        src = MinibatchSource(d, max_sweeps=1, randomization_window_in_chunks=2)
-        while src.next_minibatch(4096):
-            pass
+        src = MinibatchSource(d, max_sweeps=1, randomization_window_in_chunks=window_chunks)
+        samples = 0
+        while True:
+            mb = src.next_minibatch(4096)
+            if not mb:
+                break
+            samples += mb[src['x']].num_samples
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
-        print('randomized sweep: file %.1f MB, window 2 chunks x 8 MB: peak traced memory %.1f MB '
-              '(process max RSS before %.1f MB, after %.1f MB)'
-              % (sizes['dense.ctf'] / 1e6, peak / 1e6, before / 1e3,
+        print('randomized sweep: file %.1f MB (%d samples), window %d chunks x %.1f MB = %.1f MB: '
+              'peak traced memory %.1f MB (process max RSS %.1f MB)'
+              % (sizes['dense.ctf'] / 1e6, samples, window_chunks, chunk_bytes / 1e6,
+                 window_chunks * chunk_bytes / 1e6, peak / 1e6,
                  resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3))
 
 

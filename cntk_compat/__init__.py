@@ -1,5 +1,8 @@
 """cntk-compat: the CNTK 2.x Python API implemented on PyTorch. ``import cntk`` gives this package."""
 __version__ = "2.7"
+import numpy as _np  # noqa: E402
+
+DATATYPE = _np.float32  # CNTK's default element type
 
 from . import cntk_py, device, internal, ops, sequence, variables  # noqa: E402
 from . import axis  # noqa: E402
@@ -12,12 +15,15 @@ from .core.variables import FreeDimension, InferredDimension  # noqa: E402
 from .ops import *  # noqa: E402,F401,F403
 from .ops import input  # noqa: E402,F401
 from .variables import Constant, Parameter, Variable  # noqa: E402
-from . import default_options, initializer, layers, losses, metrics  # noqa: E402
+from . import initializer, layers, losses, metrics  # noqa: E402
 from .initializer import *  # noqa: E402,F401,F403
 from .losses import *  # noqa: E402,F401,F403
 from .metrics import *  # noqa: E402,F401,F403
+# as in CNTK, cntk.default_options is the function (the module stays importable as cntk.default_options)
+from .default_options import *  # noqa: E402,F401,F403
 from .learners import *  # noqa: E402,F401,F403
 from .train import *  # noqa: E402,F401,F403
 from .eval import *  # noqa: E402,F401,F403
 from . import eval, io, learners, logging, random, train  # noqa: E402
+from .io import INFINITELY_REPEAT, MinibatchData  # noqa: E402
 from . import tests  # noqa: E402

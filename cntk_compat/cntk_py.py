@@ -36,9 +36,32 @@ def get_random_seed():
     return _state["fixed_seed"]
 
 
+_READER_NAMES = ("MinibatchSourceConfig", "to_dictionary")
+
+
 def __getattr__(name):
-    # cntk_py.ProgressWriter is the base class of progress writers; imported on demand (cntk_py loads first)
+    # these live in packages that import cntk_py themselves, so they are imported on demand
     if name == "ProgressWriter":
         from .logging.progress_writer import ProgressWriter
         return ProgressWriter
+    if name in _READER_NAMES:
+        from .io import source_config
+        return getattr(source_config, name)
     raise AttributeError("module 'cntk.cntk_py' has no attribute %r" % name)
+
+
+def are_equal(first, second):
+    """Whether two data holders (NDArrayView, Value, numpy array) have the same shape and values."""
+    a, b = (_np.asarray(x.asarray() if hasattr(x, "asarray") else x) for x in (first, second))
+    return a.shape == b.shape and bool(_np.array_equal(a, b))
+
+
+def allow_renaming_functions():
+    """Lets a Function that already has a name be renamed (CNTK refuses by default)."""
+    from .core.function import allow_renaming_functions as allow
+    allow()
+
+
+def is_native_user_function_registered(op_id):
+    """Native (C++) user functions cannot be registered in cntk-compat, so none ever is."""
+    return False

@@ -2,24 +2,34 @@
 
 A line is ``[Sequence_Id] (|input v v v | input i:v i:v | # comment)+``.  Consecutive lines with the
 same sequence id form one sequence; a line without an id is a sequence of its own, keyed by its
-line number.  Text is processed in blocks of whole lines (small enough for numpy temporaries to stay
-cheap); sequences are assembled over all blocks of a chunk.
+line number.  Sequence ids are unsigned 64-bit integers, read exactly.  Text is processed in blocks of
+whole lines: plain blocks go through the fast path (``_ctf_fast``); the others (comments, unknown
+inputs, malformed text) through the general parser below, in blocks small enough for its numpy
+temporaries to stay cheap.  Sequences are assembled over all blocks of a chunk.
 """
+import concurrent.futures
+import os
 import warnings
 
 import numpy as np
 import scipy.sparse as sp
 
+from . import _ctf_fast
 from ._deserializer import Chunk
-from ._numparse import parse_numbers, token_bounds
+from ._numparse import parse_numbers, parse_uints, token_bounds
 from ._sequences import SequenceData
 
 _NL, _PIPE, _HASH, _COLON = 10, 124, 35, 58
-BLOCK_BYTES = 1 << 18
+BLOCK_BYTES = 1 << 18          # general parser: small blocks keep its numpy temporaries cheap
+FAST_BLOCK_BYTES = 1 << 21     # fast path: blocks parsed in parallel, each large enough to amortize a call
 
 
 class CTFFormatError(ValueError):
-    pass
+    """Malformed CTF text; ``line`` is the 0-based number of the offending line (None: not one line)."""
+
+    def __init__(self, message, line=None):
+        super(CTFFormatError, self).__init__(message)
+        self.line = line
 
 
 def _regions_mask(n, starts, ends):
@@ -28,6 +38,39 @@ def _regions_mask(n, starts, ends):
     d[starts] += 1
     d[ends] -= 1
     return np.cumsum(d[:-1], dtype=np.int8) > 0
+
+
+_POOL = []
+
+
+def _fast_pool():
+    """Threads shared by all parsers for the fast path's blocks (numpy and scipy release the GIL)."""
+    if not _POOL:
+        _POOL.append(concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1,
+                                                           thread_name_prefix='cntk-ctf'))
+    return _POOL[0]
+
+
+def _line_blocks(data, size):
+    """``data`` cut into pieces of about ``size`` bytes at line ends, each ending with a newline."""
+    pos, total = 0, len(data)
+    while pos < total:
+        end = total if total - pos <= size else data.rfind(b'\n', pos, pos + size) + 1
+        if end <= pos:   # a single line longer than a block
+            end = data.find(b'\n', pos + size)
+            end = total if end < 0 else end + 1
+        piece = data[pos:end]
+        yield piece if piece.endswith(b'\n') else piece + b'\n'
+        pos = end
+
+
+def _blank_line(b, line):
+    """A copy of the block ``b`` whose line number ``line`` (0-based in the block) is blanked."""
+    nl = np.flatnonzero(b == _NL)
+    start = nl[line - 1] + 1 if line > 0 else 0
+    blanked = b.copy()
+    blanked[start:nl[line]] = 32
+    return blanked
 
 
 class _Block(object):
@@ -44,27 +87,49 @@ class CTFParser(object):
         self.dtype = np.dtype(dtype)
         self._aliases = [np.frombuffer(s[1].encode('utf-8'), np.uint8) for s in streams]
         self._warned = set()
+        self.max_errors = 0
+        self._skipped_lines = set()
 
     def _error(self, line, message):
-        return CTFFormatError("%s:%d: %s" % (self.filename, line + 1, message))
+        return CTFFormatError("%s:%d: %s" % (self.filename, line + 1, message), line)
 
     def parse_chunk(self, data, first_line):
         """Parse ``data`` (whole lines; line numbers start at ``first_line``, 0-based) into a Chunk."""
-        blocks, pos, line = [], 0, first_line
-        size = len(data)
-        while pos < size:
-            end = size if size - pos <= BLOCK_BYTES else data.rfind(b'\n', pos, pos + BLOCK_BYTES) + 1
-            if end <= pos:   # a single line longer than a block
-                end = data.find(b'\n', pos + BLOCK_BYTES)
-                end = size if end < 0 else end + 1
-            piece = data[pos:end]
-            if not piece.endswith(b'\n'):
-                piece += b'\n'
-            block = self._parse_block(np.frombuffer(piece, np.uint8), line)
-            blocks.append(block)
-            line += int(np.count_nonzero(np.frombuffer(piece, np.uint8) == _NL))
-            pos = end
+        if not _ctf_fast.AVAILABLE:
+            return self._assemble(self._parse_general(data, first_line))
+        pieces = list(_line_blocks(data, FAST_BLOCK_BYTES))
+        first_lines = np.cumsum([first_line] + [piece.count(b'\n') for piece in pieces[:-1]]).tolist()
+        fast = _fast_pool().map(lambda piece, line: _ctf_fast.parse_plain_block(
+            np.frombuffer(piece, np.uint8), line, self.streams, self._aliases, self.dtype), pieces, first_lines)
+        blocks = []
+        for piece, line, block in zip(pieces, first_lines, list(fast)):
+            blocks.extend([block] if block is not None else self._parse_general(piece, line))
         return self._assemble(blocks)
+
+    def _parse_general(self, data, first_line):
+        blocks, line = [], first_line
+        for piece in _line_blocks(data, BLOCK_BYTES):
+            b = np.frombuffer(piece, np.uint8)
+            blocks.append(self._parse_skipping_bad_lines(b, line))
+            line += int(np.count_nonzero(b == _NL))
+        return blocks
+
+    def _parse_skipping_bad_lines(self, b, line0):
+        """Parse a block; up to ``max_errors`` distinct malformed lines (over the whole file) are skipped
+        with a warning instead of raising."""
+        while True:
+            try:
+                return self._parse_block(b, line0)
+            except CTFFormatError as error:
+                line = error.line
+                if line is None or (line not in self._skipped_lines
+                                    and len(self._skipped_lines) >= self.max_errors):
+                    raise
+                if line not in self._skipped_lines:
+                    self._skipped_lines.add(line)
+                    warnings.warn('%s; the line is skipped (%d of at most %d errors ignored)'
+                                  % (error, len(self._skipped_lines), self.max_errors))
+                b = _blank_line(b, line - line0)
 
     # ---------------------------------------------------------------- one block of lines
     def _parse_block(self, b, line0):
@@ -172,19 +237,18 @@ class CTFParser(object):
         id_mask = _regions_mask(len(b), line_start, first_pipe)
         starts, ends = token_bounds(~id_mask | (b <= 32))
         owner = np.searchsorted(first_pipe, starts)
-        ids = np.zeros(len(used), np.int64)
+        ids = np.zeros(len(used), np.uint64)
         has_id = np.zeros(len(used), bool)
         if len(starts):
             dup = np.flatnonzero(owner[1:] == owner[:-1])
-            values, bad = parse_numbers(b, starts, ends)
-            bad = np.union1d(bad, np.flatnonzero(values != np.floor(values)))
+            values, bad = parse_uints(b, starts, ends)
             if len(dup) or len(bad):
                 t = int(dup[0] + 1) if len(dup) else int(bad[0])
                 raise self._error(line0 + int(used[owner[t]]),
-                                  "expected an integer sequence id before the first '|', got %r"
+                                  "expected an unsigned 64-bit integer sequence id before the first '|', got %r"
                                   % b[line_start[owner[t]]:first_pipe[owner[t]]].tobytes().decode(
                                       'utf-8', 'replace').strip())
-            ids[owner] = values.astype(np.int64)
+            ids[owner] = values
             has_id[owner] = True
         return ids, has_id
 
@@ -209,7 +273,7 @@ class CTFParser(object):
         new_seq[1:] = ~has_id[1:] | ~has_id[:-1] | (ids[1:] != ids[:-1])
         seq_of_line = np.cumsum(new_seq) - 1
         first = np.flatnonzero(new_seq)
-        keys = np.where(has_id, ids, lines)[first]
+        keys = np.where(has_id, ids, lines.astype(np.uint64))[first]
         streams = {}
         for s, (name, alias, dim, is_sparse) in enumerate(self.streams):
             parts = [bl.samples[s] for bl in blocks]

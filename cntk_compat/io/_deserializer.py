@@ -30,6 +30,7 @@ class Deserializer(object):
 
     kind = 'Deserializer'
     multithreaded = False
+    max_errors = 0      # malformed records tolerated (skipped with a warning) where the format allows it
     _cached_chunks = 2
 
     def __init__(self):

@@ -109,3 +109,27 @@ def _parse_exponents(b, starts, ends):
     bad |= (inside & ~digit).any(axis=1)
     value = np.where(inside & digit, mat, 0) @ np.array([1000, 100, 10, 1])
     return np.where(neg, -value, value), bad
+
+
+_UINT64_DIGITS = 20
+_UINT64_MAX_HIGH = (2 ** 64 - 1) // 10 ** 10
+
+
+def parse_uints(b, starts, ends):
+    """Parse the tokens b[starts[i]:ends[i]] exactly as unsigned 64-bit integers.
+
+    Returns ``(values, bad)``: uint64 values, and the indices of tokens that are not such integers.
+    """
+    length = ends - starts
+    bad = (length <= 0) | (length > _UINT64_DIGITS)
+    mat = _aligned(b, ends, _UINT64_DIGITS, 0).astype(np.int16) - 48
+    col = np.arange(-_UINT64_DIGITS, 0)
+    inside = col[None, :] >= -length[:, None]
+    digit = (mat >= 0) & (mat <= 9)
+    bad |= (inside & ~digit).any(axis=1)
+    digits = np.where(inside & digit, mat, 0).astype(np.int64)
+    powers = 10 ** np.arange(9, -1, -1, dtype=np.int64)
+    high, low = digits[:, :10] @ powers, digits[:, 10:] @ powers
+    bad |= (high > _UINT64_MAX_HIGH) | ((high == _UINT64_MAX_HIGH) & (low > (2 ** 64 - 1) % 10 ** 10))
+    values = high.astype(np.uint64) * np.uint64(10 ** 10) + low.astype(np.uint64)
+    return values, np.flatnonzero(bad)

@@ -12,3 +12,9 @@ class Record(dict):
 
     def __setattr__(self, name, value):
         self[name] = value
+
+    def updated_with(self, **kwargs):
+        """A new Record with the entries of this one, updated by ``kwargs``."""
+        updated = Record(**self)
+        updated.update(kwargs)
+        return updated

@@ -56,6 +56,8 @@ class _CBF(Deserializer):
         selected = streams.items() if streams else [(s[0], {}) for s in self._file_streams]
         for name, s in selected:
             alias = s.get('stream_alias') or name
+            if alias not in by_name and name in by_name:     # files written by ctf2bin use the stream names
+                alias = name
             if alias not in by_name:
                 raise ValueError("CBFDeserializer: stream '%s' is not in '%s' (it has: %s)"
                                  % (alias, filename, ", ".join(by_name)))

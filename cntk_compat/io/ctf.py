@@ -81,17 +81,29 @@ class _CTF(Deserializer):
         if not os.path.isfile(filename):
             raise IOError("CTFDeserializer: input file '%s' does not exist" % filename)
         self.filename = filename
-        self._streams, spec = {}, []
+        self._streams, spec, inputs = {}, [], {}
         for name, s in streams.items():
             if s.get('stream_alias') is None:
                 raise ValueError("CTFDeserializer: stream name for key %s must be specified" % name)
             dim = stream_dim(s, name, 'CTFDeserializer')
-            self._streams[name] = dict(shape=(dim,), is_sparse=bool(s.get('is_sparse', False)),
-                                       defines_mb_size=bool(s.get('defines_mb_size', False)))
-            spec.append((name, s['stream_alias'], dim, bool(s.get('is_sparse', False))))
+            is_sparse, defines_mb_size = bool(s.get('is_sparse', False)), bool(s.get('defines_mb_size', False))
+            self._streams[name] = dict(shape=(dim,), is_sparse=is_sparse, defines_mb_size=defines_mb_size)
+            spec.append((name, s['stream_alias'], dim, is_sparse))
+            inputs[name] = dict(dim=dim, format='sparse' if is_sparse else 'dense', definesMBSize=defines_mb_size,
+                                alias=s['stream_alias'])
         self._parser = CTFParser(filename, spec)
-        self._config['chunkSizeInBytes'] = DEFAULT_CHUNK_SIZE_IN_BYTES
+        self._config.update(type=self.kind, file=filename, input=inputs,
+                            chunkSizeInBytes=DEFAULT_CHUNK_SIZE_IN_BYTES)
         self._index = None
+
+    @property
+    def max_errors(self):
+        """Malformed lines skipped (with a warning) before an error is raised; MinibatchSource sets it."""
+        return self._parser.max_errors
+
+    @max_errors.setter
+    def max_errors(self, value):
+        self._parser.max_errors = int(value)
 
     def _get_index(self):
         if self._index is None:

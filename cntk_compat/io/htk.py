@@ -217,3 +217,28 @@ def HTKMLFDeserializer(label_mapping_file, streams, phoneBoundaries=False):
     """Reads frame labels from HTK master label files (``mlf`` of the single stream); the label
     mapping file lists one label per line, its line number being the class id."""
     return _HTKMLF(label_mapping_file, streams, phoneBoundaries)
+
+
+def _single_label_stream(streams, who):
+    if len(streams) != 1:
+        raise ValueError('%s only accepts a single stream, got %d' % (who, len(streams)))
+    (name, s), = streams.items()
+    if s.get('stream_alias') is not None:
+        raise ValueError('%s does not support stream names (field=%r)' % (who, s['stream_alias']))
+    return name, s
+
+
+def HTKMLFBinaryDeserializer(streams):
+    """Binary (compiled) HTK master label files: not supported by this implementation."""
+    name, s = _single_label_stream(streams, 'HTKMLFBinaryDeserializer')
+    if 'mlf' not in s:
+        raise ValueError('No master label files specified for HTKMLFBinaryDeserializer')
+    raise NotImplementedError("HTKMLFBinaryDeserializer (binary MLF files, stream '%s') is not supported; "
+                              "use HTKMLFDeserializer with text MLF files" % name)
+
+
+def LatticeDeserializer(lattice_index_file, streams):
+    """Lattices for sequence training: not supported by this implementation."""
+    name, _ = _single_label_stream(streams, 'LatticeDeserializer')
+    raise NotImplementedError("LatticeDeserializer (lattice index '%s', stream '%s') is not supported"
+                              % (lattice_index_file, name))

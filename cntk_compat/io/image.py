@@ -18,6 +18,7 @@ from PIL import Image
 from . import _image_ops
 from ._deserializer import Chunk, Deserializer
 from ._sequences import SequenceData
+from .transforms import transform_config
 
 IMAGES_PER_CHUNK = 256
 
@@ -45,17 +46,50 @@ class _ImageBase(Deserializer):
 
     def __init__(self, filename, streams):
         super(_ImageBase, self).__init__()
-        if not os.path.isfile(filename):
-            raise IOError("%s: map file '%s' does not exist" % (self.kind, filename))
         self.filename = filename
         self._image_name, self._label_name, self._num_labels, self._transforms = _stream_args(streams, self.kind)
-        self._means = {t.mean_file: _image_ops.load_mean(t.mean_file) for t in self._transforms
-                       if t['type'] == 'Mean'}
-        self._keys, self._sources, self._labels = self._read_map()
-        self._streams = {self._image_name: dict(shape=self._image_shape(), is_sparse=False)}
+        inputs = {self._image_name: dict(transforms=[transform_config(t) for t in self._transforms]
+                                         + [dict(type='Transpose')])}
         if self._label_name is not None:
-            self._streams[self._label_name] = dict(shape=(self._num_labels,), is_sparse=True)
+            inputs[self._label_name] = dict(labelDim=self._num_labels)
+        self._config.update(type=self.kind, file=filename, input=inputs)
+        self._loaded_means, self._map = None, None
+        self._streams = None
         self._pool = None
+
+    # the map and mean files are read when the data is first needed (a configuration alone reads nothing)
+    def stream_infos(self):
+        if self._streams is None:
+            self._streams = {self._image_name: dict(shape=self._image_shape(), is_sparse=False)}
+            if self._label_name is not None:
+                self._streams[self._label_name] = dict(shape=(self._num_labels,), is_sparse=True)
+        return super(_ImageBase, self).stream_infos()
+
+    @property
+    def _means(self):
+        if self._loaded_means is None:
+            self._loaded_means = {t.mean_file: _image_ops.load_mean(t.mean_file) for t in self._transforms
+                                  if t['type'] == 'Mean'}
+        return self._loaded_means
+
+    def _map_columns(self):
+        if self._map is None:
+            if not os.path.isfile(self.filename):
+                raise IOError("%s: map file '%s' does not exist" % (self.kind, self.filename))
+            self._map = self._read_map()
+        return self._map
+
+    @property
+    def _keys(self):
+        return self._map_columns()[0]
+
+    @property
+    def _sources(self):
+        return self._map_columns()[1]
+
+    @property
+    def _labels(self):
+        return self._map_columns()[2]
 
     def _read_map(self):
         keys, sources, labels = [], [], []
@@ -95,6 +129,8 @@ class _ImageBase(Deserializer):
         for t in reversed(self._transforms):
             if t['type'] == 'Scale':
                 return (t.channels, t.height, t.width)
+            if t['type'] == 'Crop':     # the size after a crop is known once an image went through it
+                break
         img = self._load(0, np.random.default_rng(0))
         return (img.shape[2], img.shape[0], img.shape[1])
 
@@ -139,7 +175,7 @@ class _ImageBase(Deserializer):
         else:
             images = [self._decode(i, seed) for i in indices]
         shapes = {im.shape for im in images}
-        if len(shapes) > 1 or shapes.pop() != tuple(self._streams[self._image_name]['shape']):
+        if len(shapes) > 1 or shapes.pop() != self.stream_infos()[0].sample_shape:
             raise ValueError('%s: images of different sizes %s; add a scale transform'
                              % (self.kind, sorted({im.shape for im in images})))
         return images

@@ -2,13 +2,16 @@
 import numpy as np
 import scipy.sparse as sp
 
+from ..tensor import ArrayMixin
+
 
 class ReaderBatch(object):
     """Numpy payload of a minibatch stream: the sequences plus how to present them."""
-    __slots__ = ('sequences', 'sample_shape', 'dtype', 'is_sparse', 'is_sequence')
+    __slots__ = ('sequences', 'sample_shape', 'dtype', 'is_sparse', 'is_sequence', 'starts')
 
-    def __init__(self, sequences, sample_shape, dtype, is_sparse, is_sequence=True):
+    def __init__(self, sequences, sample_shape, dtype, is_sparse, is_sequence=True, starts=None):
         self.sequences = sequences          # SequenceData
+        self.starts = starts                # per sequence, whether it begins here (None: all do)
         self.sample_shape = tuple(sample_shape)
         self.dtype = np.dtype(dtype)
         self.is_sparse = is_sparse
@@ -53,7 +56,8 @@ class ReaderBatch(object):
         lengths = self.sequences.lengths
         t = self.shape[1]
         m = (np.arange(t)[None, :] < lengths[:, None]).astype(np.float32)
-        m[lengths > 0, 0] = 2
+        begins = lengths > 0 if self.starts is None else (lengths > 0) & self.starts
+        m[begins, 0] = 2
         return m
 
     def to_value(self):
@@ -66,7 +70,7 @@ class ReaderBatch(object):
                                 dtype=self.dtype, shape=self.sample_shape)
 
 
-class MinibatchData(object):
+class MinibatchData(ArrayMixin):
     """Holds one stream's data of a minibatch.
 
     Readers create it from their numpy payload; user minibatch sources create it from a

@@ -9,11 +9,11 @@ from ._blocks import BlockPlanner
 from ._deserializer import Deserializer
 from ._record import Record
 from ._sequences import SequenceData
+from ._truncation import TruncatedReader
 from .minibatch_data import MinibatchData, ReaderBatch
+from .source_config import (DEFAULT_RANDOMIZATION_WINDOW_IN_CHUNKS, FULL_DATA_SWEEP, INFINITELY_REPEAT,
+                            MinibatchSourceConfig, is_multithreaded, to_dictionary)
 
-INFINITELY_REPEAT = 2 ** 64 - 1
-FULL_DATA_SWEEP = 2 ** 64 - 3
-DEFAULT_RANDOMIZATION_WINDOW_IN_CHUNKS = 4
 _TRACE_LEVEL_WARNING = 1     # cntk.logging.TraceLevel.Warning
 
 
@@ -36,9 +36,11 @@ class MinibatchSource(object):
         trace_level: verbosity (:class:`cntk.logging.TraceLevel`); warnings are Python warnings.
         multithreaded_deserializer (bool): decode on several threads (default: for images only).
         frame_mode (bool): every sample is a sequence of its own (randomized at frame level).
-        truncation_length (int): truncated-BPTT segments; not supported by this implementation.
+        truncation_length (int): cut sequences into pieces of this many samples for truncated BPTT; a
+          minibatch then holds max(1, size // truncation_length) parallel slots that continue their
+          sequences from minibatch to minibatch (see ``_truncation``).
         randomize (bool): whether to randomize at all.
-        max_errors (int): accepted for compatibility; malformed input always raises.
+        max_errors (int): malformed lines of CTF files skipped with a warning before an error is raised.
     """
 
     def __init__(self, deserializers, max_samples=INFINITELY_REPEAT, max_sweeps=INFINITELY_REPEAT,
@@ -59,27 +61,30 @@ class MinibatchSource(object):
             if not isinstance(d, Deserializer):
                 raise TypeError('MinibatchSource: expected deserializers (CTFDeserializer, ImageDeserializer, '
                                 '...), got %s' % type(d).__name__)
-        if max_samples != INFINITELY_REPEAT and max_sweeps != INFINITELY_REPEAT:
-            raise ValueError('max_samples and max_sweeps are mutually exclusive; set only one of them')
+        config = MinibatchSourceConfig(deserializers, randomize)
+        config.max_samples, config.max_sweeps = max_samples, max_sweeps
+        if randomize:
+            config.randomization_window_in_chunks = randomization_window_in_chunks
+            config.randomization_window_in_samples = randomization_window_in_samples
+        config.randomization_seed = randomization_seed
+        if multithreaded_deserializer is not None:
+            config.is_multithreaded.set(multithreaded_deserializer)
+        config.is_frame_mode_enabled = frame_mode
+        config.truncation_length = truncation_length
+        config.trace_level = trace_level
+        config.max_errors = max_errors
+        self._config = to_dictionary(config)
         if max_samples == FULL_DATA_SWEEP:
             max_samples, max_sweeps = INFINITELY_REPEAT, 1
-        if randomization_window_in_chunks and randomization_window_in_samples:
-            raise ValueError('randomization_window_in_chunks and randomization_window_in_samples are '
-                             'mutually exclusive; set one of them to 0')
-        if frame_mode and truncation_length:
-            raise ValueError('frame_mode cannot be combined with a non-zero truncation_length')
-        if truncation_length:
-            raise NotImplementedError('truncated BPTT reading (truncation_length > 0) is not supported')
-        if not randomize:
-            randomization_window_in_chunks = randomization_window_in_samples = 0
         self._max_samples, self._max_sweeps = max_samples, max_sweeps
-        self.trace_level = getattr(trace_level, 'value', trace_level)
+        self.trace_level = self._config['traceLevel']
         self.max_errors = max_errors
+        multithreaded = is_multithreaded(config)
 
         infos, size_streams = [], []
         for d in deserializers:
-            if multithreaded_deserializer is not None:
-                d.multithreaded = bool(multithreaded_deserializer)
+            d.multithreaded = multithreaded
+            d.max_errors = max_errors
             for si in d.stream_infos():
                 if any(si.m_name == o.m_name for o in infos):
                     raise ValueError("stream name '%s' is defined by more than one deserializer" % si.m_name)
@@ -92,8 +97,8 @@ class MinibatchSource(object):
         self._infos = infos
         self._streams = Record(**{si.m_name: si for si in infos})
         self._planner = BlockPlanner(
-            deserializers, bool(randomization_window_in_chunks or randomization_window_in_samples),
-            randomization_window_in_chunks, randomization_window_in_samples, randomization_seed,
+            deserializers, self._config['randomize'], config.randomization_window_in_chunks,
+            config.randomization_window_in_samples, randomization_seed,
             frame_mode, size_streams[0] if size_streams else None)
         self._executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix='cntk-reader')
         weakref.finalize(self, self._executor.shutdown, wait=False, cancel_futures=True)
@@ -101,6 +106,7 @@ class MinibatchSource(object):
         self._current = None
         self._orders = {}
         self._set_state(0, 0, 0, 0, 1, 0)
+        self._truncation = TruncatedReader(self, truncation_length) if truncation_length else None
 
     # ------------------------------------------------------------------ streams
     def stream_infos(self):
@@ -126,21 +132,34 @@ class MinibatchSource(object):
         self._sweep, self._start, self._pos, self._samples = sweep, start, pos, samples
         self._parts, self._part = parts, part
 
-    def get_checkpoint_state(self):
-        """The reading position as a dict of plain numbers (for :meth:`restore_from_checkpoint`)."""
+    def get_plain_state(self):
+        """The position of the whole-sequence reading (without truncation slots)."""
         return dict(sweep=self._sweep, chunk_position=self._start, sequence_position=self._pos,
                     samples_seen=self._samples, num_data_partitions=self._parts, partition_index=self._part)
 
-    def restore_from_checkpoint(self, checkpoint):
-        """Continue reading from a position returned by :meth:`get_checkpoint_state`."""
+    def set_plain_state(self, state):
         try:
-            state = [int(checkpoint[k]) for k in ('sweep', 'chunk_position', 'sequence_position',
-                                                  'samples_seen', 'num_data_partitions', 'partition_index')]
+            values = [int(state[k]) for k in ('sweep', 'chunk_position', 'sequence_position',
+                                              'samples_seen', 'num_data_partitions', 'partition_index')]
         except (KeyError, TypeError, ValueError):
-            raise ValueError('not a MinibatchSource checkpoint state: %r' % (checkpoint,))
-        self._set_state(*state)
+            raise ValueError('not a MinibatchSource checkpoint state: %r' % (state,))
+        self._set_state(*values)
         self._current = None
         self._pending.clear()
+
+    def get_checkpoint_state(self):
+        """The reading position as a dict of plain numbers (for :meth:`restore_from_checkpoint`)."""
+        state = self.get_plain_state()
+        if self._truncation is not None:
+            state['truncation'] = self._truncation.get_state()
+        return state
+
+    def restore_from_checkpoint(self, checkpoint):
+        """Continue reading from a position returned by :meth:`get_checkpoint_state`."""
+        if self._truncation is not None and isinstance(checkpoint, dict) and 'truncation' in checkpoint:
+            self._truncation.set_state(checkpoint['truncation'])
+        else:
+            self.set_plain_state(checkpoint)
 
     @property
     def current_position(self):
@@ -188,24 +207,9 @@ class MinibatchSource(object):
         self._current = None
         self._pending.clear()
 
-    def next_minibatch(self, minibatch_size_in_samples, input_map=None, device=None, num_data_partitions=None,
-                       partition_index=None):
-        """Read the next minibatch of about ``minibatch_size_in_samples`` samples (at least one sequence).
-
-        Returns a dict :class:`StreamInformation` -> :class:`MinibatchData`, or, with ``input_map``
-        (key -> StreamInformation), a dict key -> MinibatchData; an empty dict once the configured
-        number of samples/sweeps has been read.  With ``num_data_partitions`` each partition receives
-        its share of the minibatch and disjoint data; together they read every sequence of a sweep.
-        The data stays in host memory; ``device`` is where it will be placed when it is fed.
-        """
-        if minibatch_size_in_samples <= 0:
-            raise ValueError('minibatch_size_in_samples must be > 0, got %s' % minibatch_size_in_samples)
-        parts = 1 if num_data_partitions is None else int(num_data_partitions)
-        part = 0 if partition_index is None else int(partition_index)
-        if not 0 <= part < parts:
-            raise ValueError('partition_index %d is outside [0, %d)' % (part, parts))
-        self._adopt_partitioning(parts, part)
-        target = _partition_share(int(minibatch_size_in_samples), parts, part)
+    def read_sequences(self, target):
+        """Whole sequences of about ``target`` samples (at least one) at the current position:
+        (stream name -> SequenceData, whether the sweep ended), or (None, False) past the end."""
         segments, count, sweep_end = [], 0, False
         while self._samples < self._max_samples and self._sweep < self._max_sweeps:
             block = self._block()
@@ -232,11 +236,43 @@ class MinibatchSource(object):
             if k < len(cum):
                 break
         if not segments:
+            return None, False
+        return {si.m_name: SequenceData.concat([b.streams[si.m_name].slice(lo, hi) for b, lo, hi in segments])
+                for si in self._infos}, sweep_end
+
+    def is_infinite(self):
+        """True when neither max_samples nor max_sweeps limits the source."""
+        return self._max_samples == INFINITELY_REPEAT and self._max_sweeps == INFINITELY_REPEAT
+
+    def next_minibatch(self, minibatch_size_in_samples, input_map=None, device=None, num_data_partitions=None,
+                       partition_index=None):
+        """Read the next minibatch of about ``minibatch_size_in_samples`` samples (at least one sequence).
+
+        Returns a dict :class:`StreamInformation` -> :class:`MinibatchData`, or, with ``input_map``
+        (key -> StreamInformation), a dict key -> MinibatchData; an empty dict once the configured
+        number of samples/sweeps has been read.  With ``num_data_partitions`` each partition receives
+        its share of the minibatch and disjoint data; together they read every sequence of a sweep.
+        The data stays in host memory; ``device`` is where it will be placed when it is fed.
+        """
+        if minibatch_size_in_samples <= 0:
+            raise ValueError('minibatch_size_in_samples must be > 0, got %s' % minibatch_size_in_samples)
+        parts = 1 if num_data_partitions is None else int(num_data_partitions)
+        part = 0 if partition_index is None else int(partition_index)
+        if not 0 <= part < parts:
+            raise ValueError('partition_index %d is outside [0, %d)' % (part, parts))
+        self._adopt_partitioning(parts, part)
+        target = _partition_share(int(minibatch_size_in_samples), parts, part)
+        starts = None
+        if self._truncation is not None:
+            streams, sweep_end, starts = self._truncation.next(target)
+        else:
+            streams, sweep_end = self.read_sequences(target)
+        if streams is None:
             return {}
         result = {}
         for si in self._infos:
-            data = SequenceData.concat([b.streams[si.m_name].slice(lo, hi) for b, lo, hi in segments])
-            batch = ReaderBatch(data, si.sample_shape, si.m_element_type, si.is_sparse)
+            data = streams[si.m_name]
+            batch = ReaderBatch(data, si.sample_shape, si.m_element_type, si.is_sparse, starts=starts)
             result[si] = MinibatchData(batch, len(data), data.rows.shape[0], sweep_end)
         if input_map:
             return {key: result[self.stream_info(s) if isinstance(s, str) else s] for key, s in input_map.items()}

@@ -60,3 +60,24 @@ def color(brightness_radius=0.0, contrast_radius=0.0, saturation_radius=0.0):
             raise ValueError('%s must be within [0, 1], got %r' % (name, r))
     return Record(type='Color', brightness_radius=brightness_radius, contrast_radius=contrast_radius,
                   saturation_radius=saturation_radius)
+
+
+def _ratio_text(pair):
+    return '%g:%g' % tuple(pair)
+
+
+def transform_config(t):
+    """The transform as CNTK's configuration dictionary (camelCase keys, ranges as 'lo:hi' text)."""
+    if t['type'] == 'Crop':
+        return dict(type='Crop', cropType=t.crop_type, cropSize=_ratio_text(t.crop_size),
+                    sideRatio=_ratio_text(t.side_ratio), areaRatio=_ratio_text(t.area_ratio),
+                    aspectRatio=_ratio_text(t.aspect_ratio), jitterType=t.jitter_type)
+    if t['type'] == 'Scale':
+        return dict(type='Scale', width=t.width, height=t.height, channels=t.channels,
+                    interpolations=t.interpolations, scaleMode=t.scale_mode, padValue=t.pad_value)
+    if t['type'] == 'Mean':
+        return dict(type='Mean', meanFile=t.mean_file)
+    if t['type'] == 'Color':
+        return dict(type='Color', brightnessRadius=t.brightness_radius, contrastRadius=t.contrast_radius,
+                    saturationRadius=t.saturation_radius)
+    raise ValueError('unknown image transform type %r' % (t['type'],))

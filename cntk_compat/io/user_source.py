@@ -2,11 +2,12 @@
 import numpy as np
 import scipy.sparse as sp
 
+from ..core.value import Value
 from ._deserializer import Chunk, Deserializer
 from ._record import Record
 from ._sequences import SequenceData
 from .minibatch_data import MinibatchData, ReaderBatch
-from .minibatch_source import INFINITELY_REPEAT
+from .source_config import INFINITELY_REPEAT
 from .streams import StreamInformation
 
 
@@ -53,11 +54,25 @@ class UserMinibatchSource(object):
         return False
 
 
+def _with_sequence_axis(data, stream):
+    """A user's Value of shape (batch, steps, *sample shape) holds sequences (CNTK reads the axes beyond the
+    stream's sample shape as sequence and batch axes): mark them so, with every sequence ``steps`` long."""
+    value = data._value
+    if not isinstance(value, Value) or value.lengths is not None:
+        return data
+    shape = tuple(value.shape)
+    if len(shape) != len(stream.sample_shape) + 2 or shape[2:] != tuple(stream.sample_shape):
+        return data
+    as_sequences = Value(_tensor=value.tensor, _lengths=[shape[1]] * shape[0], _is_sparse=value.is_sparse)
+    return MinibatchData(as_sequences, data.num_sequences, data.num_samples, data.end_of_sweep)
+
+
 def read_minibatch(source, minibatch_size_in_samples, input_map=None, device=None, num_data_partitions=1,
                    partition_index=0):
     """Next minibatch from any source (MinibatchSource or UserMinibatchSource), keyed as ``input_map``."""
     if isinstance(source, UserMinibatchSource):
         mb = source.next_minibatch(minibatch_size_in_samples, num_data_partitions, partition_index, device)
+        mb = {si: _with_sequence_axis(data, si) for si, data in mb.items()} if mb else mb
         if input_map and mb:
             return {key: mb[source.stream_info(s) if isinstance(s, str) else s] for key, s in input_map.items()}
         return mb
@@ -205,13 +220,15 @@ class UserDeserializerAdapter(Deserializer):
                 raise ValueError("chunk %d of the user deserializer has no data for stream '%s'" % (chunk_id, name))
             value = data[name]
             dim = int(np.prod(si.sample_shape))
+            # the user's arrays are copied: the source keeps no reference to what get_chunk returned
             if isinstance(value, list):
-                value = [v if sp.issparse(v) else np.asarray(v, dtype=si.m_element_type).reshape(
+                value = [v if sp.issparse(v) else np.array(v, dtype=si.m_element_type).reshape(
                     (-1,) + si.sample_shape) for v in value]
                 streams[name] = SequenceData.from_sequences(
-                    [sp.csr_matrix(v.reshape(v.shape[0], dim)) if sp.issparse(v) else v for v in value])
+                    [sp.csr_matrix(v.reshape(v.shape[0], dim), copy=True) if sp.issparse(v) else v for v in value])
             else:
-                rows = sp.csr_matrix(value) if sp.issparse(value) else np.asarray(value, dtype=si.m_element_type)
+                rows = sp.csr_matrix(value, copy=True) if sp.issparse(value) else \
+                    np.array(value, dtype=si.m_element_type)
                 if sp.issparse(rows):
                     rows = rows.reshape(rows.shape[0] * rows.shape[1] // dim, dim).tocsr()
                 else:

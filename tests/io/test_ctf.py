@@ -82,7 +82,7 @@ def test_no_ids_lines_are_sequences_and_missing_streams(tmp_path):
     ('|a 1 2\nhello\n', r"data.ctf:2: malformed line"),
     ('|s 1:1 7:2\n', r"data.ctf:1: sparse index 7 of input 's' is outside \[0, 5\)"),
     ('|s 1:1 2\n', r"data.ctf:1: input 's' is sparse: expected 'index:value' pairs"),
-    ('x |a 1 2\n', r"data.ctf:1: expected an integer sequence id"),
+    ('x |a 1 2\n', r"data.ctf:1: expected an unsigned 64-bit integer sequence id"),
 ])
 def test_errors_name_file_and_line(tmp_path, text, message):
     src = MinibatchSource(CTFDeserializer(write(tmp_path, text), StreamDefs(
@@ -159,3 +159,19 @@ def test_composition_by_sequence_id(tmp_path):
     mb = src.next_minibatch(10)
     assert [s.ravel().tolist() for s in mb[src['x']].as_sequences()] == [[1, 2], [3]]
     assert [s.ravel().tolist() for s in mb[src['y']].as_sequences()] == [[10], [30]]
+
+
+def test_max_errors_skips_that_many_malformed_lines_with_a_warning(tmp_path):
+    path = write(tmp_path, '|a 1 2\n|a 3 x\n|a 5 6\n|a 7\n|a 9 10\n')
+    streams = StreamDefs(a=StreamDef(field='a', shape=2))
+    src = MinibatchSource(CTFDeserializer(path, streams), randomize=False, max_errors=2, max_sweeps=2)
+    with pytest.warns(UserWarning) as caught:
+        first = src.next_minibatch(3)[src['a']].asarray().reshape(-1, 2).tolist()
+        second = src.next_minibatch(3)[src['a']].asarray().reshape(-1, 2).tolist()
+    assert first == [[1, 2], [5, 6], [9, 10]] and second == first     # the second sweep skips them again
+    messages = [str(w.message) for w in caught]
+    assert any("data.ctf:2: cannot parse 'x' as a number" in m and '1 of at most 2' in m for m in messages)
+    assert any("data.ctf:4: input 'a' expects 2 values per sample, found 1" in m for m in messages)
+    with pytest.raises(ValueError, match="data.ctf:4: input 'a' expects 2 values"), \
+            pytest.warns(UserWarning, match='data.ctf:2'):
+        MinibatchSource(CTFDeserializer(path, streams), randomize=False, max_errors=1).next_minibatch(3)

@@ -112,8 +112,8 @@ def test_missing_image_and_bad_label(tmp_path):
         MinibatchSource(d).next_minibatch(1)
     (tmp_path / 'map2.txt').write_text('a.png\t9\n')
     with pytest.raises(ValueError, match="map2.txt:1: label '9' is not a class id in \\[0, 3\\)"):
-        ImageDeserializer(str(tmp_path / 'map2.txt'), StreamDefs(image=StreamDef(field='image'),
-                                                               label=StreamDef(field='label', shape=3)))
+        MinibatchSource(ImageDeserializer(str(tmp_path / 'map2.txt'), StreamDefs(
+            image=StreamDef(field='image'), label=StreamDef(field='label', shape=3))))
 
 
 def write_htk(path, frames):
