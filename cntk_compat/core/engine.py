@@ -7,7 +7,7 @@ from . import device as _device
 from .feeding import to_value
 from .lowering import lower
 from .reinference import primitive_nodes
-from .value import NDArrayView, Value
+from .value import Value
 
 
 class BatchInfo(object):
@@ -222,9 +222,9 @@ def backward(state, root_gradients, variables, as_numpy=True):
     for v, g in zip(wanted, got):
         if g is None:
             g = torch.zeros_like(state.wrt[v])
-        # a Parameter's gradient has no dynamic axes: as_numpy=False gives it as an NDArrayView, like CNTK
+        # as_numpy=False gives a Parameter's gradient as a Value too (.data, .asarray()), like CNTK
         result[v] = _convert(v, g, state.lengths, as_numpy) if as_numpy or not v.is_parameter else \
-            NDArrayView(g.detach())
+            Value(_tensor=g.detach(), _lengths=None)
     return result
 
 

@@ -125,8 +125,10 @@ def to_value(var, data, device):
                     raise ValueError("%s: sequence %d has shape %s, expected [sequence length] x %s"
                                      % (_describe(var), i, arr.shape, shape))
             else:
-                if (sparse.issparse(s) and arr.shape[0] == 1) or (shape == () and arr.shape == (1,)):
-                    arr = arr.reshape(shape)
+                # a sample may come as a sequence of length 1 (CNTK accepts it for non-sequence inputs)
+                if (sparse.issparse(s) and arr.shape[0] == 1) or (shape == () and arr.shape == (1,)) or \
+                        (arr.ndim == len(shape) + 1 and arr.shape[0] == 1 and _shape_matches(arr.shape[1:], shape)):
+                    arr = arr.reshape(arr.shape[1:] if arr.ndim == len(shape) + 1 else shape)
                 if not _shape_matches(arr.shape, shape):
                     raise ValueError("%s: sample %d has shape %s, expected %s"
                                      % (_describe(var), i, arr.shape, shape))

@@ -598,6 +598,9 @@ def _clone_variable(v, method, subs, memo):
         # as in CNTK, cloning or freezing also gives the graph its own inputs and placeholders
         new = Variable.__new__(Placeholder if v.is_placeholder else Variable)
         new._init_variable(v._kind, v._shape, v._dtype, v._is_sparse, v._dynamic_axes, v._name, v._needs_gradient)
+    elif v.is_parameter and method == CloneMethod.clone and v._tensor is None and hasattr(v._init, "generate"):
+        # not drawn yet (its shape may still be inferred): both copies draw the same values once they need them
+        new = Parameter(v._shape, init=v._shared_initializer(), dtype=v.dtype, name=v.name)
     elif v.is_parameter and method != CloneMethod.share:
         new = Constant(v.value, name=v.name) if method == CloneMethod.freeze else \
             Parameter(v.shape, init=v.value, dtype=v.dtype, name=v.name)
@@ -617,7 +620,8 @@ def _clone_node(node, method, subs, memo):
         return Function._primitive(COMBINE, new_inputs, name=node._name)
     if node._block_root is not None:
         new_args = [_clone_variable(outer, method, subs, memo) for _, outer in node._block_arguments]
-        inner_outputs = [_clone_variable(o, method, {}, memo) for o in node._block_root._outputs]
+        keep_args = {ph: ph for ph, _ in node._block_arguments}  # as_block gives the clone its own placeholders
+        inner_outputs = [_clone_variable(o, method, keep_args, memo) for o in node._block_root._outputs]
         unchanged = all(a is b for a, (_, b) in zip(new_args, node._block_arguments)) and \
             all(a is b for a, b in zip(inner_outputs, node._block_root._outputs))
         if unchanged:

@@ -82,7 +82,10 @@ class VariableMixin(object):
 
     @property
     def dynamic_axes(self):
-        return Axis.unknown_dynamic_axes() if self._dynamic_axes is None else self._dynamic_axes
+        """The dynamic axes as CNTK's Python API lists them: the batch axis first, then the sequence axis."""
+        if self._dynamic_axes is None:
+            return Axis.unknown_dynamic_axes()
+        return tuple(sorted(self._dynamic_axes, key=lambda a: a.name != BATCH_AXIS_NAME))
 
     @property
     def needs_gradient(self):
@@ -266,6 +269,12 @@ class _TensorHolder(Variable):
         self._init = None
         return self._tensor
 
+    def _shared_initializer(self):
+        """This holder's initializer, made to give every holder that uses it the same draw."""
+        if not isinstance(self._init, _SharedDraw):
+            self._init = _SharedDraw(self._init)
+        return self._init
+
     @property
     def value(self):
         return self.tensor.detach().cpu().numpy().copy()
@@ -291,6 +300,20 @@ class _TensorHolder(Variable):
             src = src.reshape(t.shape)
         with torch.no_grad():
             t.copy_(src.to(dtype=t.dtype, device=t.device))
+
+class _SharedDraw(object):
+    """An initializer shared by a Parameter and its clones: the first to materialize draws, the others copy."""
+
+    def __init__(self, initializer):
+        self.initializer = initializer
+        self._drawn = {}
+
+    def generate(self, shape, dtype=np.float32):
+        key = (tuple(shape), np.dtype(dtype).str)
+        if key not in self._drawn:
+            self._drawn[key] = np.asarray(self.initializer.generate(shape, dtype))
+        return self._drawn[key].copy()
+
 
 class Parameter(_TensorHolder):
     """A learnable tensor. ``init`` is a value (scalar, list, ndarray) or an initializer."""
