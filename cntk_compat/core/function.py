@@ -118,7 +118,7 @@ class Function(TensorOpsMixin):
         outputs = [as_variable(o) for o in outputs]
         owners = {id(o.owner) for o in outputs if o.is_output}
         root = None
-        if len(owners) == 1 and all(o.is_output for o in outputs):
+        if len(owners) == 1 and all(o.is_output for o in outputs) and not name:
             owner = outputs[0].owner
             if list(owner._outputs) == outputs:
                 root = owner
@@ -134,9 +134,8 @@ class Function(TensorOpsMixin):
 
     @staticmethod
     def _combine_vars(variables, name=""):
-        return Function._composite([Function._primitive(COMBINE, variables, name=name).outputs[i]
-                                    for i in range(len(variables))]) if len(variables) > 1 else \
-            Function._composite(variables)
+        """combine(): one Function over the variables; a name gives it a root Combine carrying the name."""
+        return Function._composite(variables, name=name)
 
     @staticmethod
     def _from_python(f, make_block=False, op_name=None, name=None):

@@ -22,7 +22,7 @@ def combine(*operands, **kw_name):
             outs.extend(op.outputs)
         else:
             outs.append(as_variable(op, "operand %d of combine" % k))
-    return Function._composite(Function._primitive("Combine", outs, name=name).outputs)
+    return Function._combine_vars(outs, name=name)
 
 
 def as_composite(root_function, name=""):

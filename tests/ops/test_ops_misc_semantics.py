@@ -68,3 +68,12 @@ def test_clip_gradient_includes_the_bounds():
     x = C.input_variable(3, needs_gradient=True)
     g = C.clip(x, 1.0, 2.0).grad({x: np.array([[1.0, 2.0, 2.5]], np.float32)})
     np.testing.assert_array_equal(g, [[1, 1, 0]])
+
+
+def test_combine_keeps_its_name():
+    import cntk as C
+    x, y = C.input_variable(2, name='x'), C.input_variable(2)
+    both = C.combine([x + 1, y * 2], name='both')
+    assert both.name == 'both' and str(both).startswith('both: Composite(')
+    assert C.combine([x + 1], name='one').name == 'one'
+    assert len(both.outputs) == 2
