@@ -51,3 +51,7 @@ class Evaluator(object):
         for writer in self._progress_writers:
             writer.write_test_summary(0.0 if self._total is None else self._total)
         self._total = None
+
+# names CNTK's cntk.eval.evaluator also exposes
+from ..core.device import use_default_device  # noqa: F401,E402
+from ..io.minibatch_data import MinibatchData  # noqa: F401,E402

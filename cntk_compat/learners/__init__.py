@@ -20,6 +20,10 @@ from .sgd import sgd
 from .universal import universal
 from .user_learner import UserLearner
 
+# names CNTK's cntk.learners also exposes
+from ..core import asarray  # noqa: F401,E402
+from ..core.value import NDArrayView  # noqa: F401,E402
+
 __all__ = ["UnitType", "IGNORE", "Learner", "UserLearner",
            "default_unit_gain_value", "set_default_unit_gain_value",
            "default_use_mean_gradient_value", "set_default_use_mean_gradient_value",

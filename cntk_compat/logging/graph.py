@@ -93,3 +93,5 @@ def plot(root, filename=None):
         else:
             subprocess.run(["dot", "-T" + suffix[1:], "-o", filename], input=dot_text.encode(), check=True)
     return "\n".join(reversed(model))
+
+from ..core.variables import Variable  # noqa: F401,E402 (CNTK's cntk.logging.graph exposes it)

@@ -263,3 +263,5 @@ class ProgressPrinter(ProgressWriter):
         self.metric_since_last = 0
         self.samples_since_last = 0
         return result
+
+from ..core.device import cpu  # noqa: F401,E402 (CNTK's cntk.logging.progress_print exposes it)

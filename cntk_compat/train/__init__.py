@@ -3,5 +3,9 @@ from .trainer import Trainer
 from .training_session import (CheckpointConfig, CrossValidationConfig, DataUnit, TestConfig, TrainingSession,
                                minibatch_size_schedule, training_session)
 
+# names CNTK's cntk.train also exposes
+from ..core.device import use_default_device  # noqa: F401,E402
+from ..io.minibatch_data import MinibatchData  # noqa: F401,E402
+
 __all__ = ["Trainer", "TrainingSession", "training_session", "CheckpointConfig", "CrossValidationConfig",
            "TestConfig", "DataUnit", "minibatch_size_schedule"]

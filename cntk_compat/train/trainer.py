@@ -231,3 +231,7 @@ class Trainer(object):
         self._samples_seen = int(state["trainer"]["samples_seen"])
         _checkpoint.set_random_state(state["random"])
         return state["external_state"]
+
+# names CNTK's cntk.train.trainer also exposes
+from ..core.device import use_default_device  # noqa: F401,E402
+from ..io.minibatch_data import MinibatchData  # noqa: F401,E402

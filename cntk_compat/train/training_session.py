@@ -353,3 +353,5 @@ def training_session(trainer, mb_source, mb_size, model_inputs_to_streams, progr
     (int, DataUnit)) sets how often the trainer summarizes its progress."""
     return TrainingSession(trainer, mb_source, mb_size, model_inputs_to_streams, max_samples, progress_frequency,
                            checkpoint_config, cv_config, test_config)
+
+from ..core.device import use_default_device  # noqa: F401,E402 (CNTK's cntk.train.training_session exposes it)
