@@ -80,12 +80,12 @@ class TrainingParameterSchedule(object):
 
     full_data_sweep = FULL_DATA_SWEEP
     ignored_minibatch_size = IGNORE
+    per_sample_unit = False  # made by training_parameter_schedule(..., UnitType.sample): logged "per sample"
 
     def __init__(self, schedule, epoch_size=FULL_DATA_SWEEP, minibatch_size=IGNORE, argument="schedule"):
         self.epoch_size = _check_count(epoch_size, "epoch_size")
         self.minibatch_size = minibatch_size
         self.is_minibatch_size_explicitly_specified = True
-        self.per_sample_unit = False
         if _is_number(schedule):
             phases = [(1, _check_value(schedule, argument))]
         elif isinstance(schedule, list):
