@@ -63,6 +63,9 @@ def to_value(var, data, device):
         if not is_seq and data.lengths is not None and all(n == 1 for n in data.lengths):
             # readers deliver every stream as sequences; a non-sequence input takes their single steps
             data = Value(_tensor=data.tensor[:, 0], _is_sparse=data.is_sparse)
+        if not is_seq and data.lengths is None and _shape_matches(data.shape, shape) and var._has_batch:
+            # a Value without a batch axis (e.g. a parameter's gradient) is one sample
+            data = Value(_tensor=data.tensor[None], _is_sparse=data.is_sparse)
         got = data.shape[2:] if (is_seq and data.lengths is not None) else data.shape[1:]
         if not _shape_matches(got, shape):
             raise _sample_shape_error(var, data.shape, "a Value")
