@@ -117,34 +117,21 @@ def normal(scale, output_rank=SentinelValueForInferParamInitRank, filter_rank=Se
     return Initializer("normal", scale, output_rank, filter_rank, seed)
 
 
-def xavier(scale=DefaultParamInitScale, output_rank=SentinelValueForInferParamInitRank,
-           filter_rank=SentinelValueForInferParamInitRank, seed=None):
-    """Uniform in +-scale*sqrt(3/fan_in)."""
-    return Initializer("xavier", scale, output_rank, filter_rank, seed)
+def _fan_scaled(kind, doc):
+    """The public constructor of one fan-scaled initializer kind (xavier, glorot_*, he_*)."""
+    def make(scale=DefaultParamInitScale, output_rank=SentinelValueForInferParamInitRank,
+             filter_rank=SentinelValueForInferParamInitRank, seed=None):
+        return Initializer(kind, scale, output_rank, filter_rank, seed)
+    make.__name__ = make.__qualname__ = kind
+    make.__doc__ = doc
+    return make
 
 
-def glorot_uniform(scale=DefaultParamInitScale, output_rank=SentinelValueForInferParamInitRank,
-                   filter_rank=SentinelValueForInferParamInitRank, seed=None):
-    """Uniform in +-scale*sqrt(6/(fan_in+fan_out))."""
-    return Initializer("glorot_uniform", scale, output_rank, filter_rank, seed)
-
-
-def glorot_normal(scale=DefaultParamInitScale, output_rank=SentinelValueForInferParamInitRank,
-                  filter_rank=SentinelValueForInferParamInitRank, seed=None):
-    """Gaussian with standard deviation scale*sqrt(2/(fan_in+fan_out))."""
-    return Initializer("glorot_normal", scale, output_rank, filter_rank, seed)
-
-
-def he_uniform(scale=DefaultParamInitScale, output_rank=SentinelValueForInferParamInitRank,
-               filter_rank=SentinelValueForInferParamInitRank, seed=None):
-    """Uniform in +-scale*sqrt(6/fan_in)."""
-    return Initializer("he_uniform", scale, output_rank, filter_rank, seed)
-
-
-def he_normal(scale=DefaultParamInitScale, output_rank=SentinelValueForInferParamInitRank,
-              filter_rank=SentinelValueForInferParamInitRank, seed=None):
-    """Gaussian with standard deviation scale*sqrt(2/fan_in)."""
-    return Initializer("he_normal", scale, output_rank, filter_rank, seed)
+xavier = _fan_scaled("xavier", "Uniform in +-scale*sqrt(3/fan_in).")
+glorot_uniform = _fan_scaled("glorot_uniform", "Uniform in +-scale*sqrt(6/(fan_in+fan_out)).")
+glorot_normal = _fan_scaled("glorot_normal", "Gaussian with standard deviation scale*sqrt(2/(fan_in+fan_out)).")
+he_uniform = _fan_scaled("he_uniform", "Uniform in +-scale*sqrt(6/fan_in).")
+he_normal = _fan_scaled("he_normal", "Gaussian with standard deviation scale*sqrt(2/fan_in).")
 
 
 def bilinear(kernel_width, kernel_height):

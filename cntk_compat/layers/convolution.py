@@ -21,6 +21,13 @@ def _pad_to_shape(filter_shape, param, what):
     return (param,) * len(filter_shape)
 
 
+def _per_axis_options(filter_shape, strides, pad, dilation):
+    """filter_shape as a tuple, and strides, pad and dilation with one entry per filter axis."""
+    filter_shape = _as_tuple(filter_shape)
+    return (filter_shape, _pad_to_shape(filter_shape, strides, "strides"), _pad_to_shape(filter_shape, pad, "pad"),
+            _pad_to_shape(filter_shape, dilation, "dilation"))
+
+
 def _check_rank(layer, filter_shape, rank):
     if len(filter_shape) != rank:
         raise ValueError("%s: filter_shape must be a %d-element tuple, got %s" % (layer, rank, filter_shape))
@@ -59,6 +66,15 @@ def _kernel_parameters(layer, filter_shape, num_filters, init, bias, init_bias, 
     return W, b
 
 
+def _fixed_rank(base, variant, rank, filter_shape, num_filters, activation, init, pad, bias, init_bias, **rest):
+    """A 1D/2D/3D variant of `base`: resolves the defaults under the variant's own name, checks the filter rank
+    and builds `base` named after the variant."""
+    activation, init, pad, bias, init_bias = _resolve_options(variant, activation, init, pad, bias, init_bias)
+    _check_rank(variant.__name__, _as_tuple(filter_shape), rank)
+    return base(filter_shape, num_filters, activation=activation, init=init, pad=pad, bias=bias, init_bias=init_bias,
+                op_name=variant.__name__, **rest)
+
+
 def _finish(r, b, activation, drop_channel_axis, n_spatial):
     """Adds the bias, drops the emulated output channel axis, applies the activation."""
     if b is not None:
@@ -85,10 +101,7 @@ def Convolution(filter_shape, num_filters=None, sequential=False, activation=def
                                      reduction_rank=reduction_rank, transpose_weight=transpose_weight,
                                      dilation=dilation, groups=groups, op_name=op_name, name=name)
     _check_options(op_name, reduction_rank, transpose_weight, sharing, groups)
-    filter_shape = _as_tuple(filter_shape)
-    strides = _pad_to_shape(filter_shape, strides, "strides")
-    pad = _pad_to_shape(filter_shape, pad, "pad")
-    dilation = _pad_to_shape(filter_shape, dilation, "dilation")
+    filter_shape, strides, pad, dilation = _per_axis_options(filter_shape, strides, pad, dilation)
     W, b = _kernel_parameters(op_name, filter_shape, num_filters, init, bias, init_bias, reduction_rank,
                               len(filter_shape))
     lead = (1,) * reduction_rank
@@ -111,10 +124,7 @@ def SequentialConvolution(filter_shape, num_filters=None, activation=default_ove
     activation, init, pad, bias, init_bias = _resolve_options(SequentialConvolution, activation, init, pad, bias,
                                                               init_bias)
     _check_options("SequentialConvolution", reduction_rank, transpose_weight, sharing, groups)
-    filter_shape = _as_tuple(filter_shape)
-    strides = _pad_to_shape(filter_shape, strides, "strides")
-    pad = _pad_to_shape(filter_shape, pad, "pad")
-    dilation = _pad_to_shape(filter_shape, dilation, "dilation")
+    filter_shape, strides, pad, dilation = _per_axis_options(filter_shape, strides, pad, dilation)
     n_spatial = len(filter_shape) - 1  # the first filter axis runs along the sequence
     W, b = _kernel_parameters("SequentialConvolution", filter_shape, num_filters, init, bias, init_bias,
                               reduction_rank, n_spatial)
@@ -132,15 +142,8 @@ def Convolution1D(filter_shape, num_filters=None, activation=default_override_or
                   bias=default_override_or(True), init_bias=default_override_or(0), reduction_rank=1, dilation=1,
                   name=""):
     """Convolution over one spatial axis (filter_shape an int)."""
-    activation = get_default_override(Convolution1D, activation=activation)
-    init = get_default_override(Convolution1D, init=init)
-    pad = get_default_override(Convolution1D, pad=pad)
-    bias = get_default_override(Convolution1D, bias=bias)
-    init_bias = get_default_override(Convolution1D, init_bias=init_bias)
-    _check_rank("Convolution1D", _as_tuple(filter_shape), 1)
-    return Convolution(filter_shape, num_filters=num_filters, activation=activation, init=init, pad=pad,
-                       strides=strides, bias=bias, init_bias=init_bias, reduction_rank=reduction_rank,
-                       dilation=dilation, op_name="Convolution1D", name=name)
+    return _fixed_rank(Convolution, Convolution1D, 1, filter_shape, num_filters, activation, init, pad, bias, init_bias,
+                       strides=strides, reduction_rank=reduction_rank, dilation=dilation, name=name)
 
 
 def Convolution2D(filter_shape, num_filters=None, activation=default_override_or(identity),
@@ -148,15 +151,8 @@ def Convolution2D(filter_shape, num_filters=None, activation=default_override_or
                   bias=default_override_or(True), init_bias=default_override_or(0), reduction_rank=1, dilation=1,
                   groups=1, name=""):
     """Convolution over two spatial axes (filter_shape a 2-tuple)."""
-    activation = get_default_override(Convolution2D, activation=activation)
-    init = get_default_override(Convolution2D, init=init)
-    pad = get_default_override(Convolution2D, pad=pad)
-    bias = get_default_override(Convolution2D, bias=bias)
-    init_bias = get_default_override(Convolution2D, init_bias=init_bias)
-    _check_rank("Convolution2D", _as_tuple(filter_shape), 2)
-    return Convolution(filter_shape, num_filters=num_filters, activation=activation, init=init, pad=pad,
-                       strides=strides, bias=bias, init_bias=init_bias, reduction_rank=reduction_rank,
-                       dilation=dilation, groups=groups, op_name="Convolution2D", name=name)
+    return _fixed_rank(Convolution, Convolution2D, 2, filter_shape, num_filters, activation, init, pad, bias, init_bias,
+                       strides=strides, reduction_rank=reduction_rank, dilation=dilation, groups=groups, name=name)
 
 
 def Convolution3D(filter_shape, num_filters=None, activation=default_override_or(identity),
@@ -164,15 +160,8 @@ def Convolution3D(filter_shape, num_filters=None, activation=default_override_or
                   bias=default_override_or(True), init_bias=default_override_or(0), reduction_rank=1, dilation=1,
                   groups=1, name=""):
     """Convolution over three spatial axes (filter_shape a 3-tuple)."""
-    activation = get_default_override(Convolution3D, activation=activation)
-    init = get_default_override(Convolution3D, init=init)
-    pad = get_default_override(Convolution3D, pad=pad)
-    bias = get_default_override(Convolution3D, bias=bias)
-    init_bias = get_default_override(Convolution3D, init_bias=init_bias)
-    _check_rank("Convolution3D", _as_tuple(filter_shape), 3)
-    return Convolution(filter_shape, num_filters=num_filters, activation=activation, init=init, pad=pad,
-                       strides=strides, bias=bias, init_bias=init_bias, reduction_rank=reduction_rank,
-                       dilation=dilation, groups=groups, op_name="Convolution3D", name=name)
+    return _fixed_rank(Convolution, Convolution3D, 3, filter_shape, num_filters, activation, init, pad, bias, init_bias,
+                       strides=strides, reduction_rank=reduction_rank, dilation=dilation, groups=groups, name=name)
 
 
 def ConvolutionTranspose(filter_shape, num_filters, activation=default_override_or(identity),
@@ -182,15 +171,9 @@ def ConvolutionTranspose(filter_shape, num_filters, activation=default_override_
                          *, op_name="ConvolutionTranspose"):
     """activation(convolution_transpose(W, x) + b): W (C, num_filters, *filter_shape); output_shape fixes the
     output's spatial size."""
-    activation = get_default_override(ConvolutionTranspose, activation=activation)
-    init = get_default_override(ConvolutionTranspose, init=init)
-    pad = get_default_override(ConvolutionTranspose, pad=pad)
-    bias = get_default_override(ConvolutionTranspose, bias=bias)
-    init_bias = get_default_override(ConvolutionTranspose, init_bias=init_bias)
-    filter_shape = _as_tuple(filter_shape)
-    strides = _pad_to_shape(filter_shape, strides, "strides")
-    pad = _pad_to_shape(filter_shape, pad, "pad")
-    dilation = _pad_to_shape(filter_shape, dilation, "dilation")
+    activation, init, pad, bias, init_bias = _resolve_options(ConvolutionTranspose, activation, init, pad, bias,
+                                                              init_bias)
+    filter_shape, strides, pad, dilation = _per_axis_options(filter_shape, strides, pad, dilation)
     if reduction_rank not in (0, 1):
         raise NotImplementedError("ConvolutionTranspose: reduction_rank must be 0 or 1")
     if not sharing:
@@ -205,47 +188,32 @@ def ConvolutionTranspose(filter_shape, num_filters, activation=default_override_
     def convolve_transposed(x):
         r = convolution_transpose(W, x, strides=lead + strides, auto_padding=(False,) * reduction_rank + pad,
                                   output_shape=full_output, dilation=lead + dilation, reduction_rank=reduction_rank)
-        if b is not None:
-            r = r + b
-        if activation is not None:
-            r = activation(r)
-        return r
+        return _finish(r, b, activation, False, len(filter_shape))
     return block(convolve_transposed, op_name, name)
-
-
-def _transpose_nd(layer, rank, filter_shape, num_filters, activation, init, pad, strides, bias, init_bias,
-                  output_shape, reduction_rank, dilation, name):
-    _check_rank(layer, _as_tuple(filter_shape), rank)
-    return ConvolutionTranspose(filter_shape, num_filters, activation=activation, init=init, pad=pad,
-                                strides=strides, bias=bias, init_bias=init_bias, output_shape=output_shape,
-                                reduction_rank=reduction_rank, dilation=dilation, op_name=layer, name=name)
 
 
 def ConvolutionTranspose1D(filter_shape, num_filters, activation=default_override_or(identity),
                            init=default_override_or(glorot_uniform()), pad=default_override_or(False), strides=1,
                            bias=default_override_or(True), init_bias=default_override_or(0), output_shape=None,
                            reduction_rank=1, dilation=1, name=""):
-    o = {k: get_default_override(ConvolutionTranspose1D, **{k: v}) for k, v in
-         dict(activation=activation, init=init, pad=pad, bias=bias, init_bias=init_bias).items()}
-    return _transpose_nd("ConvolutionTranspose1D", 1, filter_shape, num_filters, strides=strides,
-                         output_shape=output_shape, reduction_rank=reduction_rank, dilation=dilation, name=name, **o)
+    return _fixed_rank(ConvolutionTranspose, ConvolutionTranspose1D, 1, filter_shape, num_filters, activation, init,
+                       pad, bias, init_bias, strides=strides, output_shape=output_shape,
+                       reduction_rank=reduction_rank, dilation=dilation, name=name)
 
 
 def ConvolutionTranspose2D(filter_shape, num_filters, activation=default_override_or(identity),
                            init=default_override_or(glorot_uniform()), pad=default_override_or(False), strides=1,
                            bias=default_override_or(True), init_bias=default_override_or(0), output_shape=None,
                            reduction_rank=1, dilation=1, name=""):
-    o = {k: get_default_override(ConvolutionTranspose2D, **{k: v}) for k, v in
-         dict(activation=activation, init=init, pad=pad, bias=bias, init_bias=init_bias).items()}
-    return _transpose_nd("ConvolutionTranspose2D", 2, filter_shape, num_filters, strides=strides,
-                         output_shape=output_shape, reduction_rank=reduction_rank, dilation=dilation, name=name, **o)
+    return _fixed_rank(ConvolutionTranspose, ConvolutionTranspose2D, 2, filter_shape, num_filters, activation, init,
+                       pad, bias, init_bias, strides=strides, output_shape=output_shape,
+                       reduction_rank=reduction_rank, dilation=dilation, name=name)
 
 
 def ConvolutionTranspose3D(filter_shape, num_filters, activation=default_override_or(identity),
                            init=default_override_or(glorot_uniform()), pad=default_override_or(False), strides=1,
                            bias=default_override_or(True), init_bias=default_override_or(0), output_shape=None,
                            reduction_rank=1, dilation=1, name=""):
-    o = {k: get_default_override(ConvolutionTranspose3D, **{k: v}) for k, v in
-         dict(activation=activation, init=init, pad=pad, bias=bias, init_bias=init_bias).items()}
-    return _transpose_nd("ConvolutionTranspose3D", 3, filter_shape, num_filters, strides=strides,
-                         output_shape=output_shape, reduction_rank=reduction_rank, dilation=dilation, name=name, **o)
+    return _fixed_rank(ConvolutionTranspose, ConvolutionTranspose3D, 3, filter_shape, num_filters, activation, init,
+                       pad, bias, init_bias, strides=strides, output_shape=output_shape,
+                       reduction_rank=reduction_rank, dilation=dilation, name=name)

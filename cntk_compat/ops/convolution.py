@@ -52,11 +52,20 @@ def _resolve_kernel(w, shape):
         w._resolve_inferred_shape(shape)
 
 
-def _convolution_infer(inputs, attributes):
-    w, x = inputs
-    dtype = promote(w._dtype, x._dtype)
-    if w._shape is None or x._shape is None:
-        return [OutputSpec(None, dtype, x._dynamic_axes)]
+def _when_shapes_known(infer_shape):
+    """An infer rule that answers an unknown shape until both the kernel's and the operand's shapes are known;
+    then infer_shape(w, x, dtype, attributes) decides."""
+    def infer(inputs, attributes):
+        w, x = inputs
+        dtype = promote(w._dtype, x._dtype)
+        if w._shape is None or x._shape is None:
+            return [OutputSpec(None, dtype, x._dynamic_axes)]
+        return infer_shape(w, x, dtype, attributes)
+    return infer
+
+
+@_when_shapes_known
+def _convolution_infer(w, x, dtype, attributes):
     op_name = attributes["op_name"]
     rr, groups = attributes["reduction_rank"], attributes["groups"]
     out_c, in_c, k_shape, spatial = _split(w._shape, x._shape, rr, op_name)
@@ -164,11 +173,8 @@ def _split_transpose(w_shape, x_shape, reduction_rank, op_name):
                      "(in_channels, out_channels, *filter)" % (op_name, w_shape, x_shape))
 
 
-def _transpose_infer(inputs, attributes):
-    w, x = inputs
-    dtype = promote(w._dtype, x._dtype)
-    if w._shape is None or x._shape is None:
-        return [OutputSpec(None, dtype, x._dynamic_axes)]
+@_when_shapes_known
+def _transpose_infer(w, x, dtype, attributes):
     op_name = attributes["op_name"]
     rr = attributes["reduction_rank"]
     in_c, out_c, k_shape, spatial = _split_transpose(w._shape, x._shape, rr, op_name)

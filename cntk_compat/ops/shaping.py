@@ -443,31 +443,21 @@ def _pad_infer(inputs, attributes):
 def _pad(x, flat, mode, value):
     if mode == "constant":
         return torch.nn.functional.pad(x, flat, mode="constant", value=value)
-    if mode == "symmetric":
-        for k in range(0, len(flat), 2):
-            dim = x.dim() - 1 - k // 2
-            lo, hi = flat[k], flat[k + 1]
-            parts = []
-            if lo:
-                parts.append(x.narrow(dim, 0, lo).flip(dim))
-            parts.append(x)
-            if hi:
-                parts.append(x.narrow(dim, x.shape[dim] - hi, hi).flip(dim))
-            x = torch.cat(parts, dim)
-        return x
-    return _reflect(x, flat)
+    return _mirror(x, flat, edge_included=(mode == "symmetric"))
 
 
-def _reflect(x, flat):
+def _mirror(x, flat, edge_included):
+    """Mirror padding: symmetric repeats the edge element, reflect mirrors around it."""
+    skip = 0 if edge_included else 1
     for k in range(0, len(flat), 2):
         dim = x.dim() - 1 - k // 2
         lo, hi = flat[k], flat[k + 1]
         parts = []
         if lo:
-            parts.append(x.narrow(dim, 1, lo).flip(dim))
+            parts.append(x.narrow(dim, skip, lo).flip(dim))
         parts.append(x)
         if hi:
-            parts.append(x.narrow(dim, x.shape[dim] - 1 - hi, hi).flip(dim))
+            parts.append(x.narrow(dim, x.shape[dim] - skip - hi, hi).flip(dim))
         x = torch.cat(parts, dim)
     return x
 

@@ -47,7 +47,8 @@ def _schedule(minibatch_size, argument):
 
 
 def _deprecated(message):
-    warnings.warn("DEPRECATED: " + message, DeprecationWarning, stacklevel=3)
+    # points at the user's call of the config constructor (via _current_spelling and __init__)
+    warnings.warn("DEPRECATED: " + message, DeprecationWarning, stacklevel=4)
 
 
 def is_reader(source):
@@ -106,6 +107,17 @@ class CheckpointConfig(object):
         self.preserve_all = preserve_all
 
 
+def _current_spelling(minibatch_source, minibatch_size, source, mb_size):
+    """minibatch_source and minibatch_size, taken from their deprecated spellings source and mb_size when given."""
+    if source is not None:
+        _deprecated('"source" parameter is deprecated, please use "minibatch_source" instead')
+        minibatch_source = source
+    if mb_size is not None:
+        _deprecated('"mb_size" parameter is deprecated, please use "minibatch_size" instead')
+        minibatch_size = mb_size
+    return minibatch_source, minibatch_size
+
+
 class CrossValidationConfig(object):
     """Cross validation during a training session.
 
@@ -125,12 +137,7 @@ class CrossValidationConfig(object):
                  model_inputs_to_streams=None, criterion=None, source=None, mb_size=None):
         self.callback = callback
         frequency, unit = _frequency(frequency, "CrossValidationConfig")
-        if source is not None:
-            _deprecated('"source" parameter is deprecated, please use "minibatch_source" instead')
-            minibatch_source = source
-        if mb_size is not None:
-            _deprecated('"mb_size" parameter is deprecated, please use "minibatch_size" instead')
-            minibatch_size = mb_size
+        minibatch_source, minibatch_size = _current_spelling(minibatch_source, minibatch_size, source, mb_size)
         if minibatch_source is None and callback is None:
             if frequency:
                 raise ValueError("Either minibatch_source of callback should be specified.")
@@ -148,12 +155,7 @@ class TestConfig(object):
 
     def __init__(self, minibatch_source=None, minibatch_size=32, model_inputs_to_streams=None, criterion=None,
                  source=None, mb_size=None):
-        if source is not None:
-            _deprecated('"source" parameter is deprecated, please use "minibatch_source" instead')
-            minibatch_source = source
-        if mb_size is not None:
-            _deprecated('"mb_size" parameter is deprecated, please use "minibatch_size" instead')
-            minibatch_size = mb_size
+        minibatch_source, minibatch_size = _current_spelling(minibatch_source, minibatch_size, source, mb_size)
         self.minibatch_size = _schedule(minibatch_size, "minibatch_size")
         self.minibatch_source, self.model_inputs_to_streams = sanitize_source(
             minibatch_source, model_inputs_to_streams, criterion, repeat=False)

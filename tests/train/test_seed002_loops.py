@@ -15,6 +15,8 @@ import pytest
 
 import cntk
 from cntk.io import MinibatchSource, StreamInformation, UserDeserializer
+from tests.seeds.seed002_cells import (CELL_CHECKPOINTED_LOOP, CELL_MANUAL_LOOP, CELL_TRAINING_SESSION,
+                                       with_in_memory_reader, without_distribution)
 
 
 class XorDeserializer(UserDeserializer):
@@ -31,137 +33,10 @@ class XorDeserializer(UserDeserializer):
         return {"xy": np.array([[0, 0], [1, 0], [0, 1], [1, 1]], np.float32),
                 "r": np.array([[0], [1], [1], [0]], np.float32)}
 
-MANUAL_LOOP = r"""
-from __future__ import print_function
-from __future__ import division
 
-import cntk
-import cntk.ops
-import cntk.io
-import cntk.train
-
-from cntk.layers import Dense, Sequential
-from cntk.io import StreamDef, StreamDefs, MinibatchSource, CTFDeserializer
-from cntk.logging import ProgressPrinter
-
-# Let's prepare data in the CTF format. It exactly matches
-# the table above
-INPUT_DATA = r'''|xy 0 0	|r 0
-|xy 1 0	|r 1
-|xy 0 1	|r 1
-|xy 1 1	|r 0
-'''
-
-# Write the data to a temporary file
-input_file = 'input'
-with open(input_file, 'w') as f:
-    f.write(INPUT_DATA)
-
-# Create a network
-xy = cntk.input_variable(2)
-label = cntk.input_variable(1)
-
-model = Sequential([
-    Dense(2, activation=cntk.ops.tanh),
-    Dense(1)])
-
-z = model(xy)
-loss = cntk.squared_error(z, label)
-
-# Define our input data streams
-streams = StreamDefs(
-    xy = StreamDef(field='xy', shape=2),
-    r = StreamDef(field='r', shape=1))
-
-# Create a learner and a trainer and a progress writer to 
-# output current progress
-learner = cntk.sgd(model.parameters, cntk.learning_rate_schedule(0.1, cntk.UnitType.sample))
-trainer = cntk.train.Trainer(z, (loss, loss), learner, ProgressPrinter(freq=10))
-
-# Now let's create a minibatch source for out input file
-mb_source = MinibatchSource(XorDeserializer())
-input_map = { xy : mb_source['xy'], label : mb_source['r'] }
-
-# Run a manual training minibatch loop
-minibatch_size = 4
-max_samples = 800
-train = True
-while train and trainer.total_number_of_samples_seen < max_samples:
-    data = mb_source.next_minibatch(minibatch_size, input_map)
-    train = trainer.train_minibatch(data)
-
-# Run a manual evaluation loop ussing the same data file for evaluation
-test_mb_source = MinibatchSource(XorDeserializer(), randomize=False, max_samples=100)
-test_input_map = { xy : test_mb_source['xy'], label : test_mb_source['r'] }
-total_samples = 0
-error = 0.
-data = test_mb_source.next_minibatch(32, input_map)
-while data:
-    total_samples += data[label].number_of_samples 
-    error += trainer.test_minibatch(data) * data[label].number_of_samples
-    data = test_mb_source.next_minibatch(32, test_input_map)
-
-print("Error %f" % (error / total_samples))
-"""
-
-CHECKPOINTED_LOOP = r"""
-# Run a manual training minibatch loop with checkpointing
-import os
-
-# Initialize main objects
-mb_source = MinibatchSource(XorDeserializer())
-input_map = { xy : mb_source['xy'], label : mb_source['r'] }
-
-learner = cntk.sgd(model.parameters, cntk.learning_rate_schedule(0.1, cntk.UnitType.sample))
-trainer = cntk.train.Trainer(z, (loss, loss), learner, ProgressPrinter(freq=10))
-
-# Try to restore if the checkpoint exists
-checkpoint = 'manual_loop_checkpointed'
-
-if os.path.exists(checkpoint):
-    print("Trying to restore from checkpoint")
-    mb_source_state = trainer.restore_from_checkpoint(checkpoint)
-    mb_source.restore_from_checkpoint(mb_source_state)
-    print("Restore has finished successfully")
-else:
-    print("No restore file found")
-    
-checkpoint_frequency = 100
-last_checkpoint = 0
-train = True
-while train and trainer.total_number_of_samples_seen < max_samples:
-    data = mb_source.next_minibatch(minibatch_size, input_map)
-    train = trainer.train_minibatch(data)
-    if trainer.total_number_of_samples_seen / checkpoint_frequency != last_checkpoint:
-        mb_source_state = mb_source.get_checkpoint_state()
-        trainer.save_checkpoint(checkpoint, mb_source_state)
-        last_checkpoint = trainer.total_number_of_samples_seen / checkpoint_frequency
-"""
-
-TRAINING_SESSION = r"""
-checkpoint = 'training_session'
-
-# Minibatch sources
-mb_source = MinibatchSource(XorDeserializer())
-test_mb_source = MinibatchSource(XorDeserializer(), randomize=False, max_samples=100)
-
-learner = cntk.sgd(model.parameters, cntk.learning_rate_schedule(0.1, cntk.UnitType.sample))
-trainer = cntk.train.Trainer(z, (loss, loss), learner, ProgressPrinter(freq=1))
-
-test_config=cntk.TestConfig(minibatch_source = test_mb_source,
-                            model_inputs_to_streams={ xy : test_mb_source['xy'], label : test_mb_source['r'] })
-
-session = cntk.training_session(
-    trainer = trainer, mb_source = mb_source, 
-    mb_size = minibatch_size, 
-    model_inputs_to_streams={ xy : mb_source['xy'], label : mb_source['r'] },
-    max_samples = max_samples,
-    checkpoint_config=cntk.CheckpointConfig(frequency=checkpoint_frequency, filename=checkpoint),
-    test_config=cntk.TestConfig(minibatch_source = test_mb_source, minibatch_size = minibatch_size,
-                                model_inputs_to_streams={ xy : test_mb_source['xy'], label : test_mb_source['r'] }))
-
-session.train()
-"""
+MANUAL_LOOP = with_in_memory_reader(CELL_MANUAL_LOOP)
+CHECKPOINTED_LOOP = with_in_memory_reader(CELL_CHECKPOINTED_LOOP)
+TRAINING_SESSION = without_distribution(with_in_memory_reader(CELL_TRAINING_SESSION))
 
 _MINIBATCH_LINE = re.compile(r"^ Minibatch\[ *(\d+)- *(\d+)\]: loss = (\d+\.\d{6}) \* 40, metric = (\d+\.\d{2})% \* 40;$")
 
