@@ -7,11 +7,12 @@ from .hyperparams import as_schedule, check_bool, check_number, common_setup
 from .learner import complement
 from .momentum import MomentumLearnerBase
 from .schedules import momentum_schedule_per_sample
+from .smoothed_count import SmoothedCountState
 
 __all__ = ["adam"]
 
 
-class LearnerAdam(MomentumLearnerBase):
+class LearnerAdam(SmoothedCountState, MomentumLearnerBase):
     """``v = b2*v + (1-b2)*g^2`` (Adamax: ``v = max(b2*v, |g|)``), ``m = b1*m + ug*g``,
     ``p -= lr * c_t * m / (sqrt(v) + eps)`` with the bias correction ``c_t = sqrt(1-b2^t) / (1-b1^t)``
     (Adamax: ``1 / (1-b1^t)``)."""
@@ -48,15 +49,6 @@ class LearnerAdam(MomentumLearnerBase):
         torch._foreach_mul_(mean, beta1)
         torch._foreach_add_(mean, grads, alpha=self._unit_gain_factor(beta1, group.dtype))
         torch._foreach_addcdiv_(group.tensors, mean, denominator, value=-lr * correction)
-
-    def _extra_state(self):
-        return {"smoothed_count": self._smoothed_count}
-
-    def _load_extra_state(self, extra):
-        self._smoothed_count = int(extra["smoothed_count"])
-
-    def _reset_extra_state(self):
-        self._smoothed_count = 0
 
 
 def adam(parameters, lr, momentum, unit_gain=None, variance_momentum=momentum_schedule_per_sample(0.9999986111120757),

@@ -7,16 +7,18 @@ from .hyperparams import as_schedule, common_setup
 from .learner import complement
 from .momentum import MomentumLearnerBase
 from .schedules import momentum_schedule_per_sample
+from .smoothed_count import SmoothedCountState
 
 __all__ = ["fsadagrad"]
 
 _MAX_MULTIPLIER = 10.0
 
 
-class LearnerFSAdaGrad(MomentumLearnerBase):
+class LearnerFSAdaGrad(SmoothedCountState, MomentumLearnerBase):
     """``v = b2*v + (1-b2)*g^2``; ``g *= min(sqrt(c) / sqrt(v), 10)`` where ``c`` is the smoothed number of
     samples seen (``c = b2*c + (1-b2)*n``); then momentum as in momentum SGD: ``m = b1*m + ug*g; p -= lr*m``."""
 
+    _count_type = float
     _state_names = ("variance", "smoothed")
 
     def __init__(self, parameters, lr, momentum, unit_gain, variance_momentum, minibatch_size, options, epoch_size):
@@ -46,15 +48,6 @@ class LearnerFSAdaGrad(MomentumLearnerBase):
             torch._foreach_add_(smoothed, scaled, alpha=self._unit_gain_factor(beta1, group.dtype))
             scaled = smoothed
         torch._foreach_add_(group.tensors, scaled, alpha=-lr)
-
-    def _extra_state(self):
-        return {"smoothed_count": self._smoothed_count}
-
-    def _load_extra_state(self, extra):
-        self._smoothed_count = float(extra["smoothed_count"])
-
-    def _reset_extra_state(self):
-        self._smoothed_count = 0.0
 
 
 def fsadagrad(parameters, lr, momentum, unit_gain=None,

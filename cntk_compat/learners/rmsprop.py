@@ -10,6 +10,7 @@ import torch
 from .adagrad import average_multiplier_scale
 from .hyperparams import check_bool, check_number, common_setup
 from .learner import Learner, complement
+from .smoothed_count import SmoothedCountState
 
 __all__ = ["rmsprop"]
 
@@ -17,7 +18,7 @@ _FLOOR = 1e-6
 _INITIAL_STEP = 0.02
 
 
-class LearnerRMSProp(Learner):
+class LearnerRMSProp(SmoothedCountState, Learner):
     _state_names = ("mean_square", "sign", "step")
 
     def __init__(self, parameters, lr, gamma, inc, dec, max, min, need_ave_multiplier, minibatch_size, options):
@@ -69,15 +70,6 @@ class LearnerRMSProp(Learner):
             torch._foreach_mul_(multipliers, average_multiplier_scale(multipliers))
         updates = torch._foreach_mul(grads, multipliers)
         torch._foreach_add_(group.tensors, updates, alpha=-lr)
-
-    def _extra_state(self):
-        return {"smoothed_count": self._smoothed_count}
-
-    def _load_extra_state(self, extra):
-        self._smoothed_count = int(extra["smoothed_count"])
-
-    def _reset_extra_state(self):
-        self._smoothed_count = 0
 
 
 def rmsprop(parameters, lr, gamma, inc, dec, max, min, need_ave_multiplier=True, l1_regularization_weight=0.0,
