@@ -12,6 +12,7 @@ import torch
 import torch.fx
 
 from .dtypes import to_torch_dtype
+from .registry import get_op
 
 DELAY_OPS = ("PastValue", "FutureValue")
 # ops that see the sequence masks but act on each step by itself, so they also work inside a loop, one step at
@@ -59,27 +60,21 @@ def find_loops(start, node_inputs, done):
     """Tarjan's strongly connected components over the nodes reachable from node ``start`` whose outputs are
     not yet lowered (``done(variable)``). Returns the components that are loops (several nodes, or one node
     reading its own output), each a list of nodes, and the ids of all nodes visited."""
-    index, low, on_stack, stack, loops = {}, {}, set(), [], []
-    counter = [0]
+    index, low, on_stack, stack, loops, work = {}, {}, set(), [], [], []
 
-    def successors(node):
-        return [i.owner for i in node_inputs(node) if i.is_output and not done(i)]
+    def visit(node):
+        index[id(node)] = low[id(node)] = len(index)
+        stack.append(node)
+        on_stack.add(id(node))
+        work.append((node, iter([i.owner for i in node_inputs(node) if i.is_output and not done(i)])))
 
-    work = [(start, iter(successors(start)))]
-    index[id(start)] = low[id(start)] = counter[0]
-    counter[0] += 1
-    stack.append(start)
-    on_stack.add(id(start))
+    visit(start)
     while work:
         node, it = work[-1]
         advanced = False
         for nxt in it:
             if id(nxt) not in index:
-                index[id(nxt)] = low[id(nxt)] = counter[0]
-                counter[0] += 1
-                stack.append(nxt)
-                on_stack.add(id(nxt))
-                work.append((nxt, iter(successors(nxt))))
+                visit(nxt)
                 advanced = True
                 break
             if id(nxt) in on_stack:
@@ -103,21 +98,17 @@ def find_loops(start, node_inputs, done):
     return loops, set(index)
 
 
-def fit_rank(static, shape):
-    """An initial state's static shape with the leading 1s dropped that x's shape has no axes for (a scalar
-    initial_state is often given as shape (1,))."""
+def initial_state_steps(init, init_dynamic, batch, steps, shape, dtype):
+    """A delay's initial state laid out as ``steps`` steps (B, steps, *shape): a constant broadcast, or one
+    value per sequence (init_dynamic). Leading 1s of its shape that ``shape`` has no axes for are dropped (a
+    scalar initial_state is often given as shape (1,))."""
+    lead = init.shape[0] if init_dynamic else 1
+    static = tuple(init.shape[1:] if init_dynamic else init.shape)
     extra = len(static) - len(shape)
     if extra > 0 and all(d == 1 for d in static[:extra]):
-        return static[extra:]
-    return static
-
-
-def _initial_step(init, init_dynamic, batch, shape, dtype):
-    """The initial state as one step (B, 1, *shape): a constant broadcast, or one value per sequence."""
-    lead = (init.shape[0],) if init_dynamic else (1,)
-    static = fit_rank(tuple(init.shape[1:] if init_dynamic else init.shape), shape)
-    init = init.reshape(lead + (1,) + (1,) * (len(shape) - len(static)) + static)
-    return init.to(dtype).expand((batch, 1) + tuple(shape))
+        static = static[extra:]
+    full = init.reshape((lead, 1) + (1,) * (len(shape) - len(static)) + static)
+    return full.expand((batch, steps) + tuple(shape)).to(dtype)
 
 
 class RecurrentLoop(torch.nn.Module):
@@ -141,22 +132,23 @@ class RecurrentLoop(torch.nn.Module):
         if steps == 0:
             raise ValueError("a recurrent loop cannot run over empty sequences")
         history = [None] * steps
+        inits = [initial_state_steps(externals[init_index], init_dynamic, batch, 1, shape, dtype)
+                 for _, _, init_index, init_dynamic, shape, dtype in self.delays]
         order = range(steps - 1, -1, -1) if self.backward else range(steps)
         for t in order:
             step_inputs = [e[:, t:t + 1] if on else e for e, on in zip(externals, self.on_axis)]
-            delayed = [self._delayed(history, mask, externals, t, batch, steps, d) for d in self.delays]
+            delayed = [self._delayed(history, mask, t, steps, d, init) for d, init in zip(self.delays, inits)]
             history[t] = self.step(*step_inputs, *delayed, mask[:, t:t + 1])
         n_vars = len(history[0])
         return tuple(torch.cat([history[t][k] for t in range(steps)], 1) for k in range(n_vars))
 
-    def _delayed(self, history, mask, externals, t, batch, steps, delay):
-        var_index, time_step, init_index, init_dynamic, shape, dtype = delay
-        init = _initial_step(externals[init_index], init_dynamic, batch, shape, dtype)
+    def _delayed(self, history, mask, t, steps, delay, init):
+        var_index, time_step, shape = delay[0], delay[1], delay[4]
         if self.backward:
             src = t + time_step
             if src >= steps:
                 return init
-            valid = mask[:, src].reshape((batch, 1) + (1,) * len(shape))
+            valid = mask[:, src].reshape((mask.shape[0], 1) + (1,) * len(shape))
             return torch.where(valid, history[src][var_index], init)
         src = t - time_step
         return init if src < 0 else history[src][var_index]
@@ -173,13 +165,6 @@ def _sequence_initial_states(loop):
     return inits
 
 
-def _sequence_edge(x, mask, last):
-    """Per sequence, its last (or first) item: (B, T, ...) -> (B, ...)."""
-    index = (mask.sum(1) - 1).clamp(min=0) if last else torch.zeros(x.shape[0], dtype=torch.long,
-                                                                      device=x.device)
-    return x[torch.arange(x.shape[0], device=x.device), index]
-
-
 def lower_loop(builder, loop, make_builder):
     """Add loop to builder's graph as one RecurrentLoop call; its variables' values enter builder.env."""
     sequence_inits = _sequence_initial_states(loop)
@@ -190,8 +175,8 @@ def lower_loop(builder, loop, make_builder):
         value = builder.env[e.uid]
         if e.uid in sequence_inits:
             # a sequence as initial state contributes its last item (its first, running backwards)
-            value = builder.graph.call_function(
-                _sequence_edge, (value, builder.mask(e._sequence_axis, loop.delays[0]), not loop.backward))
+            edge = get_op("SequenceFirst" if loop.backward else "SequenceLast").compute
+            value = builder.graph.call_function(edge, (value, builder.mask(e._sequence_axis, loop.delays[0])))
         elif e._sequence_axis is not None and e._sequence_axis.name != loop.axis.name:
             raise ValueError("a recurrent loop over sequence axis %r reads an input on another sequence axis %r"
                              % (loop.axis.name, e._sequence_axis.name))

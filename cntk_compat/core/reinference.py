@@ -55,14 +55,12 @@ def _known(v):
 def _elementwise_from_known(inputs):
     """An elementwise result typed by the operands whose types are known: inside a loop the other operand
     (a delayed copy of the result) takes its type from the result."""
-    from ..ops._common import broadcast_shape
+    from ..ops._common import broadcast_shape, dynamic_axes_of
     known = [i for i in inputs if _known(i)]
     if not known:
         return None
-    axes = max((i._dynamic_axes for i in known), key=len)
-    dtype = promote(*[i._dtype for i in known if i._dtype is not None]) if any(
-        i._dtype is not None for i in known) else None
-    return [OutputSpec(broadcast_shape([i._shape for i in known]), dtype, axes)]
+    return [OutputSpec(broadcast_shape([i._shape for i in known]), promote(*[i._dtype for i in known]),
+                       dynamic_axes_of(known))]
 
 
 def _node_specs(node):

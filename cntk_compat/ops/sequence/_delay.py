@@ -2,7 +2,7 @@
 import torch
 
 from ...core.function import as_variable
-from ...core.recurrence import fit_rank
+from ...core.recurrence import initial_state_steps
 from ...core.registry import register_op
 from .._common import make, sanitize_operand, spec_like
 from ._masked import expand_mask, gather_steps
@@ -26,10 +26,7 @@ def _initial_block(x, init, init_dyn, steps, init_mask, from_end):
         index = (lengths - steps + offsets) if from_end else offsets.expand(b_size, steps)
         init = gather_steps(init, torch.where(lengths > 1, index, torch.zeros_like(index)))
         return init.to(x.dtype)
-    lead = init.shape[0] if init_dyn else 1
-    static = fit_rank(tuple(init.shape[1:] if init_dyn else init.shape), shape)
-    full = init.reshape((lead, 1) + (1,) * (len(shape) - len(static)) + static)
-    return full.expand((b_size, steps) + shape).to(x.dtype)
+    return initial_state_steps(init, init_dyn, b_size, steps, shape, x.dtype)
 
 
 def _past_value(x, init, time_step, init_dyn, masks):
