@@ -1,8 +1,5 @@
 """The Evaluator: averages an evaluation function over test minibatches and reports to progress writers."""
-import torch
-
-from ..core.engine import evaluate_tensors
-from ..train._feed import argument_map, as_function, progress_writer_list, sample_count, summed
+from ..train._feed import as_function, progress_writer_list, test_step, write_test_summary
 
 __all__ = ["Evaluator"]
 
@@ -35,21 +32,13 @@ class Evaluator(object):
         input Variable or name, or bare data when there is one input)."""
         if distributed:
             raise ValueError("Evaluator.test_minibatch: distributed evaluation is not supported")
-        output = self._function.output
-        args = argument_map(tuple(self._function.arguments), arguments)
-        with torch.no_grad():
-            (value,), info = evaluate_tensors([output], args, device=device)
-            n = sample_count(output, value, info)
-            total = summed(output, value, info)
-        self._total = total if self._total is None else self._total + total
-        for writer in self._progress_writers:
-            writer.update_test(n, self._total)
-        return float(total) / n if n else 0.0
+        average, self._total = test_step(self._function.output, tuple(self._function.arguments), arguments,
+                                         device, self._total, self._progress_writers)
+        return average
 
     def summarize_test_progress(self):
         """Writes the test summary since the previous one to the progress writers and resets it."""
-        for writer in self._progress_writers:
-            writer.write_test_summary(0.0 if self._total is None else self._total)
+        write_test_summary(self._progress_writers, self._total)
         self._total = None
 
 # names CNTK's cntk.eval.evaluator also exposes

@@ -1,6 +1,8 @@
-"""Helpers shared by the Trainer and the Evaluator: criterion and argument forms, sample counts and sums."""
+"""Helpers shared by the Trainer and the Evaluator: criterion and argument forms, sample counts and sums,
+one test minibatch."""
 import torch
 
+from ..core.engine import evaluate_tensors
 from ..core.function import Function, as_variable
 from ..io.minibatch_data import MinibatchData
 
@@ -96,3 +98,24 @@ def summed(var, tensor, info):
     if mask is not None:
         tensor = torch.where(mask, tensor, torch.zeros((), dtype=tensor.dtype, device=tensor.device))
     return tensor.sum()
+
+
+def test_step(output, known, arguments, device, total, progress_writers):
+    """Evaluates ``output`` on one test minibatch (no gradients) and tells the progress writers.
+
+    Returns (the average per sample on this minibatch, the running total including it)."""
+    args = argument_map(known, arguments)
+    with torch.no_grad():
+        (value,), info = evaluate_tensors([output], args, device=device)
+        n = sample_count(output, value, info)
+        step_total = summed(output, value, info)
+    total = step_total if total is None else total + step_total
+    for writer in progress_writers:
+        writer.update_test(n, total)
+    return (float(step_total) / n if n else 0.0), total
+
+
+def write_test_summary(progress_writers, total):
+    """Writes the test summary of the running total to the progress writers."""
+    for writer in progress_writers:
+        writer.write_test_summary(0.0 if total is None else total)

@@ -4,7 +4,8 @@ import torch
 from ..core.engine import evaluate_tensors, to_numpy
 from ..core.function import Function, as_variable
 from . import checkpoint as _checkpoint
-from ._feed import (argument_map, as_function, criterion_pair, progress_writer_list, sample_count, summed, sweep_end_of)
+from ._feed import (argument_map, as_function, criterion_pair, progress_writer_list, sample_count, summed, sweep_end_of,
+                    test_step, write_test_summary)
 
 __all__ = ["Trainer"]
 
@@ -176,20 +177,13 @@ class Trainer(object):
         if self._metric is None:
             raise ValueError("test_minibatch: the Trainer has no evaluation function (the criterion was given "
                              "without a metric)")
-        args = argument_map(self._arguments_of, arguments)
-        with torch.no_grad():
-            (value,), info = evaluate_tensors([self._metric.output], args, device=device)
-            n = sample_count(self._metric.output, value, info)
-            total = summed(self._metric.output, value, info)
-        self._test_acc = total if self._test_acc is None else self._test_acc + total
-        for writer in self._progress_writers:
-            writer.update_test(n, self._test_acc)
-        return float(total) / n if n else 0.0
+        average, self._test_acc = test_step(self._metric.output, self._arguments_of, arguments, device,
+                                            self._test_acc, self._progress_writers)
+        return average
 
     def summarize_test_progress(self):
         """Writes the test summary since the previous one to the progress writers and resets it."""
-        for writer in self._progress_writers:
-            writer.write_test_summary(0.0 if self._test_acc is None else self._test_acc)
+        write_test_summary(self._progress_writers, self._test_acc)
         self._test_acc = None
 
     # ------------------------------------------------------------------ checkpoints
