@@ -5,6 +5,7 @@ defaults to the file name without extension.  HTK feature files are big-endian: 
 (frames int32, sample period int32, bytes per frame int16, parameter kind int16) and float32 frames.
 With a context (left, right), each frame is concatenated with its neighbours (edges repeated).
 MLF entries ``"*/key.lab"`` list ``start end label`` lines (times in 100 ns, 10 ms frames) up to ".".
+Binary MLF files (HTKMLFBinaryDeserializer) are parsed by ``htk_mlf_binary``.
 """
 import os
 import re
@@ -14,6 +15,7 @@ import scipy.sparse as sp
 
 from ._deserializer import Chunk, Deserializer
 from ._sequences import SequenceData
+from .htk_mlf_binary import read_binary_mlf
 from .streams import stream_dim
 
 UTTERANCES_PER_CHUNK = 64
@@ -178,12 +180,16 @@ class _HTKMLF(Deserializer):
         if len(mapping) > dim:
             raise ValueError("HTKMLFDeserializer: %d labels in '%s' do not fit the stream dimension %d"
                              % (len(mapping), label_mapping_file, dim))
+        self._set_labels(name, dim, s, lambda mlf: _read_mlf(mlf, mapping))
+
+    def _set_labels(self, name, dim, stream, read):
+        """The labels of every utterance of the stream's ``mlf`` files (one or a list), each read by ``read``."""
         self._labels = {}
-        for mlf in ([s['mlf']] if isinstance(s['mlf'], str) else s['mlf']):
-            self._labels.update(_read_mlf(mlf, mapping))
+        for mlf in ([stream['mlf']] if isinstance(stream['mlf'], str) else stream['mlf']):
+            self._labels.update(read(mlf))
         self._name, self._dim = name, dim
         self._streams = {name: dict(shape=(dim,), is_sparse=True,
-                                    defines_mb_size=bool(s.get('defines_mb_size', False)))}
+                                    defines_mb_size=bool(stream.get('defines_mb_size', False)))}
         self._keys = np.empty(len(self._labels), dtype=object)
         self._keys[:] = sorted(self._labels)
 
@@ -228,17 +234,30 @@ def _single_label_stream(streams, who):
     return name, s
 
 
+class _HTKMLFBinary(_HTKMLF):
+    """Frame labels from binary MLF files; shares the text reader's chunking and key lookup."""
+
+    kind = 'HTKMLFBinaryDeserializer'
+
+    def __init__(self, name, stream):
+        Deserializer.__init__(self)      # not _HTKMLF's: that one reads text MLFs through a label mapping file
+        dim = stream_dim(stream, name, self.kind)
+        self._set_labels(name, dim, stream, lambda mlf: read_binary_mlf(mlf, dim))
+
+
 def HTKMLFBinaryDeserializer(streams):
-    """Binary (compiled) HTK master label files: not supported by this implementation."""
+    """Reads frame labels from CNTK's binary master label files (``mlf`` of the single stream,
+    ``shape`` = number of classes); see :mod:`cntk_compat.io.htk_mlf_binary` for the format."""
     name, s = _single_label_stream(streams, 'HTKMLFBinaryDeserializer')
     if 'mlf' not in s:
         raise ValueError('No master label files specified for HTKMLFBinaryDeserializer')
-    raise NotImplementedError("HTKMLFBinaryDeserializer (binary MLF files, stream '%s') is not supported; "
-                              "use HTKMLFDeserializer with text MLF files" % name)
+    return _HTKMLFBinary(name, s)
 
 
 def LatticeDeserializer(lattice_index_file, streams):
     """Lattices for sequence training: not supported by this implementation."""
     name, _ = _single_label_stream(streams, 'LatticeDeserializer')
-    raise NotImplementedError("LatticeDeserializer (lattice index '%s', stream '%s') is not supported"
-                              % (lattice_index_file, name))
+    raise NotImplementedError(
+        "LatticeDeserializer (lattice index '%s', stream '%s') is not supported: it yields serialized "
+        "lattices whose only consumer, lattice_sequence_with_softmax, is not implemented"
+        % (lattice_index_file, name))
