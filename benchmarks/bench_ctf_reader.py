@@ -3,18 +3,21 @@
 Usage: python benchmarks/bench_ctf_reader.py [--mb SIZE]   (size of each generated file in MB, default 200)
 
 The randomized sweep reads the dense file in chunks of 4 MB with a window of 2 chunks, so the file is
-many times larger than the window; its peak traced memory should stay near a few windows.
+many times larger than the window. It runs in a process of its own, which reports how much its resident
+memory grew during the sweep (this includes what the compiled tokenizer allocates, which tracemalloc
+does not see) and tracemalloc's peak of Python allocations; both should stay near a few windows.
 """
 import argparse
 import os
-import resource
+import subprocess
 import sys
 import tempfile
 import time
+import tracemalloc
 
 import numpy as np
 
-from cntk_compat.io import CTFDeserializer, MinibatchSource, StreamDef, StreamDefs
+from cntk_compat.io import CTFDeserializer, MinibatchSource, StreamDef, StreamDefs, _ctf_parse
 
 DIM, SPARSE_DIM, NNZ = 20, 10000, 10
 
@@ -64,7 +67,11 @@ def timed(f):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--mb', type=float, default=200, help='size of each generated file in MB')
-    size = int(parser.parse_args().mb * 1024 * 1024)
+    parser.add_argument('--sweep', metavar='CTF', help=argparse.SUPPRESS)   # the memory measurement's own process
+    args = parser.parse_args()
+    if args.sweep:
+        return randomized_sweep(args.sweep)
+    size = int(args.mb * 1024 * 1024)
     try:
         import pandas as pd
     except ImportError:
@@ -73,6 +80,8 @@ def main():
     dense_streams = StreamDefs(x=StreamDef(field='x', shape=DIM), y=StreamDef(field='y', shape=1))
     sparse_streams = StreamDefs(s=StreamDef(field='s', shape=SPARSE_DIM, is_sparse=True),
                                 y=StreamDef(field='y', shape=1))
+    print('CTF parsing: %s' % ('the compiled tokenizer' if _ctf_parse._ctf_native is not None else
+                               'numpy only (the C tokenizer was not built: no C compiler at install)'))
     with tempfile.TemporaryDirectory() as folder:
         paths, sizes = make_files(folder, size)
         for kind, streams in (('dense', dense_streams), ('sparse', sparse_streams)):
@@ -89,25 +98,47 @@ def main():
                   'numbers as CSV (%.1f MB) %6.1f MB/s | ratio %.2f'
                   % (kind, sizes[kind + '.ctf'] / 1e6, ours, n, ref, sizes[kind + '.csv'] / 1e6, theirs,
                      ours / theirs))
-        chunk_bytes, window_chunks = 4 * 1024 * 1024, 2
-        d = CTFDeserializer(paths['dense.ctf'], dense_streams)
-        d['chunkSizeInBytes'] = chunk_bytes
-        import tracemalloc
-        tracemalloc.start()
-        src = MinibatchSource(d, max_sweeps=1, randomization_window_in_chunks=window_chunks)
-        samples = 0
-        while True:
-            mb = src.next_minibatch(4096)
-            if not mb:
-                break
-            samples += mb[src['x']].num_samples
-        peak = tracemalloc.get_traced_memory()[1]
-        tracemalloc.stop()
-        print('randomized sweep: file %.1f MB (%d samples), window %d chunks x %.1f MB = %.1f MB: '
-              'peak traced memory %.1f MB (process max RSS %.1f MB)'
-              % (sizes['dense.ctf'] / 1e6, samples, window_chunks, chunk_bytes / 1e6,
-                 window_chunks * chunk_bytes / 1e6, peak / 1e6,
-                 resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3))
+        print(subprocess.run([sys.executable, __file__, '--sweep', paths['dense.ctf']], check=True,
+                             stdout=subprocess.PIPE, text=True).stdout, end='')
+
+
+def randomized_sweep(path, chunk_bytes=4 * 1024 * 1024, window_chunks=2):
+    streams = StreamDefs(x=StreamDef(field='x', shape=DIM), y=StreamDef(field='y', shape=1))
+    d = CTFDeserializer(path, streams)
+    d['chunkSizeInBytes'] = chunk_bytes
+    src = MinibatchSource(d, max_sweeps=1, randomization_window_in_chunks=window_chunks)
+    rss_before = _reset_peak_rss()
+    tracemalloc.start()
+    samples = 0
+    while True:
+        mb = src.next_minibatch(4096)
+        if not mb:
+            break
+        samples += mb[src['x']].num_samples
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    growth = 'peak resident memory growth %.1f MB, ' % ((_status_kb('VmHWM') * 1024 - rss_before) / 1e6) \
+        if rss_before is not None else ''
+    print('randomized sweep: file %.1f MB (%d samples), window %d chunks x %.1f MB = %.1f MB: %speak traced Python '
+          'memory %.1f MB' % (os.path.getsize(path) / 1e6, samples, window_chunks, chunk_bytes / 1e6,
+                              window_chunks * chunk_bytes / 1e6, growth, peak / 1e6))
+
+
+def _status_kb(field):
+    with open('/proc/self/status') as f:
+        for line in f:
+            if line.startswith(field + ':'):
+                return int(line.split()[1])
+
+
+def _reset_peak_rss():
+    """Resident bytes now, after resetting the kernel's peak (VmHWM) to it; None where Linux does not allow it."""
+    try:
+        with open('/proc/self/clear_refs', 'w') as f:
+            f.write('5')
+        return _status_kb('VmRSS') * 1024
+    except OSError:
+        return None
 
 
 if __name__ == '__main__':

@@ -1,11 +1,12 @@
-"""Parsing CNTK Text Format (CTF) text into sequences, vectorized with numpy.
+"""Parsing CNTK Text Format (CTF) text into sequences.
 
 A line is ``[Sequence_Id] (|input v v v | input i:v i:v | # comment)+``.  Consecutive lines with the
 same sequence id form one sequence; a line without an id is a sequence of its own, keyed by its
 line number.  Sequence ids are unsigned 64-bit integers, read exactly.  Text is processed in blocks of
-whole lines: plain blocks go through the fast path (``_ctf_fast``); the others (comments, unknown
-inputs, malformed text) through the general parser below, in blocks small enough for its numpy
-temporaries to stay cheap.  Sequences are assembled over all blocks of a chunk.
+whole lines, in parallel: the compiled tokenizer (``_ctf_native``, built at install time when a C
+compiler is present) takes every block it reads as plainly valid; the others, and every block when it
+is not built, go through the numpy parser below, which also words the errors.  Sequences are assembled
+over all blocks of a chunk.
 """
 import concurrent.futures
 import os
@@ -14,14 +15,18 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from . import _ctf_fast
 from ._deserializer import Chunk
 from ._numparse import parse_numbers, parse_uints, token_bounds
 from ._sequences import SequenceData
 
+try:
+    from . import _ctf_native
+except ImportError:          # built without a C compiler
+    _ctf_native = None
+
 _NL, _PIPE, _HASH, _COLON = 10, 124, 35, 58
-BLOCK_BYTES = 1 << 18          # general parser: small blocks keep its numpy temporaries cheap
-FAST_BLOCK_BYTES = 1 << 21     # fast path: blocks parsed in parallel, each large enough to amortize a call
+BLOCK_BYTES = 1 << 18          # numpy parser: small blocks keep its temporaries cheap
+NATIVE_BLOCK_BYTES = 1 << 21   # compiled tokenizer: blocks parsed in parallel, each large enough to amortize a call
 
 
 class CTFFormatError(ValueError):
@@ -43,8 +48,8 @@ def _regions_mask(n, starts, ends):
 _POOL = []
 
 
-def _fast_pool():
-    """Threads shared by all parsers for the fast path's blocks (numpy and scipy release the GIL)."""
+def _block_pool():
+    """Threads shared by all parsers for the blocks of a chunk (the tokenizer releases the GIL)."""
     if not _POOL:
         _POOL.append(concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1,
                                                            thread_name_prefix='cntk-ctf'))
@@ -52,15 +57,14 @@ def _fast_pool():
 
 
 def _line_blocks(data, size):
-    """``data`` cut into pieces of about ``size`` bytes at line ends, each ending with a newline."""
+    """(begin, end) of pieces of ``data`` of about ``size`` bytes, cut after a newline."""
     pos, total = 0, len(data)
     while pos < total:
         end = total if total - pos <= size else data.rfind(b'\n', pos, pos + size) + 1
         if end <= pos:   # a single line longer than a block
             end = data.find(b'\n', pos + size)
             end = total if end < 0 else end + 1
-        piece = data[pos:end]
-        yield piece if piece.endswith(b'\n') else piece + b'\n'
+        yield pos, end
         pos = end
 
 
@@ -74,9 +78,9 @@ def _blank_line(b, line):
 
 
 class _Block(object):
-    """What one block of lines contributes: line numbers/ids and, per stream, its samples."""
-    __slots__ = ('lines', 'has_id', 'ids', 'samples')
-
+    """What one block of lines contributes: line numbers/ids and, per stream, its samples; and the names of
+    fields that are not configured streams, with the line each first appears on."""
+    __slots__ = ('lines', 'has_id', 'ids', 'samples', 'unknown')
 
 class CTFParser(object):
     """Parses CTF text for a fixed set of streams: [(name, alias, dim, is_sparse)]."""
@@ -89,29 +93,60 @@ class CTFParser(object):
         self._warned = set()
         self.max_errors = 0
         self._skipped_lines = set()
+        native = _ctf_native is not None and self.dtype in (np.float32, np.float64)
+        self._native_args = (tuple(s[1].encode('utf-8') for s in streams), tuple(int(s[2]) for s in streams),
+                             tuple(bool(s[3]) for s in streams), self.dtype.itemsize) if native else None
 
     def _error(self, line, message):
         return CTFFormatError("%s:%d: %s" % (self.filename, line + 1, message), line)
 
     def parse_chunk(self, data, first_line):
-        """Parse ``data`` (whole lines; line numbers start at ``first_line``, 0-based) into a Chunk."""
-        if not _ctf_fast.AVAILABLE:
-            return self._assemble(self._parse_general(data, first_line))
-        pieces = list(_line_blocks(data, FAST_BLOCK_BYTES))
-        first_lines = np.cumsum([first_line] + [piece.count(b'\n') for piece in pieces[:-1]]).tolist()
-        fast = _fast_pool().map(lambda piece, line: _ctf_fast.parse_plain_block(
-            np.frombuffer(piece, np.uint8), line, self.streams, self._aliases, self.dtype), pieces, first_lines)
-        blocks = []
-        for piece, line, block in zip(pieces, first_lines, list(fast)):
-            blocks.extend([block] if block is not None else self._parse_general(piece, line))
-        return self._assemble(blocks)
+        """Parse ``data`` (whole lines; line numbers start at ``first_line``, 0-based): (Chunk, number of lines)."""
+        if self._native_args is None:
+            bounds, parsed = [(0, len(data))], [None]
+        else:
+            bounds = list(_line_blocks(data, NATIVE_BLOCK_BYTES))
+            view = memoryview(data)
+            parsed = list(_block_pool().map(lambda ab: _ctf_native.parse_block(view[ab[0]:ab[1]], *self._native_args),
+                                            bounds))
+        blocks, line = [], first_line
+        for (a, b), result in zip(bounds, parsed):
+            if result is None:
+                blocks.extend(self._parse_general(data[a:b], line))
+                line += data.count(b'\n', a, b)
+            else:
+                blocks.append(self._native_block(result, line))
+                line += result[0]
+        self._warn_unknown([u for block in blocks for u in block.unknown])
+        return self._assemble(blocks), line - first_line
+
+    def _native_block(self, parsed, line0):
+        """A _Block from what the compiled tokenizer returned for a block starting at line ``line0``."""
+        _, lines, has_id, ids, streams, unknown = parsed
+        block = _Block()
+        block.lines = np.frombuffer(lines, np.int64) + line0
+        block.has_id = np.frombuffer(has_id, np.bool_)
+        block.ids = np.frombuffer(ids, np.uint64)
+        block.samples = []
+        for (name, alias, dim, is_sparse), arrays in zip(self.streams, streams):
+            sample_lines = np.frombuffer(arrays[-1], np.int64) + line0
+            values = np.frombuffer(arrays[0], self.dtype)
+            if is_sparse:
+                rows = sp.csr_matrix((values, np.frombuffer(arrays[1], np.int64), np.frombuffer(arrays[2], np.int64)),
+                                     shape=(len(sample_lines), dim))
+            else:
+                rows = values.reshape(len(sample_lines), dim)
+            block.samples.append((rows, sample_lines))
+        block.unknown = [(name.decode('utf-8', 'replace'), line0 + line) for name, line in unknown]
+        return block
 
     def _parse_general(self, data, first_line):
         blocks, line = [], first_line
-        for piece in _line_blocks(data, BLOCK_BYTES):
-            b = np.frombuffer(piece, np.uint8)
-            blocks.append(self._parse_skipping_bad_lines(b, line))
-            line += int(np.count_nonzero(b == _NL))
+        for a, b in _line_blocks(data, BLOCK_BYTES):
+            piece = data[a:b] if data[b - 1:b] == b'\n' else data[a:b] + b'\n'
+            block = np.frombuffer(piece, np.uint8)
+            blocks.append(self._parse_skipping_bad_lines(block, line))
+            line += int(np.count_nonzero(block == _NL))
         return blocks
 
     def _parse_skipping_bad_lines(self, b, line0):
@@ -152,9 +187,9 @@ class CTFParser(object):
             for k, ch in enumerate(alias):
                 match &= b[np.minimum(fp + 1 + k, n - 1)] == ch
             stream_of[match] = s
-        unknown = np.flatnonzero(stream_of < 0)
-        if len(unknown):
-            self._warn_unknown(b, fp, aend, fline, unknown, line0)
+        unknown_names = {}
+        for f in np.flatnonzero(stream_of < 0)[:1000]:
+            unknown_names.setdefault(b[fp[f] + 1:aend[f]].tobytes().decode('utf-8', 'replace'), line0 + int(fline[f]))
 
         # lines: ignore blank and comment-only lines; text before the first '|' is the sequence id
         has_field = np.zeros(len(nl), bool)
@@ -195,6 +230,7 @@ class CTFParser(object):
         block = _Block()
         block.lines = used + line0
         block.has_id, block.ids = has_id, ids
+        block.unknown = sorted(unknown_names.items(), key=lambda item: item[1])
         block.samples = []
         for s, (name, alias, dim, is_sparse) in enumerate(self.streams):
             fields = np.flatnonzero(kstream == s)
@@ -252,13 +288,13 @@ class CTFParser(object):
             has_id[owner] = True
         return ids, has_id
 
-    def _warn_unknown(self, b, fp, aend, fline, unknown, line0):
-        names = {b[fp[f] + 1:aend[f]].tobytes().decode('utf-8', 'replace') for f in unknown[:1000]}
-        for name in sorted(names - self._warned):
-            self._warned.add(name)
-            warnings.warn("%s:%d: input '%s' is not one of the configured streams (%s); its values are "
-                          "skipped" % (self.filename, line0 + int(fline[unknown[0]]) + 1, name,
-                                       ", ".join(s[1] for s in self.streams)))
+    def _warn_unknown(self, unknown):
+        """One warning per field name that is not a configured stream: [(name, line)], over the whole file."""
+        for name, line in unknown:
+            if name not in self._warned:
+                self._warned.add(name)
+                warnings.warn("%s:%d: input '%s' is not one of the configured streams (%s); its values are "
+                              "skipped" % (self.filename, line + 1, name, ", ".join(s[1] for s in self.streams)))
 
     @staticmethod
     def _line_text(b, line_start, nl, line):
@@ -280,7 +316,10 @@ class CTFParser(object):
             sample_lines = np.concatenate([p[1] for p in parts])
             rows = sp.vstack([p[0] for p in parts], format='csr') if is_sparse else \
                 np.concatenate([p[0] for p in parts])
-            seq = seq_of_line[np.searchsorted(lines, sample_lines)]
+            if len(sample_lines) == len(lines) and np.array_equal(sample_lines, lines):
+                seq = seq_of_line       # one sample on every line: the common case, without a search
+            else:
+                seq = seq_of_line[np.searchsorted(lines, sample_lines)]
             lengths = np.bincount(seq, minlength=len(first))
             empty = np.flatnonzero(lengths == 0)
             if len(empty):

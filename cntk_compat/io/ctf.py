@@ -1,9 +1,10 @@
 """CTFDeserializer: the CNTK Text Format reader.
 
-The file is indexed once (a fast scan that cuts it into chunks of about ``chunkSizeInBytes`` at
-sequence boundaries and counts lines); chunks are read and parsed only when the randomizer needs them.
+The file is indexed once (a few seeks that cut it into chunks of about ``chunkSizeInBytes`` at
+sequence boundaries); chunks are read and parsed only when the randomizer needs them.
 """
 import os
+import threading
 
 import numpy as np
 
@@ -22,20 +23,39 @@ def _line_id(line):
 
 
 class _CTFIndex(object):
-    """Chunk boundaries (byte offsets at sequence starts) and the line number each chunk starts at."""
+    """Chunk boundaries (byte offsets at sequence starts) and, once known, the number of lines of each chunk:
+    a chunk's line count comes from parsing it, or from counting newlines when a later chunk needs its
+    first line number before this one was parsed (randomized order)."""
 
     def __init__(self, path, chunk_size):
-        self.offsets, self.first_lines = [], []
+        self.path = path
+        self.offsets = []
         size = os.path.getsize(path)
         with open(path, 'rb') as f:
-            pos, line = 0, 0
+            pos = 0
             while pos < size:
                 end = size if pos + chunk_size >= size else self._boundary(f, pos + chunk_size, size)
                 self.offsets.append(pos)
-                self.first_lines.append(line)
-                line += self._count_lines(f, pos, end)
                 pos = end
         self.offsets.append(size)
+        self._lines = np.full(len(self.offsets) - 1, -1, np.int64)
+        self._lock = threading.Lock()
+
+    def __len__(self):
+        return len(self._lines)
+
+    def first_line(self, chunk_id):
+        """The 0-based number of the first line of chunk ``chunk_id``."""
+        with self._lock:
+            uncounted = np.flatnonzero(self._lines[:chunk_id] < 0)
+            if len(uncounted):
+                with open(self.path, 'rb') as f:
+                    for k in uncounted:
+                        self._lines[k] = self._count_lines(f, self.offsets[k], self.offsets[k + 1])
+            return int(self._lines[:chunk_id].sum())
+
+    def set_line_count(self, chunk_id, count):
+        self._lines[chunk_id] = count
 
     @staticmethod
     def _count_lines(f, begin, end):
@@ -111,7 +131,7 @@ class _CTF(Deserializer):
         return self._index
 
     def num_chunks(self):
-        return len(self._get_index().first_lines)
+        return len(self._get_index())
 
     def chunk(self, chunk_id, seed):
         index = self._get_index()
@@ -119,7 +139,9 @@ class _CTF(Deserializer):
         with open(self.filename, 'rb') as f:
             f.seek(begin)
             data = f.read(end - begin)
-        return self._parser.parse_chunk(data, index.first_lines[chunk_id])
+        chunk, lines = self._parser.parse_chunk(data, index.first_line(chunk_id))
+        index.set_line_count(chunk_id, lines)
+        return chunk
 
 
 def CTFDeserializer(filename, streams):

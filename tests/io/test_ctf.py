@@ -92,6 +92,21 @@ def test_errors_name_file_and_line(tmp_path, text, message):
         src.next_minibatch(10)
 
 
+def test_line_numbers_are_exact_whatever_order_chunks_are_read_in(tmp_path):
+    lines = ['|a %d %d\n' % (k, -k) for k in range(3000)]
+    lines[2500] = '|a 1 oops\n'
+    d = CTFDeserializer(write(tmp_path, ''.join(lines)), StreamDefs(a=StreamDef(field='a', shape=2)))
+    d['chunkSizeInBytes'] = 2000
+    assert d.num_chunks() > 10
+    late = next(k for k in range(d.num_chunks()) if d._get_index().offsets[k + 1] > len(''.join(lines[:2000])))
+    chunk = d.chunk(late, 0)                        # read before any chunk in front of it
+    np.testing.assert_array_equal(chunk.keys, chunk.streams['a'].rows[:, 0])   # line-number keys of id-less lines
+    src = MinibatchSource(d, randomize=True, max_sweeps=1)
+    with pytest.raises(ValueError, match=r"data.ctf:2501: cannot parse 'oops' as a number"):
+        while src.next_minibatch(100):
+            pass
+
+
 def test_unknown_input_warns_and_unknown_stream_raises(tmp_path):
     src = MinibatchSource(CTFDeserializer(write(tmp_path, '|a 1 |zz 3\n'), StreamDefs(
         a=StreamDef(field='a', shape=1))), randomize=False)
