@@ -18,11 +18,12 @@ from ._sequences import SequenceData
 
 class Block(object):
     """The (shuffled, decimated) sequences of one window."""
-    __slots__ = ('streams', 'sizes', 'num_chunks')
+    __slots__ = ('streams', 'sizes', 'ends', 'num_chunks')
 
     def __init__(self, streams, sizes, num_chunks):
         self.streams = streams      # name -> SequenceData
         self.sizes = sizes          # samples per sequence that count toward the minibatch size
+        self.ends = np.cumsum(sizes, dtype=np.int64)     # samples up to and including each sequence
         self.num_chunks = num_chunks
 
     def __len__(self):

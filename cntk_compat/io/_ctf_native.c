@@ -171,53 +171,52 @@ static int parse_uint64(const char **pp, const char *end, uint64_t *out)
 
 static int ends_token(const char *p, const char *end) { return p >= end || IS_BLANK(*p) || *p == '|'; }
 
-static void put_value(Parse *ps, Buffer *values, double v)
-{
-    if (ps->itemsize == 4) {
-        float f = (float)v;
-        memcpy(values->data + values->len, &f, sizeof(f));
-    } else {
-        memcpy(values->data + values->len, &v, sizeof(v));
-    }
-    values->len += (size_t)ps->itemsize;
-}
-
 /* values of one field, from p to the end of its region (the next '|' or the end of the line) */
 static int parse_field(Parse *ps, Stream *s, const char *p, const char *end, int64_t line)
 {
-    int64_t count = 0;
     /* room for every value: dim of them, or at most one 'index:value' pair per 4 bytes of text */
     size_t most = s->sparse ? (size_t)(end - p) / 4 + 1 : (size_t)s->dim;
     if (buffer_reserve(&s->values, most * (size_t)ps->itemsize) < 0
         || (s->sparse && buffer_reserve(&s->indices, most * sizeof(int64_t)) < 0))
         return FAIL_MEMORY;
+    /* locals, not the buffers' fields: writes through char pointers would make the compiler reload those */
+    char *values = s->values.data + s->values.len;
+    char *indices = s->sparse ? s->indices.data + s->indices.len : NULL;
+    const int single = ps->itemsize == 4, strtod_ok = ps->strtod_ok;
+    const uint64_t dim = (uint64_t)s->dim;
+    uint64_t count = 0;
     while (1) {
         while (p < end && IS_BLANK(*p))
             p++;
         if (p >= end)
             break;
-        double v;
-        if (s->sparse) {
+        if (indices) {
             uint64_t index;
-            if (parse_index(&p, end, &index) != OK || p >= end || *p != ':' || index >= (uint64_t)s->dim)
+            if (parse_index(&p, end, &index) != OK || p >= end || *p != ':' || index >= dim)
                 return FAIL_TEXT;
             p++;
-            if (parse_number(&p, end, ps->strtod_ok, &v) != OK || !ends_token(p, end))
-                return FAIL_TEXT;
             int64_t signed_index = (int64_t)index;
-            memcpy(s->indices.data + s->indices.len, &signed_index, sizeof(signed_index));
-            s->indices.len += sizeof(signed_index);
-        } else {
-            if (count == s->dim || parse_number(&p, end, ps->strtod_ok, &v) != OK || !ends_token(p, end))
-                return FAIL_TEXT;
+            memcpy(indices + count * sizeof(int64_t), &signed_index, sizeof(int64_t));
+        } else if (count == dim) {
+            return FAIL_TEXT;
         }
-        put_value(ps, &s->values, v);
+        double v;
+        if (parse_number(&p, end, strtod_ok, &v) != OK || !ends_token(p, end))
+            return FAIL_TEXT;
+        if (single) {
+            float f = (float)v;
+            memcpy(values + count * sizeof(float), &f, sizeof(float));
+        } else {
+            memcpy(values + count * sizeof(double), &v, sizeof(double));
+        }
         count++;
     }
-    if (s->sparse) {
-        s->nnz += count;
+    s->values.len += count * (size_t)ps->itemsize;
+    if (indices) {
+        s->indices.len += count * sizeof(int64_t);
+        s->nnz += (int64_t)count;
         PUSH(s->indptr, int64_t, s->nnz);
-    } else if (count != s->dim) {
+    } else if (count != dim) {
         return FAIL_TEXT;
     }
     PUSH(s->lines, int64_t, line);

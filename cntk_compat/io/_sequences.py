@@ -52,7 +52,8 @@ class SequenceData(object):
     def slice(self, lo, hi):
         """Sequences lo..hi-1 (a view of the rows)."""
         a, b = self.offsets[lo], self.offsets[hi]
-        return SequenceData(self.rows[a:b], self.offsets[lo:hi + 1] - a)
+        rows = _csr_row_view(self.rows, a, b) if self.is_sparse else self.rows[a:b]
+        return SequenceData(rows, self.offsets[lo:hi + 1] - a)
 
     def split_frames(self):
         """Every sample as a sequence of its own."""
@@ -70,3 +71,11 @@ class SequenceData(object):
         rows = sp.vstack(rows, format='csr') if sp.issparse(rows[0]) else np.concatenate(rows)
         lengths = np.concatenate([p.lengths for p in parts])
         return SequenceData.from_lengths(rows, lengths)
+
+
+def _csr_row_view(m, a, b):
+    """Rows a..b-1 of the CSR matrix ``m`` sharing its values and indices (scipy's slicing copies them)."""
+    m = m.tocsr()
+    lo, hi = m.indptr[a], m.indptr[b]
+    return sp.csr_matrix((m.data[lo:hi], m.indices[lo:hi], m.indptr[a:b + 1] - lo), shape=(b - a, m.shape[1]),
+                         copy=False)

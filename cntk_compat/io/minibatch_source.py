@@ -220,20 +220,22 @@ class MinibatchSource(object):
                     self._start += block.num_chunks
                 self._pos = 0
                 continue
-            cum = np.cumsum(block.sizes[self._pos:])
+            ends = block.ends[self._pos:]
+            before = int(block.ends[self._pos - 1]) if self._pos else 0
             room = min(target - count, self._max_samples - self._samples)
-            k = int(np.searchsorted(cum, room, side='right'))
+            k = int(np.searchsorted(ends, before + room, side='right'))
             if k == 0 and not segments:
                 k = 1
             if k == 0:
                 break
             segments.append((block, self._pos, self._pos + k))
-            count += int(cum[k - 1])
-            self._samples += int(cum[k - 1])
+            taken = int(ends[k - 1]) - before
+            count += taken
+            self._samples += taken
             self._pos += k
             if self._pos == len(block) and self._start + block.num_chunks >= self._order_length(self._sweep):
                 sweep_end = True
-            if k < len(cum):
+            if k < len(ends):
                 break
         if not segments:
             return None, False
