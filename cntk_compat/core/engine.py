@@ -22,19 +22,26 @@ def _needed_arguments(outputs):
     return list(Function._composite(outputs).arguments)
 
 
+def _split_seq_starts(data):
+    """CNTK's (data, sequence start flags) pair as it is; (data, None) for any other data."""
+    if isinstance(data, tuple) and len(data) == 2 and isinstance(data[1], list) and data[1] and \
+            all(isinstance(b, (bool, np.bool_)) for b in data[1]):
+        return data
+    return data, None
+
+
 def _normalize_arguments(needed, arguments):
-    """A {Variable: data} map from CNTK's argument forms (dict by Variable or name, or bare data)."""
+    """({Variable: data}, {Variable: sequence start flags}) from CNTK's argument forms (dict by Variable or
+    name, or bare data; the whole or each argument's data may come as a (data, seq_starts) pair)."""
     if arguments is None:
         arguments = {}
-    if isinstance(arguments, tuple) and len(arguments) == 2 and isinstance(arguments[1], list) and \
-            all(isinstance(b, bool) for b in arguments[1]):
-        arguments = arguments[0]
+    arguments, global_starts = _split_seq_starts(arguments)
     if not isinstance(arguments, dict):
         if len(needed) != 1:
             raise ValueError("the Function has %d arguments (%s); pass a dict mapping each to its data"
                              % (len(needed), ", ".join(a.name or a.uid for a in needed)))
-        return {needed[0]: arguments}
-    result = {}
+        arguments = {needed[0]: arguments}
+    result, starts = {}, {}
     by_name = {}
     for a in needed:
         by_name.setdefault(a.name, a)
@@ -48,8 +55,17 @@ def _normalize_arguments(needed, arguments):
             raise TypeError("argument keys must be Variables or names, got %r" % (k,))
         else:
             k = k.output if not hasattr(k, "_kind") else k
+        v, own_starts = _split_seq_starts(v)
+        if own_starts is not None and global_starts is not None:
+            raise ValueError("sequence start flags were given both for all arguments and for %s; give them once"
+                             % (k.name or k.uid))
         result[k] = v
-    return result
+        if (own_starts or global_starts) is not None:
+            if isinstance(v, Value):
+                raise ValueError("sequence start flags cannot be given with a Value for %s; build the Value with "
+                                 "Value.create(variable, data, seq_starts) instead" % (k.name or k.uid))
+            starts[k] = own_starts or global_starts
+    return result, starts
 
 
 def prepare_inputs(outputs, arguments, device=None):
@@ -59,26 +75,30 @@ def prepare_inputs(outputs, arguments, device=None):
     if unbound:
         raise ValueError("the Function still has unbound placeholders (%s); apply it to input variables first, "
                          "e.g. model(x)" % ", ".join(repr(a.name or a.uid) for a in unbound))
-    args = _normalize_arguments(needed, arguments)
+    args, seq_starts = _normalize_arguments(needed, arguments)
     dev = _device.resolve(device)
     missing = [a for a in needed if a not in args]
     if missing:
         raise ValueError("missing data for %s" % ", ".join(
             ("argument '%s' (%s)" % (a.name, a.uid)) if a.name else a.uid for a in missing))
     order = needed + [a for a in args if a not in needed and (a.is_input or a.is_placeholder)]
-    values = [to_value(a, args[a], dev) for a in order]
-    lengths_by_axis, masks = {}, []
+    values = [Value.create(a, args[a], seq_starts[a], dev) if a in seq_starts else to_value(a, args[a], dev)
+              for a in order]
+    lengths_by_axis, masks, slots = {}, [], []
     info = None
     for a, v in zip(order, values):
         axis = a._sequence_axis
         if axis is not None and axis.name not in lengths_by_axis:
             lengths_by_axis[axis.name] = v.lengths
             masks.append(v.mask_tensor())
+            slots.append(v.slots)
         if info is None and a._has_batch:
             n_seq = v.tensor.shape[0]
             n_samples = int(sum(v.lengths)) if v.lengths is not None else n_seq
             info = BatchInfo(n_samples, n_seq, v.lengths)
-    return order, [v.tensor for v in values] + masks, info or BatchInfo(0, 0, None), lengths_by_axis
+    # sequence slots (truncated BPTT) follow the masks only when some batch has them
+    tail = masks + slots if any(s is not None for s in slots) else masks
+    return order, [v.tensor for v in values] + tail, info or BatchInfo(0, 0, None), lengths_by_axis
 
 
 def evaluate_tensors(outputs, arguments, requires_grad=False, training=False, device=None):

@@ -10,6 +10,7 @@ import weakref
 import torch
 import torch.fx
 
+from .carried_state import CARRYING_OP, carried_state_of
 from .function import BLOCK, COMBINE
 from .recurrence import STEPWISE_OPS, Loop, find_loops, lower_loop
 from .variables import FreeDimension, InferredDimension
@@ -28,8 +29,11 @@ def _safe(name):
 
 
 class LoweredFunction(torch.nn.Module):
-    """forward(*argument_tensors, *masks) -> tuple of output tensors, then the masks of the sequence axes
-    named by made_mask_axes (axes that ops such as sequence.where created and that an output lies on)."""
+    """forward(*argument_tensors, *masks, *slots) -> tuple of output tensors, then the masks of the sequence
+    axes named by made_mask_axes (axes that ops such as sequence.where created and that an output lies on).
+
+    slots (optional, one per mask): the SequenceSlots of that sequence axis, for batches whose sequences
+    may continue those of the previous call (truncated BPTT; see carried_state)."""
 
     def __init__(self, graph_module, arguments, mask_axes, outputs, made_mask_axes=()):
         super(LoweredFunction, self).__init__()
@@ -51,6 +55,7 @@ class _Builder(object):
         self.training = training
         self.env = {}
         self.masks = {}
+        self.slots = {}
         self.mask_axes = []
         self.loop_of = {}
         self.acyclic = set()
@@ -61,6 +66,8 @@ class _Builder(object):
             if axis is not None and axis.name not in self.masks:
                 self.masks[axis.name] = self.graph.placeholder("mask_%s" % _safe(axis.name))
                 self.mask_axes.append(axis.name)
+        for name in self.mask_axes:
+            self.slots[name] = self.graph.placeholder("slots_%s" % _safe(name), default_value=None)
 
     def mask(self, axis, node):
         if axis.name not in self.masks:
@@ -137,6 +144,12 @@ class _Builder(object):
             self.acyclic.update(i for i in visited if i not in self.loop_of)
         return self.loop_of.get(id(node))
 
+    def carried_state(self, node):
+        """An fx node fetching the CarriedState owned by the past_value ``node``."""
+        attr = "carried_%s" % node.uid
+        setattr(self.root, attr, carried_state_of(node))
+        return self.graph.get_attr(attr)
+
     def _node_inputs(self, node):
         if node._block_root is not None:
             return [outer for _, outer in node._block_arguments]
@@ -185,6 +198,10 @@ class _Builder(object):
         if op.uses_masks:
             kwargs["masks"] = tuple(None if i._sequence_axis is None else self.mask(i._sequence_axis, node)
                                     for i in node._inputs)
+        carried_axis = node._inputs[0]._sequence_axis if op.name == CARRYING_OP else None
+        if carried_axis is not None and carried_axis.name in self.slots:
+            kwargs["carried"] = self.carried_state(node)
+            kwargs["slots"] = self.slots[carried_axis.name]
         result = self.graph.call_function(op.compute, tuple(args), kwargs)
         if op.makes_mask:
             axis = node._outputs[0]._sequence_axis

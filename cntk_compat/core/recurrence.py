@@ -11,6 +11,7 @@ import operator
 import torch
 import torch.fx
 
+from .carried_state import carried_state_of
 from .dtypes import to_torch_dtype
 from .registry import get_op
 
@@ -112,46 +113,66 @@ def initial_state_steps(init, init_dynamic, batch, steps, shape, dtype):
 
 
 class RecurrentLoop(torch.nn.Module):
-    """forward(mask, *external_tensors) -> one (B, T, ...) tensor per loop variable.
+    """forward(mask, slots, *external_tensors) -> one (B, T, ...) tensor per loop variable.
 
     step: the fx module for one step, called as step(*step_inputs, *delayed_values, step_mask);
     on_axis[k]: whether external input k lies on the loop's sequence axis (then it is sliced per step);
     delays: per delay node (index of the loop variable it delays, time_step, index of its initial state
-    among the external inputs, whether that state has a batch axis, static shape, torch dtype).
+    among the external inputs, whether that state has a batch axis, static shape, torch dtype);
+    carried: per delay node its CarriedState (past_value loops), used when slots (SequenceSlots) is given.
     """
 
-    def __init__(self, step, on_axis, delays, backward):
+    def __init__(self, step, on_axis, delays, backward, carried):
         super(RecurrentLoop, self).__init__()
         self.step = step
         self.on_axis = list(on_axis)
         self.delays = list(delays)
         self.backward = backward
+        self.carried = list(carried)
 
-    def forward(self, mask, *externals):
+    def forward(self, mask, slots, *externals):
         batch, steps = mask.shape[0], mask.shape[1]
         if steps == 0:
             raise ValueError("a recurrent loop cannot run over empty sequences")
+        if self.backward:
+            slots = None  # a future_value cannot read the next batch: a piece's end takes the initial state
         history = [None] * steps
-        inits = [initial_state_steps(externals[init_index], init_dynamic, batch, 1, shape, dtype)
-                 for _, _, init_index, init_dynamic, shape, dtype in self.delays]
+        heads = [self._head(externals, batch, d, k, slots) for k, d in enumerate(self.delays)]
         order = range(steps - 1, -1, -1) if self.backward else range(steps)
         for t in order:
             step_inputs = [e[:, t:t + 1] if on else e for e, on in zip(externals, self.on_axis)]
-            delayed = [self._delayed(history, mask, t, steps, d, init) for d, init in zip(self.delays, inits)]
+            delayed = [self._delayed(history, mask, t, steps, d, head) for d, head in zip(self.delays, heads)]
             history[t] = self.step(*step_inputs, *delayed, mask[:, t:t + 1])
         n_vars = len(history[0])
-        return tuple(torch.cat([history[t][k] for t in range(steps)], 1) for k in range(n_vars))
+        results = tuple(torch.cat([history[t][k] for t in range(steps)], 1) for k in range(n_vars))
+        if slots is not None:
+            for delay, carried, head in zip(self.delays, self.carried, heads):
+                carried.keep(torch.cat([head, results[delay[0]]], 1), mask, delay[1], slots)
+        return results
 
-    def _delayed(self, history, mask, t, steps, delay, init):
+    def _head(self, externals, batch, delay, k, slots):
+        """What a delay reads before its sequence's first step: the initial state as one step (B, 1, ...), or
+        with slots its time_step values (B, time_step, ...), carried over for continuing sequences."""
+        _, time_step, init_index, init_dynamic, shape, dtype = delay
+        if slots is None:
+            return initial_state_steps(externals[init_index], init_dynamic, batch, 1, shape, dtype)
+        initial = initial_state_steps(externals[init_index], init_dynamic, batch, time_step, shape, dtype)
+        return self.carried[k].head(initial, slots)
+
+    def _delayed(self, history, mask, t, steps, delay, head):
         var_index, time_step, shape = delay[0], delay[1], delay[4]
         if self.backward:
             src = t + time_step
             if src >= steps:
-                return init
+                return head
             valid = mask[:, src].reshape((mask.shape[0], 1) + (1,) * len(shape))
-            return torch.where(valid, history[src][var_index], init)
+            return torch.where(valid, history[src][var_index], head)
         src = t - time_step
-        return init if src < 0 else history[src][var_index]
+        if src >= 0:
+            return history[src][var_index]
+        if head.shape[1] == 1:
+            return head
+        return head[:, head.shape[1] + src:head.shape[1] + src + 1]
 
 
 def _sequence_initial_states(loop):
@@ -194,10 +215,12 @@ def lower_loop(builder, loop, make_builder):
     step.graph.output(tuple(results))
     step_module = torch.fx.GraphModule(step.root, step.graph, class_name="RecurrentStep")
     on_axis = [e._sequence_axis is not None and e.uid not in sequence_inits for e in loop.external_inputs]
-    module = RecurrentLoop(step_module, on_axis, delays, loop.backward)
+    carried = [] if loop.backward else [carried_state_of(d) for d in loop.delays]
+    module = RecurrentLoop(step_module, on_axis, delays, loop.backward, carried)
     name = "loop%d" % len([m for m in builder.root.children() if isinstance(m, RecurrentLoop)])
     builder.root.add_module(name, module)
     mask = builder.mask(loop.axis, loop.delays[0])
-    node = builder.graph.call_module(name, (mask,) + tuple(outer_values))
+    slots = builder.slots.get(loop.axis.name)
+    node = builder.graph.call_module(name, (mask, slots) + tuple(outer_values))
     for k, v in enumerate(loop.variables):
         builder.env[v.uid] = builder.graph.call_function(operator.getitem, (node, k))

@@ -99,13 +99,27 @@ class Value(object):
     """A batch of samples or sequences for one Variable."""
 
     def __init__(self, batch=None, seq_starts=None, device=None, _tensor=None, _lengths=None,
-                 _is_sparse=False):
+                 _is_sparse=False, _slots=None):
         if _tensor is None:
             v = Value._from_list_or_array(batch, None, device)
             _tensor, _lengths, _is_sparse = v.tensor, v.lengths, v._is_sparse
         self.tensor = _tensor
         self.lengths = _lengths
         self._is_sparse = _is_sparse
+        # SequenceSlots: the parallel slot of each sequence and whether it starts here (truncated BPTT)
+        self.slots = _slots
+        if seq_starts:
+            self._set_seq_starts(seq_starts)
+
+    def _set_seq_starts(self, seq_starts):
+        """Sequence i continues sequence i of the previous forward call where seq_starts[i] is False."""
+        from .carried_state import SequenceSlots
+        if self.lengths is None:
+            raise ValueError("seq_starts were given, but the data has no sequence axis")
+        if len(seq_starts) != len(self.lengths):
+            raise ValueError("seq_starts: %d sequences, but %d sequence begin markers"
+                             % (len(self.lengths), len(seq_starts)))
+        self.slots = SequenceSlots(np.arange(len(self.lengths)), [bool(s) for s in seq_starts])
 
     @staticmethod
     def _from_list_or_array(batch, dtype, device):
@@ -149,7 +163,14 @@ class Value(object):
     @staticmethod
     def create(var, data, seq_starts=None, device=None, read_only=False):
         from .feeding import to_value
-        return to_value(var, data, _device.resolve(device))
+        if seq_starts and var._sequence_axis is None:
+            raise ValueError("seq_starts were given, but the input %s has no sequence axis" % (var.name or var.uid))
+        if seq_starts and isinstance(data, np.ndarray):
+            data = list(np.atleast_1d(data))  # an array is one sequence per row
+        value = to_value(var, data, _device.resolve(device))
+        if seq_starts:
+            value._set_seq_starts(seq_starts)
+        return value
 
     @staticmethod
     def one_hot(batch, num_classes, dtype=None, device=None):
@@ -214,7 +235,8 @@ class Value(object):
             return np.ones(self.shape[:1], dtype=np.float32)
         t_max = self.shape[1]
         m = (np.arange(t_max)[None, :] < np.asarray(self.lengths)[:, None]).astype(np.float32)
-        m[:, 0] *= 2
+        starts = slice(None) if self.slots is None else self.slots.starts
+        m[starts, 0] *= 2
         return m
 
     def masked_count(self):
@@ -244,7 +266,7 @@ class Value(object):
 
     def to(self, device, dtype=None):
         t = self.tensor.to(device=device, dtype=to_torch_dtype(dtype) if dtype is not None else None)
-        return Value(_tensor=t, _lengths=self.lengths, _is_sparse=self._is_sparse)
+        return Value(_tensor=t, _lengths=self.lengths, _is_sparse=self._is_sparse, _slots=self.slots)
 
 
 def warn_dtype_conversion(var, got):

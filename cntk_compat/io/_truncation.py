@@ -4,7 +4,9 @@ As in CNTK, a minibatch of N samples has max(1, N // truncation_length) parallel
 keeps reading its current sequence where the previous minibatch stopped and contributes up to
 ``truncation_length`` samples; when its sequence ends, the slot continues with the next sequence of
 the reader within the same minibatch.  Every piece is a sequence of the minibatch; ``starts`` tells
-which pieces begin their sequence (their mask starts with 2) and which continue one (mask 1).
+which pieces begin their sequence (their mask starts with 2) and which continue one (mask 1), and
+``slots`` which slot each piece comes from: a continuing piece continues the last piece of its slot in the
+previous minibatch (CNTK's parallel sequence), which is how the delayed values are carried over.
 
 Checkpoints are exact: the state holds the reader position before the oldest sequence still in a
 slot, and for every slot which sequence (counted from there) it holds and how far it got.
@@ -58,10 +60,10 @@ class TruncatedReader(object):
 
     def next(self, minibatch_size):
         """(stream name -> SequenceData of the pieces, whether the last piece of a sweep is among them,
-        which pieces start a sequence)."""
+        which pieces start a sequence, the slot of each piece)."""
         num_slots = max(1, minibatch_size // self._length)
         self._slots.extend([None] * (num_slots - len(self._slots)))
-        pieces, starts, sweep_end = [], [], False
+        pieces, starts, slots, sweep_end = [], [], [], False
         for i in range(num_slots):
             filled = 0
             while filled < self._length:
@@ -73,15 +75,16 @@ class TruncatedReader(object):
                 take = min(self._length - filled, slot.length - slot.offset)
                 pieces.append((slot, slot.offset, slot.offset + take))
                 starts.append(slot.offset == 0)
+                slots.append(i)
                 slot.offset += take
                 filled += take
                 sweep_end |= slot.ends_sweep and not slot.live
         if not pieces:
-            return None, False, None
+            return None, False, None, None
         names = pieces[0][0].streams.keys()
         streams = {name: SequenceData.from_sequences([s.streams[name].rows[lo:hi] for s, lo, hi in pieces])
                    for name in names}
-        return streams, sweep_end, np.array(starts, bool)
+        return streams, sweep_end, np.array(starts, bool), np.array(slots, np.int64)
 
     # ------------------------------------------------------------------ checkpoints
     def get_state(self):

@@ -7,11 +7,12 @@ from ..tensor import ArrayMixin
 
 class ReaderBatch(object):
     """Numpy payload of a minibatch stream: the sequences plus how to present them."""
-    __slots__ = ('sequences', 'sample_shape', 'dtype', 'is_sparse', 'is_sequence', 'starts')
+    __slots__ = ('sequences', 'sample_shape', 'dtype', 'is_sparse', 'is_sequence', 'starts', 'slots')
 
-    def __init__(self, sequences, sample_shape, dtype, is_sparse, is_sequence=True, starts=None):
+    def __init__(self, sequences, sample_shape, dtype, is_sparse, is_sequence=True, starts=None, slots=None):
         self.sequences = sequences          # SequenceData
         self.starts = starts                # per sequence, whether it begins here (None: all do)
+        self.slots = slots                  # per sequence, its parallel slot (truncation; None: no slots)
         self.sample_shape = tuple(sample_shape)
         self.dtype = np.dtype(dtype)
         self.is_sparse = is_sparse
@@ -61,13 +62,17 @@ class ReaderBatch(object):
         return m
 
     def to_value(self):
+        from ..core.carried_state import SequenceSlots
         from ..core.value import Value
         if self.is_sequence:
             batch = self.sequences.sequences()
         else:
             batch = self.sequences.rows
-        return Value.from_batch(batch, is_sequence=self.is_sequence, is_sparse=self.is_sparse,
-                                dtype=self.dtype, shape=self.sample_shape)
+        value = Value.from_batch(batch, is_sequence=self.is_sequence, is_sparse=self.is_sparse,
+                                 dtype=self.dtype, shape=self.sample_shape)
+        if self.slots is not None and self.is_sequence:
+            value.slots = SequenceSlots(self.slots, self.starts)
+        return value
 
 
 class MinibatchData(ArrayMixin):

@@ -264,9 +264,9 @@ class MinibatchSource(object):
             raise ValueError('partition_index %d is outside [0, %d)' % (part, parts))
         self._adopt_partitioning(parts, part)
         target = _partition_share(int(minibatch_size_in_samples), parts, part)
-        starts = None
+        starts = slots = None
         if self._truncation is not None:
-            streams, sweep_end, starts = self._truncation.next(target)
+            streams, sweep_end, starts, slots = self._truncation.next(target)
         else:
             streams, sweep_end = self.read_sequences(target)
         if streams is None:
@@ -274,7 +274,7 @@ class MinibatchSource(object):
         result = {}
         for si in self._infos:
             data = streams[si.m_name]
-            batch = ReaderBatch(data, si.sample_shape, si.m_element_type, si.is_sparse, starts=starts)
+            batch = ReaderBatch(data, si.sample_shape, si.m_element_type, si.is_sparse, starts=starts, slots=slots)
             result[si] = MinibatchData(batch, len(data), data.rows.shape[0], sweep_end)
         if input_map:
             return {key: result[self.stream_info(s) if isinstance(s, str) else s] for key, s in input_map.items()}

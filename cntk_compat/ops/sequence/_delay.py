@@ -29,10 +29,16 @@ def _initial_block(x, init, init_dyn, steps, init_mask, from_end):
     return initial_state_steps(init, init_dyn, b_size, steps, shape, x.dtype)
 
 
-def _past_value(x, init, time_step, init_dyn, masks):
-    steps = min(time_step, x.shape[1])
-    head = _initial_block(x, init, init_dyn, steps, masks[1], True)
-    return torch.cat([head, x[:, :x.shape[1] - steps]], 1)
+def _past_value(x, init, time_step, init_dyn, masks, carried=None, slots=None):
+    """carried: the node's CarriedState; slots: the batch's SequenceSlots, or None when nothing is carried."""
+    if slots is None:
+        steps = min(time_step, x.shape[1])
+        head = _initial_block(x, init, init_dyn, steps, masks[1], True)
+        return torch.cat([head, x[:, :x.shape[1] - steps]], 1)
+    head = carried.head(_initial_block(x, init, init_dyn, time_step, masks[1], True), slots)
+    full = torch.cat([head, x], 1)
+    carried.keep(full, masks[0], time_step, slots)
+    return full[:, :x.shape[1]]
 
 
 def _future_value(x, init, time_step, init_dyn, masks):
