@@ -64,6 +64,8 @@ class BlockPlanner(object):
         chunks, samples = [], 0
         pos = start
         while pos < len(order):
+            if pos + 1 < len(order):
+                self.primary.read_ahead(int(order[pos + 1]))
             chunk = self._composed_chunk(int(order[pos]), seed)
             chunks.append(chunk)
             pos += 1

@@ -5,9 +5,10 @@
  *     (num_lines, lines, has_id, ids, streams, unknown)
  * num_lines: how many lines the block has; lines: int64 numbers (0-based in the block) of the lines that hold at least one field; has_id: uint8 and
  * ids: uint64 per such line; streams: per stream (values, sample_lines) for dense ones, (values, indices,
- * indptr, sample_lines) for sparse ones (values in float32 or float64 by itemsize, the others int64);
+ * indptr, sample_lines) for sparse ones (values in float32 or float64 by itemsize, indices and indptr int32,
+ * scipy's own index type, so sparse dimensions must be below 2**31; sample_lines int64);
  * unknown: [(name, line)] for field names that are not configured streams, the first line of each.
- * All arrays come back as bytearrays for numpy.frombuffer.
+ * All arrays come back as objects with the buffer protocol, for numpy.frombuffer.
  *
  * It returns None for anything it does not accept as plainly valid (malformed lines, numbers in a form
  * other than [sign]digits[.digits][e[sign]digits], sparse indices that are not plain integers below the
@@ -55,7 +56,7 @@ typedef struct {
     int64_t dim;
     int sparse;
     Buffer values, indices, indptr, lines;
-    int64_t nnz;
+    int32_t nnz;
 } Stream;
 
 #define MAX_UNKNOWN 64
@@ -177,7 +178,7 @@ static int parse_field(Parse *ps, Stream *s, const char *p, const char *end, int
     /* room for every value: dim of them, or at most one 'index:value' pair per 4 bytes of text */
     size_t most = s->sparse ? (size_t)(end - p) / 4 + 1 : (size_t)s->dim;
     if (buffer_reserve(&s->values, most * (size_t)ps->itemsize) < 0
-        || (s->sparse && buffer_reserve(&s->indices, most * sizeof(int64_t)) < 0))
+        || (s->sparse && buffer_reserve(&s->indices, most * sizeof(int32_t)) < 0))
         return FAIL_MEMORY;
     /* locals, not the buffers' fields: writes through char pointers would make the compiler reload those */
     char *values = s->values.data + s->values.len;
@@ -195,8 +196,8 @@ static int parse_field(Parse *ps, Stream *s, const char *p, const char *end, int
             if (parse_index(&p, end, &index) != OK || p >= end || *p != ':' || index >= dim)
                 return FAIL_TEXT;
             p++;
-            int64_t signed_index = (int64_t)index;
-            memcpy(indices + count * sizeof(int64_t), &signed_index, sizeof(int64_t));
+            int32_t narrow_index = (int32_t)index;
+            memcpy(indices + count * sizeof(int32_t), &narrow_index, sizeof(int32_t));
         } else if (count == dim) {
             return FAIL_TEXT;
         }
@@ -213,9 +214,11 @@ static int parse_field(Parse *ps, Stream *s, const char *p, const char *end, int
     }
     s->values.len += count * (size_t)ps->itemsize;
     if (indices) {
-        s->indices.len += count * sizeof(int64_t);
-        s->nnz += (int64_t)count;
-        PUSH(s->indptr, int64_t, s->nnz);
+        if (count > (uint64_t)(INT32_MAX - s->nnz))
+            return FAIL_TEXT;                       /* more values than int32 offsets reach: the numpy parser */
+        s->indices.len += count * sizeof(int32_t);
+        s->nnz += (int32_t)count;
+        PUSH(s->indptr, int32_t, s->nnz);
     } else if (count != dim) {
         return FAIL_TEXT;
     }
@@ -305,20 +308,61 @@ static int parse_text(Parse *ps, const char *p, const char *end)
     return OK;
 }
 
-static PyObject *as_bytearray(const Buffer *b)
+/* The arrays go back without a copy: an Array object takes over a Buffer's memory and lends it through the
+ * buffer protocol (numpy.frombuffer keeps the object alive while any view of it exists). */
+typedef struct {
+    PyObject_HEAD
+    char *data;
+    Py_ssize_t len;
+} Array;
+
+static char empty_array[8];
+
+static int array_getbuffer(PyObject *self, Py_buffer *view, int flags)
 {
-    return PyByteArray_FromStringAndSize(b->data ? b->data : "", (Py_ssize_t)b->len);
+    Array *a = (Array *)self;
+    return PyBuffer_FillInfo(view, self, a->data ? a->data : empty_array, a->len, 0, flags);
 }
 
-static PyObject *stream_result(const Stream *s)
+static void array_dealloc(PyObject *self)
+{
+    free(((Array *)self)->data);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static PyBufferProcs array_as_buffer = {.bf_getbuffer = array_getbuffer};
+
+static PyTypeObject ArrayType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cntk_compat.io._ctf_native.Array",
+    .tp_basicsize = sizeof(Array),
+    .tp_dealloc = array_dealloc,
+    .tp_as_buffer = &array_as_buffer,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Bytes parsed by parse_block, for numpy.frombuffer.",
+};
+
+/* an Array owning b's memory (b is left empty) */
+static PyObject *take_array(Buffer *b)
+{
+    Array *a = PyObject_New(Array, &ArrayType);
+    if (!a)
+        return NULL;
+    a->data = b->data;
+    a->len = (Py_ssize_t)b->len;
+    b->data = NULL;
+    b->len = b->cap = 0;
+    return (PyObject *)a;
+}
+
+static PyObject *stream_result(Stream *s)
 {
     if (s->sparse)
-        return Py_BuildValue("(NNNN)", as_bytearray(&s->values), as_bytearray(&s->indices),
-                             as_bytearray(&s->indptr), as_bytearray(&s->lines));
-    return Py_BuildValue("(NN)", as_bytearray(&s->values), as_bytearray(&s->lines));
+        return Py_BuildValue("(NNNN)", take_array(&s->values), take_array(&s->indices), take_array(&s->indptr),
+                             take_array(&s->lines));
+    return Py_BuildValue("(NN)", take_array(&s->values), take_array(&s->lines));
 }
 
-static PyObject *build_result(const Parse *ps)
+static PyObject *build_result(Parse *ps)
 {
     PyObject *streams = PyList_New(ps->n_streams), *unknown = PyList_New(ps->n_unknown);
     if (!streams || !unknown)
@@ -336,7 +380,7 @@ static PyObject *build_result(const Parse *ps)
             goto error;
         PyList_SET_ITEM(unknown, k, item);
     }
-    return Py_BuildValue("(LNNNNN)", (long long)ps->num_lines, as_bytearray(&ps->lines), as_bytearray(&ps->has_id), as_bytearray(&ps->ids),
+    return Py_BuildValue("(LNNNNN)", (long long)ps->num_lines, take_array(&ps->lines), take_array(&ps->has_id), take_array(&ps->ids),
                          streams, unknown);
 error:
     Py_XDECREF(streams);
@@ -381,9 +425,13 @@ static int read_streams(Parse *ps, PyObject *aliases, PyObject *dims, PyObject *
         s->sparse = PyObject_IsTrue(PyTuple_GET_ITEM(sparse, k));
         if ((s->dim < 0 && PyErr_Occurred()) || s->sparse < 0)
             return -1;
-        if (s->sparse && buffer_reserve(&s->indptr, sizeof(int64_t)) == 0) {
-            memset(s->indptr.data, 0, sizeof(int64_t));
-            s->indptr.len = sizeof(int64_t);
+        if (s->sparse && s->dim > INT32_MAX) {
+            PyErr_Format(PyExc_ValueError, "sparse dimension %lld does not fit int32 indices", (long long)s->dim);
+            return -1;
+        }
+        if (s->sparse && buffer_reserve(&s->indptr, sizeof(int32_t)) == 0) {
+            memset(s->indptr.data, 0, sizeof(int32_t));
+            s->indptr.len = sizeof(int32_t);
         }
     }
     return 0;
@@ -432,4 +480,9 @@ static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, .m_name = "_ctf_native", .m_doc = "The compiled CTF tokenizer.", .m_size = -1,
     .m_methods = methods};
 
-PyMODINIT_FUNC PyInit__ctf_native(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__ctf_native(void)
+{
+    if (PyType_Ready(&ArrayType) < 0)
+        return NULL;
+    return PyModule_Create(&module);
+}

@@ -26,7 +26,7 @@ except ImportError:          # built without a C compiler
 
 _NL, _PIPE, _HASH, _COLON = 10, 124, 35, 58
 BLOCK_BYTES = 1 << 18          # numpy parser: small blocks keep its temporaries cheap
-NATIVE_BLOCK_BYTES = 1 << 21   # compiled tokenizer: blocks parsed in parallel, each large enough to amortize a call
+NATIVE_BLOCK_BYTES = 1 << 21   # compiled tokenizer: the smallest block worth a task of its own
 
 
 class CTFFormatError(ValueError):
@@ -46,14 +46,20 @@ def _regions_mask(n, starts, ends):
 
 
 _POOL = []
+_WORKERS = len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else (os.cpu_count() or 1)
 
 
 def _block_pool():
     """Threads shared by all parsers for the blocks of a chunk (the tokenizer releases the GIL)."""
     if not _POOL:
-        _POOL.append(concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1,
-                                                           thread_name_prefix='cntk-ctf'))
+        _POOL.append(concurrent.futures.ThreadPoolExecutor(max_workers=_WORKERS, thread_name_prefix='cntk-ctf'))
     return _POOL[0]
+
+
+def _native_block_bytes(size, threads):
+    """Block size for a chunk of ``size`` bytes parsed by ``threads`` threads: one block per thread, since
+    every extra block costs a copy when the blocks are joined."""
+    return max(NATIVE_BLOCK_BYTES, -(-size // max(1, threads)))
 
 
 def _line_blocks(data, size):
@@ -93,7 +99,8 @@ class CTFParser(object):
         self._warned = set()
         self.max_errors = 0
         self._skipped_lines = set()
-        native = _ctf_native is not None and self.dtype in (np.float32, np.float64)
+        native = _ctf_native is not None and self.dtype in (np.float32, np.float64) and \
+            all(s[2] < 2 ** 31 for s in streams if s[3])      # its sparse indices are int32
         self._native_args = (tuple(s[1].encode('utf-8') for s in streams), tuple(int(s[2]) for s in streams),
                              tuple(bool(s[3]) for s in streams), self.dtype.itemsize) if native else None
 
@@ -102,15 +109,24 @@ class CTFParser(object):
 
     def parse_chunk(self, data, first_line):
         """Parse ``data`` (whole lines; line numbers start at ``first_line``, 0-based): (Chunk, number of lines)."""
+        return self.finish(self.start(data), first_line)
+
+    def start(self, data, share=1.0):
+        """Begin parsing ``data`` (whole lines) on ``share`` of the block threads (less when another chunk is
+        parsed at the same time); ``finish`` completes it."""
         if self._native_args is None:
-            bounds, parsed = [(0, len(data))], [None]
-        else:
-            bounds = list(_line_blocks(data, NATIVE_BLOCK_BYTES))
-            view = memoryview(data)
-            parsed = list(_block_pool().map(lambda ab: _ctf_native.parse_block(view[ab[0]:ab[1]], *self._native_args),
-                                            bounds))
+            return data, [(0, len(data))], [None]
+        bounds = list(_line_blocks(data, _native_block_bytes(len(data), int(_WORKERS * share))))
+        view, args = memoryview(data), self._native_args
+        return data, bounds, [_block_pool().submit(_ctf_native.parse_block, view[a:b], *args) for a, b in bounds]
+
+    def finish(self, started, first_line):
+        """(Chunk, number of lines) of text that ``start`` began to parse; its lines are numbered from
+        ``first_line`` (0-based)."""
+        data, bounds, pending = started
         blocks, line = [], first_line
-        for (a, b), result in zip(bounds, parsed):
+        for (a, b), future in zip(bounds, pending):
+            result = None if future is None else future.result()
             if result is None:
                 blocks.extend(self._parse_general(data[a:b], line))
                 line += data.count(b'\n', a, b)
@@ -132,7 +148,7 @@ class CTFParser(object):
             sample_lines = np.frombuffer(arrays[-1], np.int64) + line0
             values = np.frombuffer(arrays[0], self.dtype)
             if is_sparse:
-                rows = sp.csr_matrix((values, np.frombuffer(arrays[1], np.int64), np.frombuffer(arrays[2], np.int64)),
+                rows = sp.csr_matrix((values, np.frombuffer(arrays[1], np.int32), np.frombuffer(arrays[2], np.int32)),
                                      shape=(len(sample_lines), dim))
             else:
                 rows = values.reshape(len(sample_lines), dim)
@@ -302,28 +318,51 @@ class CTFParser(object):
 
     # ---------------------------------------------------------------- sequences over blocks
     def _assemble(self, blocks):
-        lines = np.concatenate([bl.lines for bl in blocks])
-        has_id = np.concatenate([bl.has_id for bl in blocks])
-        ids = np.concatenate([bl.ids for bl in blocks])
-        new_seq = np.ones(len(lines), bool)
-        new_seq[1:] = ~has_id[1:] | ~has_id[:-1] | (ids[1:] != ids[:-1])
-        seq_of_line = np.cumsum(new_seq) - 1
-        first = np.flatnonzero(new_seq)
-        keys = np.where(has_id, ids, lines.astype(np.uint64))[first]
+        lines = _concat([bl.lines for bl in blocks])
+        has_id = _concat([bl.has_id for bl in blocks])
+        ids = _concat([bl.ids for bl in blocks])
+        if has_id.any():
+            new_seq = np.ones(len(lines), bool)
+            new_seq[1:] = ~has_id[1:] | ~has_id[:-1] | (ids[1:] != ids[:-1])
+            seq_of_line = np.cumsum(new_seq) - 1
+            first = np.flatnonzero(new_seq)
+            keys = np.where(has_id, ids, lines.astype(np.uint64))[first]
+        else:                           # every line is a sequence of its own, keyed by its number
+            seq_of_line = first = np.arange(len(lines))
+            keys = lines.astype(np.uint64)
         streams = {}
         for s, (name, alias, dim, is_sparse) in enumerate(self.streams):
             parts = [bl.samples[s] for bl in blocks]
-            sample_lines = np.concatenate([p[1] for p in parts])
-            rows = sp.vstack([p[0] for p in parts], format='csr') if is_sparse else \
-                np.concatenate([p[0] for p in parts])
+            sample_lines = _concat([p[1] for p in parts])
+            rows = _stack_csr([p[0] for p in parts], dim) if is_sparse else _concat([p[0] for p in parts])
             if len(sample_lines) == len(lines) and np.array_equal(sample_lines, lines):
-                seq = seq_of_line       # one sample on every line: the common case, without a search
+                # one sample on every line (the common case): no search, and without ids no count either
+                lengths = np.ones(len(lines), np.int64) if seq_of_line is first else \
+                    np.bincount(seq_of_line, minlength=len(first))
             else:
-                seq = seq_of_line[np.searchsorted(lines, sample_lines)]
-            lengths = np.bincount(seq, minlength=len(first))
+                lengths = np.bincount(seq_of_line[np.searchsorted(lines, sample_lines)], minlength=len(first))
             empty = np.flatnonzero(lengths == 0)
             if len(empty):
                 raise self._error(int(lines[first[empty[0]]]), "sequence %s has no sample for input '%s'"
                                   % (keys[empty[0]], alias))
             streams[name] = SequenceData.from_lengths(rows, lengths)
         return Chunk(keys, streams)
+
+
+def _concat(parts):
+    """np.concatenate, without a copy for a single part."""
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def _stack_csr(parts, dim):
+    """The CSR matrices ``parts`` stacked by rows (what scipy.sparse.vstack does, without its checks: the
+    parts come from the parsers, well formed and with one index type)."""
+    if len(parts) == 1:
+        return parts[0]
+    nnz = np.cumsum([0] + [p.nnz for p in parts])
+    index_type = np.int32 if nnz[-1] < 2 ** 31 else np.int64
+    indptr = np.concatenate([parts[0].indptr[:1].astype(index_type)] +
+                            [p.indptr[1:].astype(index_type) + index_type(offset) for p, offset in zip(parts, nnz)])
+    return sp.csr_matrix((np.concatenate([p.data for p in parts]),
+                          np.concatenate([p.indices for p in parts]).astype(index_type, copy=False), indptr),
+                         shape=(len(indptr) - 1, dim), copy=False)

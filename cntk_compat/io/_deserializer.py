@@ -59,6 +59,10 @@ class Deserializer(object):
     def chunk(self, chunk_id, seed):
         raise NotImplementedError
 
+    def read_ahead(self, chunk_id):
+        """A hint: the chunk the reader will ask for after the next ``chunk`` call. Deserializers that parse
+        on threads start on it early; the others ignore it."""
+
     def _cached_chunk(self, chunk_id, seed):
         with self._lock:
             key = (chunk_id, seed)

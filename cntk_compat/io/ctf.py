@@ -115,6 +115,8 @@ class _CTF(Deserializer):
         self._config.update(type=self.kind, file=filename, input=inputs,
                             chunkSizeInBytes=DEFAULT_CHUNK_SIZE_IN_BYTES)
         self._index = None
+        self._next = None       # the chunk the reader will want next (read_ahead)
+        self._started = None    # (chunk id, parse begun by the parser) of that chunk
 
     @property
     def max_errors(self):
@@ -133,13 +135,33 @@ class _CTF(Deserializer):
     def num_chunks(self):
         return len(self._get_index())
 
-    def chunk(self, chunk_id, seed):
+    def read_ahead(self, chunk_id):
+        self._next = chunk_id
+
+    def _start(self, chunk_id, share):
         index = self._get_index()
         begin, end = index.offsets[chunk_id], index.offsets[chunk_id + 1]
         with open(self.filename, 'rb') as f:
             f.seek(begin)
             data = f.read(end - begin)
-        chunk, lines = self._parser.parse_chunk(data, index.first_line(chunk_id))
+        return chunk_id, self._parser.start(data, share)
+
+    def chunk(self, chunk_id, seed):
+        # the chunk read ahead (if it is this one) is already being parsed; the next one starts behind it,
+        # and the two share the parsing threads
+        with self._lock:
+            started, self._started = self._started, None
+            following, self._next = self._next, None
+        if following == chunk_id:
+            following = None
+        if started is None or started[0] != chunk_id:
+            started = self._start(chunk_id, 1.0 if following is None else 0.5)
+        if following is not None:
+            following = self._start(following, 0.5)
+            with self._lock:
+                self._started = following
+        index = self._get_index()
+        chunk, lines = self._parser.finish(started[1], index.first_line(chunk_id))
         index.set_line_count(chunk_id, lines)
         return chunk
 

@@ -107,6 +107,19 @@ def test_line_numbers_are_exact_whatever_order_chunks_are_read_in(tmp_path):
             pass
 
 
+def test_read_ahead_hints_never_change_what_a_chunk_holds(tmp_path):
+    d = CTFDeserializer(write(tmp_path, ''.join('%d |a %d\n' % (k, k) for k in range(2000))),
+                        StreamDefs(a=StreamDef(field='a', shape=1)))
+    d['chunkSizeInBytes'] = 1000
+    expected = [d.chunk(k, 0).keys.tolist() for k in range(d.num_chunks())]
+    for wanted, hint in [(1, 3), (2, 2), (4, 5), (5, 0), (0, None), (3, 4), (4, 1)]:   # followed, ignored, stale
+        if hint is not None:
+            d.read_ahead(hint)
+        chunk = d.chunk(wanted, 0)
+        assert chunk.keys.tolist() == expected[wanted]
+        assert chunk.streams['a'].rows.ravel().tolist() == expected[wanted]
+
+
 def test_unknown_input_warns_and_unknown_stream_raises(tmp_path):
     src = MinibatchSource(CTFDeserializer(write(tmp_path, '|a 1 |zz 3\n'), StreamDefs(
         a=StreamDef(field='a', shape=1))), randomize=False)

@@ -76,7 +76,7 @@ def test_native_equals_numpy_parser_on_generated_files(seed):
 
 
 def test_chunks_of_many_blocks_keep_line_numbers_and_sequences(monkeypatch):
-    monkeypatch.setattr(_ctf_parse, 'NATIVE_BLOCK_BYTES', 1000)
+    monkeypatch.setattr(_ctf_parse, '_native_block_bytes', lambda size, threads: 1000)
     data = generated_ctf(np.random.default_rng(7), lines=2000)
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
