@@ -157,3 +157,39 @@ def test_irregular_blocks_go_to_the_numpy_parser(text):
 def test_malformed_input_still_raises_with_the_line(text, message):
     with pytest.raises(CTFFormatError, match='gen.ctf:11: ' + message):
         CTFParser('gen.ctf', STREAMS).parse_chunk(text, 10)
+
+
+@pytest.mark.parametrize('seed', range(4))
+def test_mutated_text_is_parsed_the_same_or_left_to_the_numpy_parser(seed):
+    """Random edits of valid text: whatever the tokenizer accepts, the numpy parser reads the same way."""
+    rng = np.random.default_rng(100 + seed)
+    base = bytearray(generated_ctf(rng, lines=40))
+    alphabet = b' \t\r\n|:#.eE+-0123456789x'
+    for _ in range(150):
+        text = bytearray(base)
+        for _ in range(int(rng.integers(1, 4))):
+            at = int(rng.integers(0, len(text)))
+            edit = rng.integers(0, 3)
+            if edit == 0:
+                text[at] = alphabet[int(rng.integers(0, len(alphabet)))]
+            elif edit == 1:
+                text.insert(at, alphabet[int(rng.integers(0, len(alphabet)))])
+            else:
+                del text[at]
+        text = bytes(text)
+        if native_block(text) is None:
+            continue
+        parser = CTFParser('gen.ctf', STREAMS)
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            general_blocks = parser._parse_general(text, 0)     # every line is valid for it too
+            outcomes = []
+            for assemble in (lambda: parser._assemble(general_blocks), lambda: parser.parse_chunk(text, 0)[0]):
+                try:
+                    outcomes.append(assemble())
+                except CTFFormatError as error:                  # sequences missing an input: both say so
+                    outcomes.append(str(error))
+        if isinstance(outcomes[0], str):
+            assert outcomes[0] == outcomes[1]
+        else:
+            assert_same_chunk(*outcomes)
