@@ -25,5 +25,8 @@ from .learners import *  # noqa: E402,F401,F403
 from .train import *  # noqa: E402,F401,F403
 from .eval import *  # noqa: E402,F401,F403
 from . import eval, io, learners, logging, random, train  # noqa: E402
+# CNTK star-imports cntk.train, whose distributed module (and its names) thereby become cntk's
+from . import distributed  # noqa: E402
+from .distributed import *  # noqa: E402,F401,F403
 from .io import INFINITELY_REPEAT, MinibatchData  # noqa: E402
 from . import tests  # noqa: E402

@@ -1,5 +1,6 @@
 """Devices: CNTK DeviceDescriptors mapped onto torch devices."""
 import enum
+import os
 
 import torch
 
@@ -58,10 +59,20 @@ def all_devices():
 _default = [None]
 
 
+def _local_gpu_id():
+    """This worker's GPU under torchrun (LOCAL_RANK), else GPU 0."""
+    local_rank = os.environ.get("LOCAL_RANK", "0")
+    try:
+        return int(local_rank) % torch.cuda.device_count()
+    except ValueError:
+        raise ValueError("LOCAL_RANK must be an integer, got %r" % local_rank)
+
+
 def use_default_device():
-    """The device computations run on: the one set by try_set_default_device, else the best available."""
+    """The device computations run on: the one set by try_set_default_device, else the best available (under
+    torchrun the GPU of the worker's LOCAL_RANK)."""
     if _default[0] is None:
-        _default[0] = gpu(0) if torch.cuda.is_available() else cpu()
+        _default[0] = gpu(_local_gpu_id()) if torch.cuda.is_available() else cpu()
     return _default[0]
 
 

@@ -2,6 +2,8 @@
 from .trainer import Trainer
 from .training_session import (CheckpointConfig, CrossValidationConfig, DataUnit, TestConfig, TrainingSession,
                                minibatch_size_schedule, training_session)
+from . import distributed
+from .distributed import *  # noqa: F401,F403 (CNTK's cntk.train star-imports its distributed module)
 
 # names CNTK's cntk.train also exposes
 from ..core.device import use_default_device  # noqa: F401,E402

@@ -3,6 +3,8 @@ import torch
 
 from ..core.engine import evaluate_tensors, to_numpy
 from ..core.function import Function, as_variable
+from ..distributed.communicator import Communicator, all_gather_object, all_reduce_sum
+from ..distributed.learner import DistributedLearner, MinibatchInfo
 from . import checkpoint as _checkpoint
 from ._feed import (argument_map, as_function, criterion_pair, progress_writer_list, sample_count, summed, sweep_end_of,
                     test_step, write_test_summary)
@@ -32,6 +34,8 @@ class Trainer(object):
             learner.add_progress_writers(self._progress_writers)
         self._outputs = [self._loss.output] + ([self._metric.output] if self._metric is not None else [])
         self._parameters = self._check_learners()
+        self._distributed = _distributed_learner(self._learners)
+        self._samples_at_last_sync = 0
         self._arguments_of = tuple(self._all_arguments())
         self._samples_seen = 0
         self._prev = (None, None, 0)
@@ -106,7 +110,8 @@ class Trainer(object):
 
     @property
     def total_number_of_samples_seen(self):
-        """The number of samples trained on since the start (restored by checkpoints)."""
+        """The number of samples trained on since the start (restored by checkpoints); with a distributed
+        learner, by all workers together."""
         return self._samples_seen
 
     # ------------------------------------------------------------------ training
@@ -117,6 +122,10 @@ class Trainer(object):
         arrays, lists of sequences, Values or :class:`~cntk.io.MinibatchData`). Returns True when some learner
         updated its parameters (False at the end of learning, or for empty data); with ``outputs``, a pair of
         that and a dict mapping each requested output to its value.
+
+        With a distributed learner every worker must call this for every minibatch, with empty ``arguments``
+        when it has no data left (it then contributes zero gradients); the loss, metric and sample count of
+        the minibatch are then those of all workers together.
         """
         args = argument_map(self._arguments_of, arguments)
         from_reader = sweep_end_of(args)
@@ -124,6 +133,8 @@ class Trainer(object):
             raise ValueError("train_minibatch: is_sweep_end must not be given when the data is MinibatchData "
                              "(the sweep end comes from the data)")
         sweep_end = bool(from_reader if from_reader is not None else is_sweep_end)
+        if self._distributed is not None:
+            return self._train_distributed_minibatch(args, outputs, device, sweep_end)
         if not args:
             return (False, {}) if outputs else False
         extra = [as_variable(o, "outputs") for o in (outputs or ())]
@@ -141,19 +152,54 @@ class Trainer(object):
             return updated, {o: to_numpy(o, t, info.lengths_by_axis) for o, t in zip(extra, values)}
         return updated
 
-    def _step(self, loss, n, sweep_end):
+    def _gradients(self, loss):
+        """{parameter: gradient of ``loss``} for all learned parameters (zeros where it does not depend on
+        them, and all zeros without a loss: a distributed worker without data)."""
         params = self._parameters
         grads = ()
-        if params and loss.requires_grad:
+        if params and loss is not None and loss.requires_grad:
             tensors = [p.tensor for p in params]
             grads = torch.autograd.grad(loss, tensors, allow_unused=True)
             grads = [torch.zeros_like(t) if g is None else g for g, t in zip(grads, tensors)]
-        by_param = dict(zip(params, grads)) if grads else {p: torch.zeros_like(p.tensor) for p in params}
+        return dict(zip(params, grads)) if grads else {p: torch.zeros_like(p.tensor) for p in params}
+
+    def _step(self, loss, n, sweep_end):
+        by_param = self._gradients(loss)
         updated = False
         for learner in self._learners:
             mine = {p: by_param[p] for p in learner.parameters}
             updated = learner._update(mine, n, sweep_end) or updated
         return updated
+
+    def _train_distributed_minibatch(self, args, outputs, device, sweep_end):
+        learner = self._distributed
+        learner._synchronize_parameters()
+        extra = [as_variable(o, "outputs") for o in (outputs or ())]
+        loss = metric = None
+        n, fetched = 0, {}
+        if args:
+            results, info = evaluate_tensors(self._outputs + extra, args, requires_grad=True, training=True,
+                                             device=device)
+            n = sample_count(self._loss.output, results[0], info)
+            loss = summed(self._loss.output, results[0], info)
+            metric = summed(self._metric.output, results[1], info) if self._metric is not None else None
+            values = results[len(self._outputs):]
+            fetched = {o: to_numpy(o, t, info.lengths_by_axis) for o, t in zip(extra, values)}
+        minibatch = MinibatchInfo(n, None if loss is None else loss.detach(),
+                                  None if metric is None else metric.detach(), sweep_end)
+        samples_before = learner.total_number_of_samples_seen
+        updated = learner._update_minibatch(self._gradients(loss), minibatch)
+        self._samples_seen = learner.total_number_of_samples_seen
+        if self._samples_seen - samples_before > n:     # the workers' updates were aggregated
+            for writer in self._progress_writers:
+                writer.update_distributed_sync(self._samples_seen - self._samples_at_last_sync, None)
+            self._samples_at_last_sync = self._samples_seen
+        if minibatch.num_samples:
+            self._record_training(minibatch.loss, None if self._metric is None else minibatch.metric,
+                                  minibatch.num_samples)
+        else:
+            self._prev = (None, None, 0)
+        return (updated, fetched) if outputs else updated
 
     def _record_training(self, loss, metric, n):
         self._prev = (loss, metric, n)
@@ -181,6 +227,27 @@ class Trainer(object):
                                             self._test_acc, self._progress_writers)
         return average
 
+    def _distributed_test_minibatch(self, arguments, device=None):
+        """(metric sum, samples) of one test minibatch over all workers, each passing its own part of it (empty
+        ``arguments`` for a worker without data); the progress writers get these totals."""
+        if self._metric is None:
+            raise ValueError("test_minibatch: the Trainer has no evaluation function (the criterion was given "
+                             "without a metric)")
+        args = argument_map(self._arguments_of, arguments)
+        totals = torch.zeros(2, dtype=torch.float64)
+        if args:
+            with torch.no_grad():
+                (value,), info = evaluate_tensors([self._metric.output], args, device=device)
+                totals[0] = float(summed(self._metric.output, value, info))
+                totals[1] = sample_count(self._metric.output, value, info)
+        all_reduce_sum([totals])
+        metric, n = float(totals[0]), int(totals[1])
+        if n:
+            self._test_acc = totals[0] if self._test_acc is None else self._test_acc + totals[0]
+            for writer in self._progress_writers:
+                writer.update_test(n, self._test_acc)
+        return metric, n
+
     def summarize_test_progress(self):
         """Writes the test summary since the previous one to the progress writers and resets it."""
         write_test_summary(self._progress_writers, self._test_acc)
@@ -193,17 +260,34 @@ class Trainer(object):
 
     def save_checkpoint(self, filename, external_state={}):
         """Saves the parameter values, the learners' and the trainer's state, the random generators' state and
-        ``external_state`` (a dict of plain Python values and tensors) to ``filename``, atomically."""
+        ``external_state`` (a dict of plain Python values and tensors) to ``filename``, atomically.
+
+        With a distributed learner every worker must call it: the main worker (rank 0) writes the file, which
+        also holds each worker's ``external_state`` (such as its reader position)."""
+        learner_states = [learner.state_dict() for learner in self._learners]
+        if self._distributed is not None:
+            worker_states = all_gather_object(dict(external_state))
+            if Communicator.rank() == 0:
+                self._write_checkpoint(filename, learner_states, external_state,
+                                       {str(rank): s for rank, s in enumerate(worker_states)})
+            Communicator().barrier()    # no worker reads the file before it is complete
+            return
+        self._write_checkpoint(filename, learner_states, external_state)
+
+    def _write_checkpoint(self, filename, learner_states, external_state, worker_states=None):
         state = {"parameters": [p.tensor.detach().cpu().clone() for p in self._checkpoint_parameters()],
                  "parameter_names": [p.name for p in self._checkpoint_parameters()],
-                 "learners": [learner.state_dict() for learner in self._learners],
+                 "learners": learner_states,
                  "trainer": {"samples_seen": self._samples_seen},
                  "random": _checkpoint.random_state(),
                  "external_state": dict(external_state)}
+        if worker_states is not None:
+            state["worker_external_states"] = worker_states
         _checkpoint.save(filename, state)
 
     def restore_from_checkpoint(self, filename):
-        """Restores the state saved by :meth:`save_checkpoint`; returns its ``external_state``."""
+        """Restores the state saved by :meth:`save_checkpoint`; returns its ``external_state`` (with a distributed
+        learner every worker must call it, and gets the ``external_state`` it saved itself, if it did)."""
         state = _checkpoint.load(filename)
         params = self._checkpoint_parameters()
         saved = state["parameters"]
@@ -224,7 +308,22 @@ class Trainer(object):
             learner.load_state_dict(learner_state)
         self._samples_seen = int(state["trainer"]["samples_seen"])
         _checkpoint.set_random_state(state["random"])
-        return state["external_state"]
+        if self._distributed is None:
+            return state["external_state"]
+        self._samples_at_last_sync = self._samples_seen
+        Communicator().barrier()    # no worker writes a new checkpoint before all have read this one
+        own = state.get("worker_external_states", {}).get(str(Communicator.rank()))
+        return state["external_state"] if own is None else own
+
+
+def _distributed_learner(learners):
+    """The distributed learner among ``learners`` (None if there is none); it must be the only one."""
+    distributed = [learner for learner in learners if isinstance(learner, DistributedLearner)]
+    if distributed and len(learners) > 1:
+        raise ValueError("Trainer: a distributed learner must be the only parameter learner, got %d learners"
+                         % len(learners))
+    return distributed[0] if distributed else None
+
 
 # names CNTK's cntk.train.trainer also exposes
 from ..core.device import use_default_device  # noqa: F401,E402

@@ -6,6 +6,10 @@ import re
 import sys
 import warnings
 
+import torch
+
+from ..distributed.communicator import Communicator, all_reduce_max
+from ..distributed.learner import DistributedLearner
 from ..io import INFINITELY_REPEAT, MinibatchSource, MinibatchSourceFromData, UserMinibatchSource
 from ..io.user_source import read_minibatch
 from ..learners.schedules import MinibatchSizeSchedule, minibatch_size_schedule
@@ -193,6 +197,11 @@ class TrainingSession(object):
         self._cv = cv_config or CrossValidationConfig(None)
         self._test = test_config or TestConfig(None)
         self.cv_callback = self._cv.callback
+        distributed = [l for l in trainer.parameter_learners if isinstance(l, DistributedLearner)]
+        self._distributed = bool(distributed)
+        self._parallel_after = max([l.distributed_after for l in distributed] or [0])
+        self._workers = Communicator.num_workers() if distributed else 1
+        self._rank = Communicator.rank() if distributed else 0
         self._minibatches = 0
         self._sweeps = 0
         self._actions = []
@@ -234,12 +243,13 @@ class TrainingSession(object):
             if left <= 0:
                 break
             size = min(self._schedule[trainer.total_number_of_samples_seen], left)
-            args = read_minibatch(self._source, size, self._inputs_to_streams, device)
-            if not args:
+            args = read_minibatch(self._source, size, self._inputs_to_streams, device, *self._training_partition())
+            if not args and not self._distributed:
                 break
-            updated = trainer.train_minibatch(args, device=device)
+            # a distributed worker out of data trains empty minibatches until all workers are: they stop together
+            updated = trainer.train_minibatch(args or {}, device=device)
             self._minibatches += 1
-            if any(getattr(d, "end_of_sweep", False) for d in args.values()):
+            if self._agreed(any(getattr(d, "end_of_sweep", False) for d in (args or {}).values())):
                 self._sweeps += 1
             for action in self._actions:
                 count = self._count(action.unit)
@@ -259,6 +269,19 @@ class TrainingSession(object):
                 not os.path.exists(self._checkpoint.filename):
             self._write_checkpoint(self._checkpoint.filename)
         self._run_test(device)
+
+    def _training_partition(self):
+        """(number of partitions, this worker's partition) of the training data: during the distributed
+        learners' warm start every worker reads whole minibatches, as CNTK does."""
+        if self.trainer.total_number_of_samples_seen < self._parallel_after:
+            return 1, 0
+        return self._workers, self._rank
+
+    def _agreed(self, flag):
+        """Whether ``flag`` holds on some worker (all workers must ask together)."""
+        if self._workers == 1:
+            return bool(flag)
+        return bool(all_reduce_max(torch.tensor([float(bool(flag))]))[0])
 
     # ------------------------------------------------------------------ actions
     def _report_progress(self, index, device):
@@ -292,11 +315,20 @@ class TrainingSession(object):
         position = source.get_checkpoint_state()
         total, samples, minibatches = 0.0, 0, 0
         while samples < max_samples:
-            args = read_minibatch(source, min(schedule[samples], max_samples - samples), mapping, device)
-            if not args:
-                break
-            n = max(d.num_samples for d in args.values())
-            total += self.trainer.test_minibatch(args, device=device) * n
+            size = min(schedule[samples], max_samples - samples)
+            if self._distributed:
+                # each worker evaluates its part; the totals are those of all workers, which stop together
+                args = read_minibatch(source, size, mapping, device, self._workers, self._rank)
+                metric, n = self.trainer._distributed_test_minibatch(args or {}, device=device)
+                if not n:
+                    break
+                total += metric
+            else:
+                args = read_minibatch(source, size, mapping, device)
+                if not args:
+                    break
+                n = max(d.num_samples for d in args.values())
+                total += self.trainer.test_minibatch(args, device=device) * n
             samples += n
             minibatches += 1
         source.restore_from_checkpoint(position)

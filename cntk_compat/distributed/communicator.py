@@ -1,0 +1,151 @@
+"""The workers of a distributed run, as CNTK's Communicator describes them.
+
+Under ``torchrun`` (WORLD_SIZE > 1 in the environment) the default process group is created on first use:
+gloo for CPU tensors and NCCL for CUDA tensors (one group serving both). Started any other way, the
+process is the only worker, rank 0, and every collective is the identity, as CNTK without MPI.
+"""
+import os
+import socket
+
+import torch
+import torch.distributed as dist
+
+
+def _world_size_from_environment():
+    try:
+        return int(os.environ.get("WORLD_SIZE", "1"))
+    except ValueError:
+        raise ValueError("WORLD_SIZE must be an integer, got %r" % os.environ["WORLD_SIZE"])
+
+
+_finalized = [False]
+
+
+def process_group_ready():
+    """Whether a torch.distributed group is there (created here under torchrun); False for a lone worker and
+    after :meth:`Communicator.finalize`."""
+    if not dist.is_available() or _finalized[0]:
+        return False
+    if not dist.is_initialized() and _world_size_from_environment() > 1:
+        if torch.cuda.is_available():
+            torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")) % torch.cuda.device_count())
+            dist.init_process_group("cpu:gloo,cuda:nccl")
+        else:
+            dist.init_process_group("gloo")
+    return dist.is_initialized()
+
+
+def all_reduce_sum(tensors):
+    """Sum each tensor over all workers, in place, in one flattened bucket per dtype and device."""
+    if not tensors or not _several_workers():
+        return tensors
+    buckets = {}
+    for t in tensors:
+        buckets.setdefault((t.dtype, t.device), []).append(t)
+    for group in buckets.values():
+        flat = torch.cat([t.reshape(-1) for t in group])
+        dist.all_reduce(flat)
+        offset = 0
+        for t in group:
+            t.copy_(flat[offset:offset + t.numel()].view_as(t))
+            offset += t.numel()
+    return tensors
+
+
+def _several_workers():
+    return process_group_ready() and dist.get_world_size() > 1
+
+
+def all_reduce_max(tensor):
+    """The elementwise maximum of ``tensor`` over all workers, in place."""
+    if _several_workers():
+        dist.all_reduce(tensor, op=dist.ReduceOp.MAX)
+    return tensor
+
+
+def broadcast_from_main(tensors):
+    """Overwrite each tensor, in place, with the main worker's (rank 0) value."""
+    if _several_workers():
+        for t in tensors:
+            dist.broadcast(t, src=0)
+    return tensors
+
+
+def all_gather_tensor(tensor):
+    """The tensors of all workers (same shape everywhere), stacked by rank: shape (workers, *tensor.shape)."""
+    if not _several_workers():
+        return tensor.unsqueeze(0)
+    gathered = [torch.empty_like(tensor) for _ in range(dist.get_world_size())]
+    dist.all_gather(gathered, tensor.contiguous())
+    return torch.stack(gathered)
+
+
+def all_gather_object(obj):
+    """The (picklable) objects of all workers, as a list by rank."""
+    if not _several_workers():
+        return [obj]
+    gathered = [None] * dist.get_world_size()
+    dist.all_gather_object(gathered, obj)
+    return gathered
+
+
+class WorkerDescriptor(object):
+    """One worker: its global rank and the host it runs on."""
+
+    def __init__(self, global_rank, host_id):
+        self._global_rank = int(global_rank)
+        self._host_id = str(host_id)
+
+    @property
+    def global_rank(self):
+        return self._global_rank
+
+    @property
+    def host_id(self):
+        return self._host_id
+
+    def is_main(self):
+        return self._global_rank == 0
+
+    def __repr__(self):
+        return "WorkerDescriptor(global_rank=%d, host_id=%r)" % (self._global_rank, self._host_id)
+
+
+class Communicator(object):
+    """Communication among the workers of a distributed run (torch.distributed under torchrun)."""
+
+    def workers(self):
+        """The :class:`WorkerDescriptor` of every worker, by rank."""
+        hosts = [socket.gethostname()] * Communicator.num_workers()
+        if Communicator.num_workers() > 1:
+            dist.all_gather_object(hosts, socket.gethostname())
+        return [WorkerDescriptor(rank, host) for rank, host in enumerate(hosts)]
+
+    def current_worker(self):
+        """The :class:`WorkerDescriptor` of this process."""
+        return WorkerDescriptor(Communicator.rank(), socket.gethostname())
+
+    def barrier(self):
+        """Wait until every worker has reached this point."""
+        if Communicator.num_workers() > 1:
+            dist.barrier()
+
+    def is_main(self):
+        """Whether this is the main worker (rank 0)."""
+        return Communicator.rank() == 0
+
+    @staticmethod
+    def finalize():
+        """End communication: destroy the process group (nothing to do for a lone worker). Afterwards this
+        process is a lone worker."""
+        if dist.is_available() and dist.is_initialized():
+            dist.destroy_process_group()
+            _finalized[0] = True
+
+    @staticmethod
+    def num_workers():
+        return dist.get_world_size() if process_group_ready() else 1
+
+    @staticmethod
+    def rank():
+        return dist.get_rank() if process_group_ready() else 0

@@ -1,0 +1,150 @@
+"""DistributedLearner: a local learner whose updates are coordinated among the workers of a run.
+
+The Trainer hands each minibatch to ``_update_minibatch(gradient_values, info)`` (info: a :class:`MinibatchInfo`
+with this worker's sample count, loss and metric sums, which the learner may replace by their sums over all
+workers). Every worker must call it for every minibatch, with ``info.num_samples == 0`` and zero gradients when
+it has no data, since the update runs collectives.
+
+Until ``distributed_after`` samples have been seen the local learner updates alone (CNTK's warm start; the
+training session then gives every worker the whole minibatch, so all workers train alike). The count of that
+phase is the largest local count of the minibatch over the workers, so that all workers agree on the sample
+at which aggregation starts. Afterwards a subclass's ``_distributed_minibatch`` (or, for subclasses that only
+know gradients, ``_distributed_update(gradient_values, training_sample_count, is_sweep_end)``) does the update.
+Each time a phase starts (the first minibatch, and the end of the warm start) the parameters of the main
+worker are broadcast, so all workers continue from the same values (also after a restore from a checkpoint).
+"""
+import numbers
+
+import torch
+
+from .communicator import Communicator, all_reduce_max, broadcast_from_main
+
+
+class MinibatchInfo(object):
+    """One minibatch as the Trainer sees it: sample count, loss and metric sums (tensors or None), sweep end."""
+
+    __slots__ = ("num_samples", "loss", "metric", "is_sweep_end")
+
+    def __init__(self, num_samples, loss=None, metric=None, is_sweep_end=False):
+        self.num_samples = num_samples
+        self.loss = loss
+        self.metric = metric
+        self.is_sweep_end = bool(is_sweep_end)
+
+
+def _local_sample_count(training_sample_count):
+    n = training_sample_count
+    if isinstance(n, bool) or not isinstance(n, numbers.Real) or n != int(n) or n < 0:
+        raise ValueError("training_sample_count must be a non-negative integer (0 for a worker without data), "
+                         "got %r" % (training_sample_count,))
+    return int(n)
+
+
+class DistributedLearner(object):
+    """Wraps ``learner``; see the module docstring."""
+
+    def __init__(self, learner, distributed_after=0):
+        if isinstance(distributed_after, bool) or not isinstance(distributed_after, numbers.Integral) or \
+                distributed_after < 0:
+            raise ValueError("distributed_after must be a non-negative integer (samples), got %r"
+                             % (distributed_after,))
+        if isinstance(learner, DistributedLearner) or not hasattr(learner, "_update"):
+            raise TypeError("learner must be a local learner (such as cntk.sgd(...)), got %r" % (learner,))
+        self._learner = learner
+        self._distributed_after = int(distributed_after)
+        self._samples_seen = 0       # agreed by all workers
+        self._phase = None           # 'warm start' or 'distributed': the phase whose parameters were broadcast
+
+    # -- the learner's face -------------------------------------------------------------------------------
+    @property
+    def parameters(self):
+        return self._learner.parameters
+
+    def learning_rate(self):
+        return self._learner.learning_rate()
+
+    def reset_learning_rate(self, learning_rate):
+        self._learner.reset_learning_rate(learning_rate)
+
+    def add_progress_writers(self, progress_writers):
+        self._learner.add_progress_writers(progress_writers)
+
+    def communicator(self):
+        """The :class:`Communicator` of the workers."""
+        return Communicator()
+
+    @property
+    def distributed_after(self):
+        """Samples trained locally before the workers start aggregating."""
+        return self._distributed_after
+
+    @property
+    def total_number_of_samples_seen(self):
+        """Samples seen by all workers together."""
+        return self._samples_seen
+
+    def state_dict(self):
+        return {"learner": type(self).__name__, "local": self._learner.state_dict(),
+                "samples_seen": self._samples_seen, "extra": self._extra_state()}
+
+    def load_state_dict(self, state):
+        if state.get("learner") != type(self).__name__:
+            raise ValueError("load_state_dict: the state belongs to a %s learner, not to a %s"
+                             % (state.get("learner"), type(self).__name__))
+        self._learner.load_state_dict(state["local"])
+        self._samples_seen = int(state["samples_seen"])
+        self._load_extra_state(state["extra"])
+
+    def create_checkpoint(self):
+        return self.state_dict()
+
+    def restore_from_checkpoint(self, checkpoint):
+        self.load_state_dict(checkpoint)
+
+    # -- the update ---------------------------------------------------------------------------------------
+    def update(self, gradient_values, training_sample_count, is_sweep_end=False):
+        return self._update(gradient_values, training_sample_count, is_sweep_end)
+
+    def _update(self, gradient_values, training_sample_count, is_sweep_end=False):
+        """One minibatch of this worker (``training_sample_count`` may be 0 for a worker without data, which
+        still takes part in the collectives). Returns whether the parameters were updated."""
+        return self._update_minibatch(gradient_values, MinibatchInfo(training_sample_count,
+                                                                     is_sweep_end=is_sweep_end))
+
+    def _update_minibatch(self, gradient_values, info):
+        info.num_samples = _local_sample_count(info.num_samples)
+        warm_start = self._synchronize_parameters()
+        if warm_start:
+            return self._warm_start_update(gradient_values, info)
+        return self._distributed_minibatch(gradient_values, info)
+
+    def _synchronize_parameters(self):
+        """Broadcasts the main worker's parameters when a phase starts (the Trainer calls this before each
+        forward pass, so that the first gradients already come from the same values). Returns whether the
+        warm start is on."""
+        warm_start = self._samples_seen < self._distributed_after
+        phase = "warm start" if warm_start else "distributed"
+        if self._phase != phase:
+            broadcast_from_main([p.tensor.data for p in self._learner.parameters])
+            self._phase = phase
+        return warm_start
+
+    def _warm_start_update(self, gradient_values, info):
+        n = info.num_samples
+        updated = self._learner._update(gradient_values, n, info.is_sweep_end) if n else False
+        device = self._learner.parameters[0].tensor.device
+        agreed = all_reduce_max(torch.tensor([float(n), float(updated)], dtype=torch.float64, device=device))
+        self._samples_seen += int(agreed[0].item())
+        return bool(agreed[1].item())
+
+    def _distributed_minibatch(self, gradient_values, info):
+        return self._distributed_update(gradient_values, info.num_samples, info.is_sweep_end)
+
+    def _distributed_update(self, gradient_values, training_sample_count, is_sweep_end):
+        raise NotImplementedError("%s must implement _distributed_update" % type(self).__name__)
+
+    def _extra_state(self):
+        return {}
+
+    def _load_extra_state(self, extra):
+        pass

@@ -1,0 +1,115 @@
+"""Worker bodies for the multi-process tests: each runs in a process of its own (torch.multiprocessing.spawn),
+joins the gloo group through the environment as torchrun would set it, and writes its results to ``out``."""
+import json
+import os
+
+import numpy as np
+import torch
+
+import cntk as C
+from tests.distributed._models import data, parameter_values, regression, sgd
+
+
+def join(rank, world, port):
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), WORLD_SIZE=str(world), RANK=str(rank),
+                      LOCAL_RANK=str(rank))
+    torch.set_num_threads(1)
+    C.try_set_default_device(C.cpu())
+
+
+def save(out, rank, values, **results):
+    np.save(os.path.join(out, "rank%d.npy" % rank), values)
+    with open(os.path.join(out, "rank%d.json" % rank), "w") as f:
+        json.dump(results, f)
+
+
+def train_halves(rank, world, port, out, bits, momentum):
+    """Each worker trains on its half of every minibatch; rank 1 starts from other parameter values, which the
+    learner replaces by rank 0's."""
+    join(rank, world, port)
+    z, loss, x, y = regression()
+    if rank == 1:
+        for p in z.parameters:
+            p.value = p.value + 1.0
+    learner = C.distributed.data_parallel_distributed_learner(sgd(z.parameters, momentum),
+                                                              num_quantization_bits=bits)
+    trainer = C.Trainer(z, (loss, loss), [learner])
+    features, targets = data(24)
+    for start in range(0, 24, 8):
+        part = slice(start + rank * 4, start + rank * 4 + 4)
+        trainer.train_minibatch({x: features[part], y: targets[part]})
+    save(out, rank, parameter_values(z), samples=trainer.total_number_of_samples_seen,
+         last_count=trainer.previous_minibatch_sample_count, last_loss=trainer.previous_minibatch_loss_average)
+    C.distributed.Communicator.finalize()
+
+
+def checkpoint(rank, world, port, out):
+    """Only rank 0 writes; both restore, each getting back its own external state."""
+    join(rank, world, port)
+    z, loss, x, y = regression()
+    trainer = C.Trainer(z, (loss, loss), [C.distributed.data_parallel_distributed_learner(sgd(z.parameters))])
+    features, targets = data(16)
+    trainer.train_minibatch({x: features[rank * 4:rank * 4 + 4], y: targets[rank * 4:rank * 4 + 4]})
+    trainer.save_checkpoint(os.path.join(out, "own%d" % rank))
+    written = sorted(name for name in os.listdir(out) if name.startswith("own"))
+    shared = os.path.join(out, "shared")
+    trainer.save_checkpoint(shared, {"rank": rank})
+    saved = parameter_values(z)
+    trainer.train_minibatch({x: features[8 + rank * 4:12 + rank * 4], y: targets[8 + rank * 4:12 + rank * 4]})
+    moved = not np.array_equal(parameter_values(z), saved)
+    external = trainer.restore_from_checkpoint(shared)
+    save(out, rank, parameter_values(z), written=written, external=external, moved=moved,
+         restored=bool(np.array_equal(parameter_values(z), saved)), samples=trainer.total_number_of_samples_seen)
+    C.distributed.Communicator.finalize()
+
+
+def uneven(rank, world, port, out):
+    """Rank 0 has three minibatches, rank 1 one: rank 1 trains empty minibatches until both stop together."""
+    join(rank, world, port)
+    z, loss, x, y = regression()
+    trainer = C.Trainer(z, (loss, loss), [C.distributed.data_parallel_distributed_learner(sgd(z.parameters))])
+    features, targets = data(16)
+    if rank == 0:
+        mine = [(features[i:i + 4], targets[i:i + 4]) for i in range(0, 12, 4)]
+    else:
+        mine = [(features[12:], targets[12:])]
+    calls = 0
+    while True:
+        batch = mine[calls] if calls < len(mine) else None
+        calls += 1
+        if not trainer.train_minibatch({x: batch[0], y: batch[1]} if batch else {}):
+            break
+    save(out, rank, parameter_values(z), calls=calls, samples=trainer.total_number_of_samples_seen)
+    C.distributed.Communicator.finalize()
+
+
+def seed002(rank, world, port, out):
+    """Seed 002's cells: the manual loop (one worker alone would do), then the distributed loop and the
+    training session with the distributed learner, as two workers."""
+    from tests.seeds.seed002_cells import CELL_DISTRIBUTED_LOOP, CELL_MANUAL_LOOP, CELL_TRAINING_SESSION
+    join(rank, world, port)
+    folder = os.path.join(out, "worker%d" % rank)
+    os.makedirs(folder)
+    os.chdir(folder)
+    C.cntk_py.set_fixed_random_seed(3)
+    np.random.seed(3)
+    namespace = {}
+    totals = []
+    for cell in (CELL_MANUAL_LOOP, "import os\ncheckpoint_frequency = 100", CELL_DISTRIBUTED_LOOP,
+                 CELL_TRAINING_SESSION):
+        exec(compile(cell, "<seed 002 cell>", "exec"), namespace)
+        totals.append(namespace["trainer"].total_number_of_samples_seen)
+    save(out, rank, parameter_values(namespace["z"]), totals=totals,
+         files=sorted(os.listdir(folder)))
+
+
+def test_totals(rank, world, port, out):
+    """Evaluation of a minibatch split unevenly (rank 1 has no data): both get the totals of all workers."""
+    join(rank, world, port)
+    z, loss, x, y = regression()
+    trainer = C.Trainer(z, (loss, loss), [C.distributed.data_parallel_distributed_learner(sgd(z.parameters))])
+    features, targets = data(5)
+    mine = {x: features[:3], y: targets[:3]} if rank == 0 else {}
+    metric, samples = trainer._distributed_test_minibatch(mine)
+    save(out, rank, np.zeros(1), metric=metric, samples=samples)
+    C.distributed.Communicator.finalize()

@@ -1,0 +1,105 @@
+"""Column-wise gradient quantization (1-bit SGD and n bits) with error feedback."""
+import numpy as np
+import pytest
+import torch
+
+from cntk_compat.distributed.quantization import (ErrorFeedbackQuantizer, as_columns, check_bits, dequantize, pack,
+                                                  packed_size, quantization_range, quantize, reconstruct, unpack)
+
+
+def test_columns_run_along_the_last_numpy_axis():
+    t = torch.arange(24.).reshape(2, 3, 4)
+    assert as_columns(t).shape == (6, 4)
+    np.testing.assert_array_equal(as_columns(t)[1].numpy(), [4, 5, 6, 7])
+    assert as_columns(torch.tensor(3.)).shape == (1, 1)
+
+
+def test_one_bit_reconstructs_each_column_to_the_means_of_its_negative_and_non_negative_values():
+    g = torch.tensor([[1., -2., 3., -4.],
+                      [0., 0., 0., 0.],
+                      [5., 7., 0., 6.]])
+    lower, upper = quantization_range(g, 1)
+    codes = quantize(g, lower, upper, 1)
+    np.testing.assert_array_equal(codes.numpy(), [[1, 0, 1, 0], [1, 1, 1, 1], [1, 1, 1, 1]])
+    restored = dequantize(codes, lower, upper, 1)
+    np.testing.assert_allclose(restored.numpy(), [[2., -3., 2., -3.],
+                                                  [0., 0., 0., 0.],
+                                                  [4.5, 4.5, 4.5, 4.5]], rtol=1e-6)
+
+
+def test_two_bits_cut_four_root_mean_squares_into_three_steps():
+    g = torch.tensor([[1., -1., 1., -1.]])      # rms 1: range [-4, 4], step 8/3
+    lower, upper = quantization_range(g, 2)
+    np.testing.assert_allclose([lower.item(), upper.item()], [-4., 4.])
+    codes = quantize(g, lower, upper, 2)
+    # (1 + 4) / (8/3) = 1.875 -> 1 ; (-1 + 4) / (8/3) = 1.125 -> 1
+    np.testing.assert_array_equal(codes.numpy(), [[1, 1, 1, 1]])
+    np.testing.assert_allclose(dequantize(codes, lower, upper, 2).numpy(), [[0., 0., 0., 0.]], atol=1e-6)
+    # one large value among 19 zeros lies beyond 4 root mean squares (100 / sqrt(20) * 4 = 89.4): top / bottom code
+    outliers = torch.zeros(2, 20)
+    outliers[0, 0], outliers[1, 0] = 100., -100.
+    lower, upper = quantization_range(outliers, 2)
+    codes = quantize(outliers, lower, upper, 2)
+    np.testing.assert_array_equal(codes[:, 0].numpy(), [3, 0])
+    np.testing.assert_array_equal(codes[:, 1:].numpy(), np.ones((2, 19)))
+
+
+@pytest.mark.parametrize("bits", [1, 2, 4, 8, 16])
+def test_pack_and_unpack_round_trip(bits):
+    codes = torch.randint(0, 2 ** bits, (37,))
+    packed = pack(codes, bits)
+    assert packed.dtype == torch.uint8 and packed.numel() == packed_size(37, bits)
+    np.testing.assert_array_equal(unpack(packed, bits, 37).numpy(), codes.numpy())
+    assert packed_size(37, 1) == 5
+
+
+def test_error_feedback_keeps_the_residual_and_adds_it_to_the_next_gradient():
+    q = ErrorFeedbackQuantizer(1)
+    g = torch.tensor([[1., -2., 3., -4.]])
+    packed, lower, upper = q.quantize("w", g)
+    first = reconstruct(packed, lower, upper, g.shape, 1)
+    np.testing.assert_allclose(q.residual("w").numpy(), (g - first).numpy())
+    np.testing.assert_allclose(q.residual("w").numpy(), [[-1., 1., 1., -1.]], rtol=1e-6)
+    packed, lower, upper = q.quantize("w", torch.zeros(1, 4))
+    second = reconstruct(packed, lower, upper, g.shape, 1)
+    np.testing.assert_allclose(second.numpy(), [[-1., 1., 1., -1.]], rtol=1e-6)   # the residual itself
+    q.reset()
+    assert q.residual("w") is None
+
+
+@pytest.mark.parametrize("bits", [1, 2, 4])
+def test_running_sum_of_dequantized_gradients_tracks_the_true_running_sum(bits):
+    torch.manual_seed(0)
+    q = ErrorFeedbackQuantizer(bits)
+    true_sum = torch.zeros(8, 16)
+    sent_sum = torch.zeros(8, 16)
+    for _ in range(200):
+        g = torch.randn(8, 16) + 0.3
+        packed, lower, upper = q.quantize("p", g)
+        true_sum += g
+        sent_sum += reconstruct(packed, lower, upper, g.shape, bits)
+    # what was sent differs from the truth by exactly the current residual, which stays bounded
+    np.testing.assert_allclose((true_sum - sent_sum).numpy(), q.residual("p").numpy(), atol=1e-3)
+    assert q.residual("p").abs().max() < 10
+    assert (true_sum - sent_sum).abs().max() / true_sum.abs().max() < 0.2
+
+
+def test_reconstruct_sums_over_a_leading_workers_axis():
+    g1, g2 = torch.tensor([[1., -1.], [2., 2.]]), torch.tensor([[-3., 3.], [4., 4.]])
+    parts = []
+    for g in (g1, g2):
+        lower, upper = quantization_range(as_columns(g), 1)
+        parts.append((pack(quantize(g, lower, upper, 1), 1), lower, upper))
+    packed = torch.stack([p[0] for p in parts])
+    lower = torch.stack([p[1] for p in parts])
+    upper = torch.stack([p[2] for p in parts])
+    total = reconstruct(packed, lower, upper, (2, 2), 1)
+    single = sum(reconstruct(*p, (2, 2), 1) for p in parts)
+    np.testing.assert_allclose(total.numpy(), single.numpy())
+    np.testing.assert_allclose(total.numpy(), (g1 + g2).numpy(), rtol=1e-6)   # 1-bit is exact for +-c columns
+
+
+@pytest.mark.parametrize("bits", [0, 3, 32, 64, True, 1.0])
+def test_unsupported_bit_counts_are_rejected(bits):
+    with pytest.raises(ValueError, match="num_quantization_bits"):
+        check_bits(bits)

@@ -1,0 +1,156 @@
+"""Distributed learners in a lone process: rank 0 of 1, and they train exactly as their local learner."""
+import numpy as np
+import pytest
+import torch
+
+import cntk as C
+from cntk_compat.distributed.quantization import ErrorFeedbackQuantizer, reconstruct
+from tests.distributed._models import data, parameter_values, regression, sgd
+
+NAMES = ["WorkerDescriptor", "Communicator", "DistributedLearner", "data_parallel_distributed_learner",
+         "block_momentum_distributed_learner", "mpi_communicator"]
+
+
+def test_cntk_distributed_and_cntk_train_distributed_have_cntks_names():
+    import cntk.train.distributed as train_distributed
+    assert sorted(train_distributed.__all__) == sorted(NAMES)
+    for name in NAMES:
+        assert getattr(C.distributed, name) is getattr(train_distributed, name)
+    assert C.train.distributed is train_distributed
+
+
+def test_a_lone_process_is_worker_0_of_1():
+    comm = C.distributed.Communicator
+    assert comm.rank() == 0 and comm.num_workers() == 1
+    learner = C.distributed.data_parallel_distributed_learner(sgd(regression()[0].parameters))
+    communicator = learner.communicator()
+    assert [w.global_rank for w in communicator.workers()] == [0]
+    assert communicator.current_worker().global_rank == 0 and communicator.current_worker().is_main()
+    assert communicator.is_main()
+    communicator.barrier()
+    comm.finalize()                     # nothing to end for a lone worker
+    assert comm.rank() == 0 and comm.num_workers() == 1
+    assert isinstance(C.distributed.mpi_communicator(), comm)
+
+
+def _train(wrap, minibatches, momentum=False):
+    z, loss, x, y = regression()
+    local = sgd(z.parameters, momentum)
+    learner = wrap(local) if wrap else local
+    trainer = C.Trainer(z, (loss, loss), [learner])
+    for features, targets in minibatches:
+        trainer.train_minibatch({x: features, y: targets})
+    return parameter_values(z), trainer
+
+
+def _minibatches(sizes, seed=0):
+    features, targets = data(sum(sizes), seed)
+    edges = np.cumsum([0] + list(sizes))
+    return [(features[a:b], targets[a:b]) for a, b in zip(edges[:-1], edges[1:])]
+
+
+@pytest.mark.parametrize("momentum", [False, True])
+@pytest.mark.parametrize("distributed_after", [0, 12])
+def test_32_bit_data_parallel_trains_exactly_as_the_local_learner(momentum, distributed_after):
+    batches = _minibatches([8, 5, 8, 7])
+    expected, local_trainer = _train(None, batches, momentum)
+    wrap = lambda l: C.distributed.data_parallel_distributed_learner(l, distributed_after=distributed_after)
+    got, trainer = _train(wrap, batches, momentum)
+    np.testing.assert_array_equal(got, expected)
+    assert trainer.total_number_of_samples_seen == local_trainer.total_number_of_samples_seen == 28
+    assert trainer.parameter_learners[0].total_number_of_samples_seen == 28
+    assert trainer.previous_minibatch_sample_count == 7
+    assert trainer.previous_minibatch_loss_average == pytest.approx(local_trainer.previous_minibatch_loss_average)
+
+
+def test_one_bit_data_parallel_applies_the_quantized_gradient_and_carries_the_residual():
+    batches = _minibatches([8, 8])
+    z, loss, x, y = regression()
+    learner = C.distributed.data_parallel_distributed_learner(sgd(z.parameters), num_quantization_bits=1)
+    trainer = C.Trainer(z, (loss, loss), [learner])
+    # the same steps by hand: local sgd on the 1-bit reconstruction of gradient + residual
+    z2, loss2, x2, y2 = regression()
+    by_hand = sgd(z2.parameters)
+    quantizer = ErrorFeedbackQuantizer(1)
+    for features, targets in batches:
+        trainer.train_minibatch({x: features, y: targets})
+        grads = loss2.grad({x2: features, y2: targets}, wrt=z2.parameters)
+        sent = {}
+        for p in z2.parameters:
+            g = torch.as_tensor(np.asarray(grads[p]))
+            sent[p] = reconstruct(*quantizer.quantize(p.name, g), g.shape, 1)
+        by_hand.update(sent, len(features))
+    np.testing.assert_allclose(parameter_values(z), parameter_values(z2), rtol=1e-5, atol=1e-6)
+    exact, _ = _train(None, batches)
+    assert not np.allclose(parameter_values(z), exact)      # 1 bit is not exact
+
+
+def test_an_empty_minibatch_updates_nothing():
+    z, loss, x, y = regression()
+    trainer = C.Trainer(z, (loss, loss), [C.distributed.data_parallel_distributed_learner(sgd(z.parameters))])
+    before = parameter_values(z)
+    assert trainer.train_minibatch({}) is False
+    np.testing.assert_array_equal(parameter_values(z), before)
+    assert trainer.total_number_of_samples_seen == 0 and trainer.previous_minibatch_sample_count == 0
+    with pytest.raises(ValueError, match="no minibatch"):
+        trainer.previous_minibatch_loss_average
+
+
+def test_checkpoint_round_trip(tmp_path):
+    batches = _minibatches([8, 8, 8])
+    z, loss, x, y = regression()
+    learner = C.distributed.data_parallel_distributed_learner(sgd(z.parameters, momentum=True))
+    trainer = C.Trainer(z, (loss, loss), [learner])
+    trainer.train_minibatch({x: batches[0][0], y: batches[0][1]})
+    path = str(tmp_path / "ckp")
+    trainer.save_checkpoint(path, {"position": 8})
+    saved = parameter_values(z)
+    trainer.train_minibatch({x: batches[1][0], y: batches[1][1]})
+    assert trainer.restore_from_checkpoint(path) == {"position": 8}
+    np.testing.assert_array_equal(parameter_values(z), saved)
+    assert trainer.total_number_of_samples_seen == 8 and learner.total_number_of_samples_seen == 8
+
+
+def test_warm_start_counts_samples_then_aggregates():
+    z, loss, x, y = regression()
+    learner = C.distributed.data_parallel_distributed_learner(sgd(z.parameters), distributed_after=10)
+    assert learner.distributed_after == 10
+    trainer = C.Trainer(z, (loss, loss), [learner])
+    for features, targets in _minibatches([6, 6, 6]):
+        trainer.train_minibatch({x: features, y: targets})
+    assert learner.total_number_of_samples_seen == trainer.total_number_of_samples_seen == 18
+
+
+@pytest.mark.parametrize("bits", [0, 3, 33, 64])
+def test_quantization_bits_must_be_a_power_of_two_up_to_32(bits):
+    z = regression()[0]
+    with pytest.raises(ValueError, match="num_quantization_bits"):
+        C.distributed.data_parallel_distributed_learner(sgd(z.parameters), num_quantization_bits=bits)
+
+
+def test_asynchronous_buffered_update_is_rejected():
+    z = regression()[0]
+    with pytest.raises(ValueError, match="use_async_buffered_parameter_update"):
+        C.distributed.data_parallel_distributed_learner(sgd(z.parameters), use_async_buffered_parameter_update=True)
+
+
+@pytest.mark.parametrize("after", [-1, 1.5, True, "10"])
+def test_distributed_after_must_be_a_non_negative_integer(after):
+    z = regression()[0]
+    with pytest.raises(ValueError, match="distributed_after"):
+        C.distributed.data_parallel_distributed_learner(sgd(z.parameters), distributed_after=after)
+
+
+def test_a_distributed_learner_must_be_the_trainers_only_learner():
+    z, loss, x, y = regression()
+    params = sorted(z.parameters, key=lambda p: p.name)
+    distributed = C.distributed.data_parallel_distributed_learner(sgd(params[:1]))
+    with pytest.raises(ValueError, match="only parameter learner"):
+        C.Trainer(z, (loss, loss), [distributed, sgd(params[1:])])
+
+
+def test_the_learner_must_be_local():
+    z = regression()[0]
+    inner = C.distributed.data_parallel_distributed_learner(sgd(z.parameters))
+    with pytest.raises(TypeError, match="local learner"):
+        C.distributed.data_parallel_distributed_learner(inner)

@@ -1,0 +1,104 @@
+"""Two worker processes on the CPU (gloo), as torchrun would start them."""
+import json
+import os
+import socket
+import time
+
+import numpy as np
+import pytest
+import torch.multiprocessing as mp
+
+import cntk as C
+from tests.distributed import _workers
+from tests.distributed._models import data, parameter_values, regression, sgd
+
+DEADLINE_S = 90
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_workers(body, out, *args):
+    """Runs ``body(rank, 2, port, out, *args)`` in two processes; fails on an error or a hang."""
+    context = mp.start_processes(body, args=(2, _free_port(), str(out)) + args, nprocs=2, join=False,
+                                 start_method="spawn")
+    deadline = time.time() + DEADLINE_S
+    while not context.join(timeout=1):
+        if time.time() > deadline:
+            for process in context.processes:
+                process.kill()
+            pytest.fail("the workers did not finish within %d s (a collective hangs?)" % DEADLINE_S)
+    results = []
+    for rank in range(2):
+        with open(os.path.join(str(out), "rank%d.json" % rank)) as f:
+            results.append(json.load(f))
+        results[-1]["parameters"] = np.load(os.path.join(str(out), "rank%d.npy" % rank))
+    return results
+
+
+def _one_process_on_whole_minibatches(momentum):
+    z, loss, x, y = regression()
+    trainer = C.Trainer(z, (loss, loss), [sgd(z.parameters, momentum)])
+    features, targets = data(24)
+    for start in range(0, 24, 8):
+        trainer.train_minibatch({x: features[start:start + 8], y: targets[start:start + 8]})
+    return parameter_values(z), trainer.previous_minibatch_loss_average
+
+
+@pytest.mark.parametrize("momentum", [False, True])
+def test_two_workers_on_halves_train_as_one_process_on_whole_minibatches(tmp_path, momentum):
+    ranks = run_workers(_workers.train_halves, tmp_path, 32, momentum)
+    expected, last_loss = _one_process_on_whole_minibatches(momentum)
+    np.testing.assert_array_equal(ranks[0]["parameters"], ranks[1]["parameters"])
+    np.testing.assert_allclose(ranks[0]["parameters"], expected, rtol=1e-5, atol=1e-7)
+    for r in ranks:
+        assert r["samples"] == 24 and r["last_count"] == 8
+        assert r["last_loss"] == pytest.approx(last_loss, rel=1e-5)    # the loss of both halves
+
+
+def test_one_bit_workers_stay_identical(tmp_path):
+    ranks = run_workers(_workers.train_halves, tmp_path, 1, False)
+    np.testing.assert_array_equal(ranks[0]["parameters"], ranks[1]["parameters"])
+    expected, _ = _one_process_on_whole_minibatches(False)
+    assert np.abs(ranks[0]["parameters"] - expected).max() < 0.05      # close to exact, not equal
+    assert ranks[0]["samples"] == 24
+
+
+def test_checkpoint_is_written_by_rank_0_and_restored_by_both(tmp_path):
+    ranks = run_workers(_workers.checkpoint, tmp_path)
+    for rank, r in enumerate(ranks):
+        assert r["written"] == ["own0", "own0.ckp"]      # rank 1's own1 was never written
+        assert r["moved"] and r["restored"]
+        assert r["external"] == {"rank": rank}
+        assert r["samples"] == 8
+    np.testing.assert_array_equal(ranks[0]["parameters"], ranks[1]["parameters"])
+
+
+def test_a_worker_out_of_data_trains_empty_minibatches_until_all_stop(tmp_path):
+    ranks = run_workers(_workers.uneven, tmp_path)
+    for r in ranks:
+        assert r["calls"] == 4          # three minibatches with data somewhere, then one empty everywhere
+        assert r["samples"] == 16
+    np.testing.assert_array_equal(ranks[0]["parameters"], ranks[1]["parameters"])
+
+
+def test_seed002_cells_run_as_two_workers(tmp_path):
+    ranks = run_workers(_workers.seed002, tmp_path)
+    for rank, r in enumerate(ranks):
+        assert r["totals"][0] == 800 and r["totals"][2] >= 800 and r["totals"][3] == 800
+        assert ("training_session" in r["files"]) == (rank == 0)
+        assert ("manual_loop_distributed" in r["files"]) == (rank == 0)
+    np.testing.assert_array_equal(ranks[0]["parameters"], ranks[1]["parameters"])
+
+
+def test_evaluation_totals_are_summed_over_the_workers(tmp_path):
+    ranks = run_workers(_workers.test_totals, tmp_path)
+    z, loss, x, y = regression()
+    features, targets = data(5)
+    expected = float(np.sum(loss.eval({x: features[:3], y: targets[:3]})))
+    for r in ranks:
+        assert r["samples"] == 3
+        assert r["metric"] == pytest.approx(expected, rel=1e-6)
