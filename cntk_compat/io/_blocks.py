@@ -17,13 +17,23 @@ from ._sequences import SequenceData
 
 
 class Block(object):
-    """The (shuffled, decimated) sequences of one window."""
-    __slots__ = ('streams', 'sizes', 'ends', 'num_chunks')
+    """The (shuffled, decimated) sequences of one window.
 
-    def __init__(self, streams, sizes, num_chunks):
+    Sample counts come twice: this worker's (``ends``: its samples up to and including each of its sequences)
+    and the window's, over all workers' sequences in window order (``global_starts``/``global_ends`` of each of
+    this worker's sequences, ``global_total``), against which ``max_samples`` is counted, as in CNTK."""
+    __slots__ = ('streams', 'sizes', 'ends', 'global_starts', 'global_ends', 'global_total', 'num_chunks')
+
+    def __init__(self, streams, sizes, num_chunks, window_sizes=None, mine=None):
         self.streams = streams      # name -> SequenceData
         self.sizes = sizes          # samples per sequence that count toward the minibatch size
-        self.ends = np.cumsum(sizes, dtype=np.int64)     # samples up to and including each sequence
+        self.ends = np.cumsum(sizes, dtype=np.int64)
+        if window_sizes is None:    # this worker's sequences are the whole window
+            window_sizes, mine = sizes, slice(None)
+        window_ends = np.cumsum(window_sizes, dtype=np.int64)
+        self.global_ends = window_ends[mine]
+        self.global_starts = self.global_ends - sizes
+        self.global_total = int(window_ends[-1]) if len(window_ends) else 0
         self.num_chunks = num_chunks
 
     def __len__(self):
@@ -84,12 +94,12 @@ class BlockPlanner(object):
         select = np.arange(len(sizes))
         if self.randomize:
             select = np.random.default_rng([seed, start]).permutation(len(sizes))
-        if decimate:
-            select = select[part::parts]
+        window_sizes = sizes[select]
+        mine = slice(part, None, parts) if decimate else slice(None)
+        select = select[mine]
         if self.randomize or decimate:
             streams = {n: d.take(select) for n, d in streams.items()}
-            sizes = sizes[select]
-        return Block(streams, sizes, pos - start)
+        return Block(streams, sizes[select], pos - start, window_sizes, mine)
 
     def _sizes(self, streams):
         if self.size_stream is not None:

@@ -214,25 +214,29 @@ class MinibatchSource(object):
         while self._samples < self._max_samples and self._sweep < self._max_sweeps:
             block = self._block()
             if self._pos >= len(block):
+                # the window's base plus all of its samples, the other workers' after this one's last included
+                self._samples += block.global_total - (int(block.global_ends[-1]) if len(block) else 0)
                 if self._start + block.num_chunks >= self._order_length(self._sweep):
                     self._sweep, self._start = self._sweep + 1, 0
                 else:
                     self._start += block.num_chunks
                 self._pos = 0
                 continue
+            # this worker's samples fill its share of the minibatch; max_samples counts all workers' samples,
+            # and self._samples is the window's base plus all samples up to this worker's last sequence read
             ends = block.ends[self._pos:]
             before = int(block.ends[self._pos - 1]) if self._pos else 0
-            room = min(target - count, self._max_samples - self._samples)
-            k = int(np.searchsorted(ends, before + room, side='right'))
-            if k == 0 and not segments:
+            base = self._samples - (int(block.global_ends[self._pos - 1]) if self._pos else 0)
+            k = min(int(np.searchsorted(ends, before + target - count, side='right')),
+                    int(np.searchsorted(base + block.global_ends[self._pos:], self._max_samples, side='right')))
+            if k == 0 and not segments and base + int(block.global_starts[self._pos]) < self._max_samples:
                 k = 1
             if k == 0:
                 break
             segments.append((block, self._pos, self._pos + k))
-            taken = int(ends[k - 1]) - before
-            count += taken
-            self._samples += taken
+            count += int(ends[k - 1]) - before
             self._pos += k
+            self._samples = base + int(block.global_ends[self._pos - 1])
             if self._pos == len(block) and self._start + block.num_chunks >= self._order_length(self._sweep):
                 sweep_end = True
             if k < len(ends):

@@ -49,6 +49,18 @@ def test_partitions_are_disjoint_and_cover_the_sweep(tmp_path, randomize):
         assert read_ids(source(path, max_sweeps=1, randomize=False)) == list(range(200))
 
 
+def test_max_samples_counts_the_samples_of_all_partitions(tmp_path):
+    """As CNTK: the workers together stop at max_samples; the sequence that crosses it is still read."""
+    path = ctf_file(tmp_path, n=12)       # sequence i has 1 + i % 3 samples: 24 per sweep
+    sizes = [1 + i % 3 for i in range(12)] * 3
+    crossing = int(np.searchsorted(np.cumsum(sizes), 30, side='left'))    # 30 samples: into the second sweep
+    parts = [read_ids(source(path, chunk_bytes=10 ** 6, max_samples=30, randomize=False), mb_size=4,
+                      num_data_partitions=2, partition_index=i) for i in range(2)]
+    expected = [i % 12 for i in range(crossing + 1)]
+    assert parts == [expected[0::2], expected[1::2]]
+    assert sum(sizes[:crossing + 1]) >= 30 > sum(sizes[:crossing])
+
+
 def test_randomization_is_reproducible_and_windowed(tmp_path):
     path = ctf_file(tmp_path)
     a = read_ids(source(path, max_sweeps=2, randomization_window_in_chunks=2))
