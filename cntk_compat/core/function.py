@@ -620,7 +620,10 @@ def _clone_node(node, method, subs, memo):
     if node._block_root is not None:
         new_args = [_clone_variable(outer, method, subs, memo) for _, outer in node._block_arguments]
         keep_args = {ph: ph for ph, _ in node._block_arguments}  # as_block gives the clone its own placeholders
-        inner_outputs = [_clone_variable(o, method, keep_args, memo) for o in node._block_root._outputs]
+        # a loop inside the block is closed before as_block wraps the copy (it must not capture the stand-ins)
+        outer_stand_ins, memo.stand_ins = memo.stand_ins, {}
+        inner_outputs = _clone_outputs(node._block_root._outputs, method, keep_args, memo)
+        memo.stand_ins = outer_stand_ins
         unchanged = all(a is b for a, (_, b) in zip(new_args, node._block_arguments)) and \
             all(a is b for a, b in zip(inner_outputs, node._block_root._outputs))
         if unchanged:

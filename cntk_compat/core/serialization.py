@@ -4,10 +4,13 @@ A model file is a zip archive holding
   graph.json  -- the graph: its leaf Variables (kind, name, shape, dtype, dynamic axes), then every node in
                  dependency order (registered op name, display op name, instance name, JSON-encoded attributes,
                  input wiring by uid; blocks with their inner graph; user functions with their class and
-                 serialize() state), and the outputs;
+                 serialize() state), and the outputs; "loop_references" describes the outputs that a recurrent
+                 loop reads before their node is listed (the walk met their node again while still below it);
   tensors.pt  -- a dict uid -> tensor of the Parameter and Constant values, read back with
                  torch.load(weights_only=True).
-Loading rebuilds the graph through the op registry (so shape rules run again), with fresh uids.
+Loading rebuilds the graph through the op registry (so shape rules run again), with fresh uids. A loop
+reference is a typed placeholder until its node is rebuilt, and is then replaced by that node's output in place,
+which closes the loop exactly as replace_placeholders does.
 """
 import enum
 import importlib
@@ -23,10 +26,12 @@ from . import device as _device
 from .axis import Axis
 from .function import BLOCK, COMBINE, Function, as_block
 from .registry import get_op
+from .reinference import infer_in_place, substitute_in_place
 from .variables import Constant, Parameter, Placeholder, Variable, VariableKind
 
 FORMAT_NAME = "cntk-compat-model"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2 added "loop_references"
+_READABLE_VERSIONS = (1, 2)
 _GRAPH = "graph.json"
 _TENSORS = "tensors.pt"
 
@@ -112,9 +117,11 @@ def _node_dependencies(node):
 
 
 def _walk(outputs):
-    """(leaves, nodes): the leaf Variables and the Function nodes below outputs (entering blocks), each node
-    after everything it depends on."""
-    leaves, nodes, done, open_nodes = [], [], set(), set()
+    """(leaves, nodes, loop_references): the leaf Variables and the Function nodes below outputs (entering
+    blocks), each node after everything it depends on, and the outputs of nodes that a recurrent loop reads
+    before they are defined (met again while the walk was still below their node)."""
+    leaves, nodes, loop_references, done, open_nodes = [], [], [], set(), set()
+    referenced = set()
     stack = [(v, False) for v in reversed(outputs)]
     while stack:
         v, expanded = stack.pop()
@@ -127,16 +134,19 @@ def _walk(outputs):
         if node.uid in done:
             continue
         if expanded:
+            open_nodes.discard(node.uid)
             done.add(node.uid)
             nodes.append(node)
             continue
-        if node.uid in open_nodes:
-            raise NotImplementedError("save: the graph has a recurrent loop through %s; saving recurrent loops is "
-                                      "not supported" % node._op_name)
+        if node.uid in open_nodes:  # the walk is below this node: a loop leads back to it
+            if v.uid not in referenced:
+                referenced.add(v.uid)
+                loop_references.append(v)
+            continue
         open_nodes.add(node.uid)
         stack.append((v, True))
         stack.extend((d, False) for d in reversed(_node_dependencies(node)))
-    return leaves, nodes
+    return leaves, nodes, loop_references
 
 
 # ----------------------------------------------------------------------------------------------- saving
@@ -174,7 +184,7 @@ def _describe_node(node):
 
 def model_bytes(function):
     """The saved form of ``function`` (see the module docstring)."""
-    leaves, nodes = _walk(function.outputs)
+    leaves, nodes, loop_references = _walk(function.outputs)
     tensors = {}
     for v in leaves:
         if v.is_parameter or v.is_constant:
@@ -187,6 +197,7 @@ def model_bytes(function):
     graph = {"format": FORMAT_NAME, "version": FORMAT_VERSION,
              "variables": [_describe_variable(v) for v in leaves],
              "nodes": [_describe_node(n) for n in nodes],
+             "loop_references": [_describe_variable(v) for v in loop_references],
              "outputs": [o.uid for o in function.outputs],
              "arguments": [a.uid for a in arg_order],
              "combine_name": root._name if root._op.name == COMBINE else None}
@@ -226,9 +237,9 @@ def _read_archive(model):
                          % (what, type(e).__name__, e)) from None
     if not isinstance(graph, dict) or graph.get("format") != FORMAT_NAME:
         raise ValueError("load_model: %s is not a cntk-compat model (no %r format tag)" % (what, FORMAT_NAME))
-    if graph.get("version") != FORMAT_VERSION:
-        raise ValueError("load_model: %s has model format version %r; this version reads version %d"
-                         % (what, graph.get("version"), FORMAT_VERSION))
+    if graph.get("version") not in _READABLE_VERSIONS:
+        raise ValueError("load_model: %s has model format version %r; this version reads versions %s"
+                         % (what, graph.get("version"), ", ".join(str(v) for v in _READABLE_VERSIONS)))
     try:
         tensors = torch.load(io.BytesIO(tensor_bytes), weights_only=True)
     except Exception as e:
@@ -254,14 +265,28 @@ def _rebuild_leaf(record, tensors, device):
             return Parameter(shape, array, dtype=dtype, device=device, name=name)
         return Constant(array, shape=shape, dtype=dtype, device=device, name=name)
     if kind == VariableKind.PLACEHOLDER:
-        v = Placeholder(shape, _dynamic_axes(record["dynamic_axes"]), name)
-        v._dtype = dtype
-        v._is_sparse = record["is_sparse"]
-        return v
+        return _typed_placeholder(record)
     if kind == VariableKind.INPUT:
         return Variable(shape, dtype, record["needs_gradient"], record["is_sparse"],
                         _dynamic_axes(record["dynamic_axes"]), name)
     raise ValueError("load_model: unknown variable kind %r" % (kind,))
+
+
+def _typed_placeholder(record):
+    shape = None if record["shape"] is None else tuple(record["shape"])
+    v = Placeholder(shape, _dynamic_axes(record["dynamic_axes"]), record["name"])
+    v._dtype = None if record["dtype"] is None else np.dtype(record["dtype"])
+    v._is_sparse = record["is_sparse"]
+    return v
+
+
+def _close_loops(node, record, stand_ins, env):
+    """Once the node whose outputs a loop read early is rebuilt, the stand-ins for them are replaced by its
+    outputs in place, as replace_placeholders closes a loop."""
+    closing = {stand_ins.pop(uid): env[uid] for uid in record["outputs"] if uid in stand_ins}
+    if closing:
+        substitute_in_place(node._outputs, closing)
+        infer_in_place(node._outputs)
 
 
 def _user_function_class(info):
@@ -315,6 +340,7 @@ def _rebuild_node(record, env):
                          % (record["op_name"], len(node._outputs), len(record["outputs"])))
     for uid, out in zip(record["outputs"], node._outputs):
         env[uid] = out
+    return node
 
 
 def load(model, device=None):
@@ -322,11 +348,17 @@ def load(model, device=None):
     graph, tensors = _read_archive(model)
     device = _device.resolve(device)
     env = {}
+    stand_ins = {}  # uid -> placeholder read by a loop until the node defining that uid is rebuilt
     try:
         for record in graph["variables"]:
             env[record["uid"]] = _rebuild_leaf(record, tensors, device)
+        for record in graph.get("loop_references", ()):
+            env[record["uid"]] = stand_ins[record["uid"]] = _typed_placeholder(record)
         for record in graph["nodes"]:
-            _rebuild_node(record, env)
+            _close_loops(_rebuild_node(record, env), record, stand_ins, env)
+        if stand_ins:
+            raise ValueError("load_model: the model file is inconsistent (%s, read by a recurrent loop, is never "
+                             "defined)" % ", ".join(sorted(stand_ins)))
         outputs = [env[u] for u in graph["outputs"]]
         arguments = [env[u] for u in graph["arguments"]]
     except KeyError as e:
@@ -338,7 +370,7 @@ def restore(function, model):
     """Copies the Parameter and Constant values saved in ``model`` into ``function`` (same architecture)."""
     graph, tensors = _read_archive(model)
     saved = [r for r in graph["variables"] if r["kind"] in (VariableKind.PARAMETER, VariableKind.CONSTANT)]
-    leaves, _ = _walk(function.outputs)
+    leaves, _, _ = _walk(function.outputs)
     mine = [v for v in leaves if v.is_parameter or v.is_constant]
     if len(saved) != len(mine):
         raise ValueError("restore: the model file has %d parameters and constants, this Function has %d"
