@@ -1,0 +1,48 @@
+"""Global debugging switches: deterministic algorithms, checked mode, network trace level, node timing.
+
+CNTK's engine evaluates node by node; here a graph runs as one lowered torch module, so the switches act on
+torch's own machinery:
+
+- deterministic algorithms: torch's deterministic kernels and cuDNN without autotuning;
+- checked mode: torch's autograd anomaly detection (a backward step that produces NaN raises, naming the
+  forward op that caused it);
+- trace level and node timing: see :mod:`.tracing` (a forward hook on the lowered modules).
+"""
+import warnings
+
+import torch
+
+from .. import cntk_py
+
+__all__ = ["force_deterministic", "force_deterministic_algorithms", "set_checked_mode", "is_checked_mode"]
+
+
+def force_deterministic_algorithms():
+    """Makes torch pick deterministic kernels (an op without one warns) and turns off cuDNN autotuning, so
+    repeated runs on the same data compute the same numbers."""
+    cntk_py.force_deterministic_algorithms(True)
+    torch.backends.cudnn.deterministic = True
+    torch.backends.cudnn.benchmark = False
+
+
+def force_deterministic(seed):
+    """Seeds every random generator with ``seed`` and forces deterministic algorithms."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError("force_deterministic: seed must be a non-negative int, got %r" % (seed,))
+    # as in CNTK, whose recurrent (cuDNN RNN) nodes were not deterministic; torch's fused RNN kernels on GPU
+    # are not either
+    warnings.warn("RNN based nodes don't run deterministically yet.", Warning)
+    cntk_py.set_fixed_random_seed(seed)
+    force_deterministic_algorithms()
+
+
+def set_checked_mode(enable):
+    """Checked mode: every backward pass checks for NaN; the first op whose gradient is NaN raises a
+    RuntimeError naming it and showing where its forward computation was built. Slows training down."""
+    if not isinstance(enable, bool):
+        raise TypeError("set_checked_mode: enable must be a bool, got %s" % type(enable).__name__)
+    torch.autograd.set_detect_anomaly(enable)
+
+
+def is_checked_mode():
+    return torch.is_anomaly_enabled()

@@ -1,0 +1,172 @@
+"""debug_model: a debug stop after every node, driven by scripted commands."""
+import io
+
+import numpy as np
+import pytest
+
+import cntk as C
+from cntk.debugging import DEBUG_USAGE, debug_model, save_as_legacy_model
+from cntk.debugging.debug import _DebugNode
+
+
+class ScriptedInput(object):
+    """Gives the scripted lines, then 'c' (run to the end) forever."""
+
+    def __init__(self, lines):
+        self.lines = list(lines)
+
+    def readline(self):
+        return (self.lines.pop(0) if self.lines else "c") + "\n"
+
+
+class Transcript(object):
+    """What the debugger wrote, one stripped chunk per write, without prompts and blank writes."""
+
+    PROMPTS = (_DebugNode.PROMPT_FORWARD.strip(), _DebugNode.PROMPT_BACKWARD.strip())
+
+    def __init__(self):
+        self.written = []
+        self.prompts = []
+        self.stopped_at = []  # the node shown before each prompt
+
+    def write(self, text):
+        text = text.strip()
+        if text in self.PROMPTS:
+            self.prompts.append(text)
+            self.stopped_at.append(_status_lines(self)[-1].split(' with uid ')[0])
+        elif text:
+            self.written.append(text)
+
+    def flush(self):
+        pass
+
+
+def _times_model(commands):
+    x = C.input_variable(2, name='features')
+    p = C.parameter(shape=(2,), init=np.array([1.0, 2.0], np.float32), name='p')
+    out = Transcript()
+    model = debug_model(C.times(x, p, name='z'), ScriptedInput(commands), out)
+    return model, x, p, out
+
+
+def _status_lines(out):
+    return [w for w in out.written if " with uid " in w]
+
+
+def test_debug_model_computes_the_same_values_and_gradients():
+    model, x, p, out = _times_model([])
+    data = np.array([[1, 2], [3, 4]], np.float32)
+    np.testing.assert_allclose(model.eval({model.arguments[0]: data}), data[:, :, None] * np.array([1, 2]))
+    grads = model.grad({model.arguments[0]: data}, wrt=[p])
+    np.testing.assert_allclose(grads, np.full(2, data.sum()))  # z[b,i,j] = x[b,i] p[j]
+    assert model.parameters[0] is p
+    assert sum(isinstance(n, _DebugNode) for n in
+               C.logging.graph.depth_first_search(model, lambda n: True)) == 3
+
+
+def test_stepping_stops_at_every_node_forward_then_backward():
+    model, x, p, out = _times_model(['n'] * 10)
+    data = np.ones((1, 2), np.float32)
+    model.grad({model.arguments[0]: data}, wrt=[p])
+    assert out.written[0].startswith('=') and 'forward' in out.written[0]
+    forward_end = next(k for k, w in enumerate(out.written) if 'backward' in w and w.startswith('='))
+    forward = [w for w in out.written[1:forward_end]]
+    backward = [w for w in out.written[forward_end + 1:]]
+    # the leaves come before the Times node forward; the Times node before the parameter backward
+    assert len(forward) == 3 and forward[-1].startswith('z: Times(')
+    assert sorted(w.split(' with uid ')[0].split('(')[0] for w in forward[:2]) == ['Input', 'Parameter']
+    assert backward[0].startswith('z: Times(') and backward[1].startswith("Parameter('p'")
+    assert out.prompts[:3] == [_DebugNode.PROMPT_FORWARD.strip()] * 3
+    assert out.prompts[3:5] == [_DebugNode.PROMPT_BACKWARD.strip()] * 2
+
+
+def test_continue_runs_to_the_end_after_one_prompt():
+    model, x, p, out = _times_model(['c'])
+    model.grad({model.arguments[0]: np.ones((1, 2), np.float32)}, wrt=[p])
+    assert len(out.prompts) == 1
+    assert len(_status_lines(out)) == 5
+
+
+def test_print_shows_the_value_forward_and_the_gradient_backward():
+    model, x, p, out = _times_model(['u z', 'p', 'n', 'p', 'c'])
+    data = np.array([[1, 2]], np.float32)
+    model.grad({model.arguments[0]: data}, wrt=[p])
+    value = [w for w in out.written if w.startswith('Input with shape')]
+    gradient = [w for w in out.written if w.startswith('Root gradients with shape')]
+    assert len(value) == 1 and '(1, 2, 2)' in value[0]  # Times' output: [[1,2],[2,4]]
+    assert '4.' in value[0] and '2.' in value[0]
+    assert len(gradient) == 1 and '(1, 2, 2)' in gradient[0] and '1.' in gradient[0]
+
+
+def test_until_name_lambda_and_pass():
+    model, x, p, out = _times_model(['u z', 'u b', 'u lambda data, node: node.name == "p"', 'c'])
+    model.grad({model.arguments[0]: np.ones((1, 2), np.float32)}, wrt=[p])
+    # first stop: the first forward node; then z (forward); then the first backward node (z); then p
+    assert out.prompts == [_DebugNode.PROMPT_FORWARD.strip()] * 2 + [_DebugNode.PROMPT_BACKWARD.strip()] * 2
+    assert out.stopped_at[1].startswith('z: Times(') and out.stopped_at[2].startswith('z: Times(')
+    assert out.stopped_at[3].startswith("Parameter('p'")
+
+
+def test_n_with_a_count_skips_that_many_stops():
+    model, x, p, out = _times_model(['n 4'])
+    model.grad({model.arguments[0]: np.ones((1, 2), np.float32)}, wrt=[p])
+    # stops: 3 forward, then Times and p backward; 'n 4' runs past the first four
+    assert out.prompts == [_DebugNode.PROMPT_FORWARD.strip(), _DebugNode.PROMPT_BACKWARD.strip()]
+    assert out.stopped_at[1].startswith("Parameter('p'")
+
+
+def test_unknown_commands_print_the_usage_and_ask_again():
+    model, x, p, out = _times_model(['what', 'u nosuchnode', 'u lambda (', 'c'])
+    model.eval({model.arguments[0]: np.ones((1, 2), np.float32)})
+    assert out.written.count(DEBUG_USAGE.strip()) == 3
+    assert 'Your model does not contain a node with name "nosuchnode"' in out.written
+    assert len(out.prompts) == 4
+
+
+def test_quit_calls_exit_func():
+    x = C.input_variable(1)
+    exits = []
+
+    def exit_func(code):
+        exits.append(code)
+        raise SystemExit(code)
+
+    model = debug_model(C.sqrt(x), ScriptedInput(['q']), Transcript(), exit_func)
+    with pytest.raises(SystemExit):
+        model.eval({model.arguments[0]: np.ones((1, 1), np.float32)})
+    assert exits == [0]
+
+
+def test_debug_model_checks_its_streams():
+    with pytest.raises(TypeError, match="in_stream"):
+        debug_model(C.sqrt(C.input_variable(1)), object(), Transcript())
+
+
+def test_save_as_legacy_model_is_not_supported(tmp_path):
+    with pytest.raises(NotImplementedError, match="legacy CNTK v1"):
+        save_as_legacy_model(C.sqrt(C.input_variable(1)), str(tmp_path / "m.dnn"))
+
+
+def test_print_of_sequences_of_different_lengths_shows_each_shape():
+    x = C.sequence.input_variable(2)
+    out = Transcript()
+    model = debug_model(C.sqrt(x), ScriptedInput(['p', 'c']), out)
+    result = model.eval({model.arguments[0]: [np.full((2, 2), 4, np.float32), np.full((3, 2), 9, np.float32)]})
+    np.testing.assert_allclose(result[1], np.full((3, 2), 3))
+    assert [w for w in out.written if w.startswith('Input with shape')][0].startswith(
+        'Input with shape [(2, 2), (3, 2)]')
+
+
+def test_recurrent_loops_cannot_be_debugged():
+    x = C.sequence.input_variable(2)
+    model = C.layers.Recurrence(C.layers.RNNStep(3))(x)
+    with pytest.raises(ValueError, match="recurrent loop"):
+        debug_model(model, ScriptedInput([]), Transcript())
+
+
+def test_end_of_input_runs_to_the_end():
+    x = C.input_variable(1)
+    out = io.StringIO()
+    model = debug_model(C.sqrt(x), io.StringIO("\nn\n"), out)
+    np.testing.assert_allclose(model.eval({model.arguments[0]: np.full((1, 1), 4, np.float32)}), [[2]])
+    assert out.getvalue().count(_DebugNode.PROMPT_FORWARD) == 3  # blank line, 'n', then end of input

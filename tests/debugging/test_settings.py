@@ -1,0 +1,95 @@
+"""The global switches: deterministic algorithms, checked mode, trace level, node timing."""
+import re
+
+import numpy as np
+import pytest
+import torch
+
+import cntk as C
+from cntk import cntk_py
+from cntk.debugging import (force_deterministic, get_computation_network_trace_level, is_checked_mode,
+                            set_checked_mode, set_computation_network_trace_level, set_node_timing)
+
+
+@pytest.fixture
+def restore_torch_flags():
+    saved = (torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled(),
+             torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark, torch.is_anomaly_enabled(),
+             cntk_py._state["deterministic"], cntk_py._state["fixed_seed"])
+    yield
+    torch.use_deterministic_algorithms(saved[0], warn_only=saved[1])
+    torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = saved[2], saved[3]
+    torch.autograd.set_detect_anomaly(saved[4])
+    cntk_py._state["deterministic"], cntk_py._state["fixed_seed"] = saved[5], saved[6]
+    set_computation_network_trace_level(0)
+    set_node_timing(False)
+
+
+def test_force_deterministic_sets_torch_flags_and_the_seed(restore_torch_flags):
+    torch.backends.cudnn.benchmark = True
+    with pytest.warns(Warning, match="RNN"):
+        force_deterministic(7)
+    assert torch.are_deterministic_algorithms_enabled()
+    assert torch.backends.cudnn.deterministic and not torch.backends.cudnn.benchmark
+    assert cntk_py.should_force_deterministic_algorithms() and cntk_py.get_random_seed() == 7
+    first = C.parameter((5,), init=C.glorot_uniform()).value
+    with pytest.warns(Warning):
+        force_deterministic(7)
+    np.testing.assert_array_equal(C.parameter((5,), init=C.glorot_uniform()).value, first)
+    with pytest.raises(ValueError, match="seed"):
+        force_deterministic(-1)
+
+
+@pytest.mark.filterwarnings("ignore:Error detected in")
+def test_checked_mode_raises_on_a_nan_gradient(restore_torch_flags):
+    x = C.input_variable(1, needs_gradient=True)
+    f = C.sqrt(x)
+    data = {x: np.zeros((1, 1), np.float32)}  # d sqrt(x)/dx at 0 is inf; times 0 from the next op: nan
+    g = C.element_times(f, 0.0)
+    set_checked_mode(False)
+    assert np.isnan(g.grad(data, wrt=[x])).all()
+    set_checked_mode(True)
+    assert is_checked_mode()
+    with pytest.raises(RuntimeError, match="returned nan"):
+        g.grad(data, wrt=[x])
+    set_checked_mode(False)
+    assert not is_checked_mode()
+    with pytest.raises(TypeError, match="enable"):
+        set_checked_mode("yes")
+
+
+def _model():
+    x = C.input_variable(2)
+    return x, C.relu(C.times(x, C.parameter((2, 3), init=-1.0)) + 4.0)
+
+
+def test_trace_level_1_prints_shapes_once_and_1000_prints_abs_sums(restore_torch_flags, capsys):
+    x, model = _model()
+    data = {x: np.array([[1.0, 2.0]], np.float32)}
+    set_computation_network_trace_level(1)
+    assert get_computation_network_trace_level() == 1
+    model.eval(data)
+    first = capsys.readouterr().err
+    assert re.search(r"relu\S*\s+\S+\s+shape \(1, 3\)", first)
+    model.eval(data)
+    assert "shape" not in capsys.readouterr().err  # static info only once
+    set_computation_network_trace_level(1000)
+    model.eval(data)
+    sums = [float(v) for v in re.findall(r"abs sum (\S+)", capsys.readouterr().err)]
+    assert 3.0 in sums and 9.0 in sums  # times: [-3,-3,-3]; relu(times + 4): [1,1,1]
+    set_computation_network_trace_level(0)
+    model.eval(data)
+    assert capsys.readouterr().err == ""
+    with pytest.raises(ValueError, match="level"):
+        set_computation_network_trace_level(-1)
+
+
+def test_node_timing_reports_each_node(restore_torch_flags, capsys):
+    x, model = _model()
+    set_node_timing(True)
+    model.eval({x: np.ones((4, 2), np.float32)})
+    timings = re.findall(r"node timing\s+(\S+)\s+\S+\s+([0-9.]+) ms", capsys.readouterr().err)
+    assert len(timings) >= 3 and all(float(ms) >= 0 for _, ms in timings)
+    set_node_timing(False)
+    model.eval({x: np.ones((4, 2), np.float32)})
+    assert capsys.readouterr().err == ""
