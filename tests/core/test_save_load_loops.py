@@ -183,9 +183,9 @@ def _train_steps(model, steps=3):
     loss = C.squared_error(model, y)
     trainer = C.Trainer(model, (loss, loss), [C.sgd(model.parameters, C.learning_parameter_schedule(0.05))])
     rng = np.random.RandomState(0)
+    xs = [rng.randn(n, 2).astype(np.float32) for n in (4, 2)]
     losses = []
-    for _ in range(steps):
-        xs = [rng.randn(n, 2).astype(np.float32) for n in (4, 2)]
+    for _ in range(steps):      # the same minibatch: small gradient steps must lower its loss
         trainer.train_minibatch({x: xs, y: [s[:, ::-1].copy() for s in xs]})
         losses.append(trainer.previous_minibatch_loss_average)
     return losses
