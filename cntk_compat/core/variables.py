@@ -7,7 +7,7 @@ import numpy as np
 import torch
 
 from . import device as _device
-from .axis import Axis, BATCH_AXIS_NAME
+from .axis import Axis, BATCH_AXIS_NAME, SEQUENCE_AXIS_NAME
 from .dtypes import sanitize_dtype, to_torch_dtype
 from .operators import TensorOpsMixin
 from .types import type_string
@@ -206,9 +206,19 @@ class Variable(VariableMixin, TensorOpsMixin):
         return Function._combine_vars([self]).eval(arguments, device=device)
 
     def __repr__(self):
-        kind = self._kind
-        name = ("'%s' " % self._name) if self._name else ""
-        return "%s(%s%s)" % (kind, name, self._type)
+        """As CNTK prints a variable: ``Input('x', [#, *], [2 x 3])``: kind, name (else uid), dynamic axes
+        (``#`` the batch axis, ``*`` the default sequence axis), static shape (``?`` inferred, ``*`` free)."""
+        if self._dynamic_axes is None:
+            axes = "[???]"
+        else:
+            axes = "[%s]" % ", ".join("#" if a.name == BATCH_AXIS_NAME else "*" if a.name == SEQUENCE_AXIS_NAME
+                                      else a.name for a in self.dynamic_axes)
+        if self._shape is None:
+            shape = "[???]"
+        else:
+            shape = "[%s]" % " x ".join("?" if d == InferredDimension else "*" if d == FreeDimension else str(d)
+                                        for d in self._shape)
+        return "%s('%s', %s, %s)" % (self._kind, self._name or self._uid, axes, shape)
 
     def __str__(self):
         return self.__repr__()
