@@ -10,6 +10,14 @@ import cntk as C
 from tests.distributed._models import data, parameter_values, regression, sgd
 
 
+def data_parallel_worker(rank, world, port):
+    """Joins the workers; a regression model and a Trainer with a 32-bit data-parallel SGD learner."""
+    join(rank, world, port)
+    z, loss, x, y = regression()
+    learner = C.distributed.data_parallel_distributed_learner(sgd(z.parameters))
+    return z, loss, x, y, C.Trainer(z, (loss, loss), [learner])
+
+
 def join(rank, world, port):
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), WORLD_SIZE=str(world), RANK=str(rank),
                       LOCAL_RANK=str(rank))
@@ -45,9 +53,7 @@ def train_halves(rank, world, port, out, bits, momentum):
 
 def checkpoint(rank, world, port, out):
     """Only rank 0 writes; both restore, each getting back its own external state."""
-    join(rank, world, port)
-    z, loss, x, y = regression()
-    trainer = C.Trainer(z, (loss, loss), [C.distributed.data_parallel_distributed_learner(sgd(z.parameters))])
+    z, loss, x, y, trainer = data_parallel_worker(rank, world, port)
     features, targets = data(16)
     trainer.train_minibatch({x: features[rank * 4:rank * 4 + 4], y: targets[rank * 4:rank * 4 + 4]})
     trainer.save_checkpoint(os.path.join(out, "own%d" % rank))
@@ -65,9 +71,7 @@ def checkpoint(rank, world, port, out):
 
 def uneven(rank, world, port, out):
     """Rank 0 has three minibatches, rank 1 one: rank 1 trains empty minibatches until both stop together."""
-    join(rank, world, port)
-    z, loss, x, y = regression()
-    trainer = C.Trainer(z, (loss, loss), [C.distributed.data_parallel_distributed_learner(sgd(z.parameters))])
+    z, loss, x, y, trainer = data_parallel_worker(rank, world, port)
     features, targets = data(16)
     if rank == 0:
         mine = [(features[i:i + 4], targets[i:i + 4]) for i in range(0, 12, 4)]
@@ -105,9 +109,7 @@ def seed002(rank, world, port, out):
 
 def test_totals(rank, world, port, out):
     """Evaluation of a minibatch split unevenly (rank 1 has no data): both get the totals of all workers."""
-    join(rank, world, port)
-    z, loss, x, y = regression()
-    trainer = C.Trainer(z, (loss, loss), [C.distributed.data_parallel_distributed_learner(sgd(z.parameters))])
+    z, loss, x, y, trainer = data_parallel_worker(rank, world, port)
     features, targets = data(5)
     mine = {x: features[:3], y: targets[:3]} if rank == 0 else {}
     metric, samples = trainer._distributed_test_minibatch(mine)

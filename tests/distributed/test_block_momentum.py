@@ -35,6 +35,18 @@ def _twin_models():
     return first, second
 
 
+def _train_in_lockstep(X, Y, first, second, rtol, atol, every_step=False):
+    """Trains both (x, y, z, trainer) on the same minibatches; their parameters must agree at the end (or after
+    every step)."""
+    (x, y, z, trainer), (x2, y2, z2, other) = first, second
+    for k in range(X.shape[1]):
+        trainer.train_minibatch({x: X[0, k], y: Y[0, k]})
+        other.train_minibatch({x2: X[0, k], y2: Y[0, k]})
+        if every_step or k == X.shape[1] - 1:
+            for p, q in zip(z.parameters, z2.parameters):
+                np.testing.assert_allclose(p.value, q.value, rtol=rtol, atol=atol)
+
+
 def _theta(z):
     """The parameters as one float64 vector (W row major, then b)."""
     by_shape = {p.shape: p.value.astype(np.float64) for p in z.parameters}
@@ -158,11 +170,7 @@ def test_without_block_momentum_one_worker_equals_the_local_learner():
     local = C.Trainer(z2, (loss2, loss2), [_sgd(z2.parameters)])
     bmuf = block_momentum_distributed_learner(_sgd(z.parameters), block_size=4)   # default: bm = 0 for 1 worker
     trainer = C.Trainer(z, (loss, loss), [bmuf])
-    for k in range(X.shape[1]):
-        trainer.train_minibatch({x: X[0, k], y: Y[0, k]})
-        local.train_minibatch({x2: X[0, k], y2: Y[0, k]})
-        for p, q in zip(z.parameters, z2.parameters):
-            np.testing.assert_allclose(p.value, q.value, rtol=1e-6, atol=1e-7)
+    _train_in_lockstep(X, Y, (x, y, z, trainer), (x2, y2, z2, local), rtol=1e-6, atol=1e-7, every_step=True)
     assert bmuf.total_number_of_samples_seen == 7 * BATCH
 
 
@@ -177,11 +185,7 @@ def test_momentum_sgd_without_reset_and_block_momentum_equals_the_local_learner(
     bmuf = block_momentum_distributed_learner(momentum(z.parameters), block_size=4,
                                               reset_sgd_momentum_after_aggregation=False)
     trainer = C.Trainer(z, (loss, loss), [bmuf])
-    for k in range(X.shape[1]):
-        trainer.train_minibatch({x: X[0, k], y: Y[0, k]})
-        local.train_minibatch({x2: X[0, k], y2: Y[0, k]})
-    for p, q in zip(z.parameters, z2.parameters):
-        np.testing.assert_allclose(p.value, q.value, rtol=1e-5, atol=1e-6)
+    _train_in_lockstep(X, Y, (x, y, z, trainer), (x2, y2, z2, local), rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("nesterov", [True, False])
