@@ -100,15 +100,18 @@ def summed(var, tensor, info):
     return tensor.sum()
 
 
+def summed_without_gradients(output, args, device):
+    """(sum over the samples, number of samples) of ``output`` on one minibatch, evaluated without gradients."""
+    with torch.no_grad():
+        (value,), info = evaluate_tensors([output], args, device=device)
+        return summed(output, value, info), sample_count(output, value, info)
+
+
 def test_step(output, known, arguments, device, total, progress_writers):
     """Evaluates ``output`` on one test minibatch (no gradients) and tells the progress writers.
 
     Returns (the average per sample on this minibatch, the running total including it)."""
-    args = argument_map(known, arguments)
-    with torch.no_grad():
-        (value,), info = evaluate_tensors([output], args, device=device)
-        n = sample_count(output, value, info)
-        step_total = summed(output, value, info)
+    step_total, n = summed_without_gradients(output, argument_map(known, arguments), device)
     total = step_total if total is None else total + step_total
     for writer in progress_writers:
         writer.update_test(n, total)

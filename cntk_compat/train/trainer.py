@@ -6,8 +6,8 @@ from ..core.function import Function, as_variable
 from ..distributed.communicator import Communicator, all_gather_object, all_reduce_sum
 from ..distributed.learner import DistributedLearner, MinibatchInfo
 from . import checkpoint as _checkpoint
-from ._feed import (argument_map, as_function, criterion_pair, progress_writer_list, sample_count, summed, sweep_end_of,
-                    test_step, write_test_summary)
+from ._feed import (argument_map, as_function, criterion_pair, progress_writer_list, sample_count, summed,
+                    summed_without_gradients, sweep_end_of, test_step, write_test_summary)
 
 __all__ = ["Trainer"]
 
@@ -137,20 +137,24 @@ class Trainer(object):
             return self._train_distributed_minibatch(args, outputs, device, sweep_end)
         if not args:
             return (False, {}) if outputs else False
+        n, loss, metric, fetched = self._training_forward(args, outputs, device)
+        updated = self._step(loss, n, sweep_end)
+        self._record_training(loss.detach(), None if metric is None else metric.detach(), n)
+        if updated:
+            self._samples_seen += n
+        return (updated, fetched) if outputs else updated
+
+    def _training_forward(self, args, outputs, device):
+        """The forward pass of one training minibatch: (samples, loss sum, metric sum or None, {each requested
+        output: its value})."""
         extra = [as_variable(o, "outputs") for o in (outputs or ())]
         results, info = evaluate_tensors(self._outputs + extra, args, requires_grad=True, training=True,
                                          device=device)
         n = sample_count(self._loss.output, results[0], info)
         loss = summed(self._loss.output, results[0], info)
         metric = summed(self._metric.output, results[1], info) if self._metric is not None else None
-        updated = self._step(loss, n, sweep_end)
-        self._record_training(loss.detach(), None if metric is None else metric.detach(), n)
-        if updated:
-            self._samples_seen += n
-        if outputs:
-            values = results[len(self._outputs):]
-            return updated, {o: to_numpy(o, t, info.lengths_by_axis) for o, t in zip(extra, values)}
-        return updated
+        values = results[len(self._outputs):]
+        return n, loss, metric, {o: to_numpy(o, t, info.lengths_by_axis) for o, t in zip(extra, values)}
 
     def _gradients(self, loss):
         """{parameter: gradient of ``loss``} for all learned parameters (zeros where it does not depend on
@@ -174,17 +178,7 @@ class Trainer(object):
     def _train_distributed_minibatch(self, args, outputs, device, sweep_end):
         learner = self._distributed
         learner._synchronize_parameters()
-        extra = [as_variable(o, "outputs") for o in (outputs or ())]
-        loss = metric = None
-        n, fetched = 0, {}
-        if args:
-            results, info = evaluate_tensors(self._outputs + extra, args, requires_grad=True, training=True,
-                                             device=device)
-            n = sample_count(self._loss.output, results[0], info)
-            loss = summed(self._loss.output, results[0], info)
-            metric = summed(self._metric.output, results[1], info) if self._metric is not None else None
-            values = results[len(self._outputs):]
-            fetched = {o: to_numpy(o, t, info.lengths_by_axis) for o, t in zip(extra, values)}
+        n, loss, metric, fetched = self._training_forward(args, outputs, device) if args else (0, None, None, {})
         minibatch = MinibatchInfo(n, None if loss is None else loss.detach(),
                                   None if metric is None else metric.detach(), sweep_end)
         samples_before = learner.total_number_of_samples_seen
@@ -220,26 +214,25 @@ class Trainer(object):
     # ------------------------------------------------------------------ testing
     def test_minibatch(self, arguments, device=None):
         """The average evaluation criterion value per sample on one minibatch (parameters unchanged)."""
+        average, self._test_acc = test_step(self._metric_output(), self._arguments_of, arguments, device,
+                                            self._test_acc, self._progress_writers)
+        return average
+
+    def _metric_output(self):
         if self._metric is None:
             raise ValueError("test_minibatch: the Trainer has no evaluation function (the criterion was given "
                              "without a metric)")
-        average, self._test_acc = test_step(self._metric.output, self._arguments_of, arguments, device,
-                                            self._test_acc, self._progress_writers)
-        return average
+        return self._metric.output
 
     def _distributed_test_minibatch(self, arguments, device=None):
         """(metric sum, samples) of one test minibatch over all workers, each passing its own part of it (empty
         ``arguments`` for a worker without data); the progress writers get these totals."""
-        if self._metric is None:
-            raise ValueError("test_minibatch: the Trainer has no evaluation function (the criterion was given "
-                             "without a metric)")
+        metric_output = self._metric_output()
         args = argument_map(self._arguments_of, arguments)
         totals = torch.zeros(2, dtype=torch.float64)
         if args:
-            with torch.no_grad():
-                (value,), info = evaluate_tensors([self._metric.output], args, device=device)
-                totals[0] = float(summed(self._metric.output, value, info))
-                totals[1] = sample_count(self._metric.output, value, info)
+            step_total, n = summed_without_gradients(metric_output, args, device)
+            totals[0], totals[1] = float(step_total), n
         all_reduce_sum([totals])
         metric, n = float(totals[0]), int(totals[1])
         if n:

@@ -9,7 +9,6 @@ import warnings
 import torch
 
 from ..distributed.communicator import Communicator, all_reduce_max
-from ..distributed.learner import DistributedLearner
 from ..io import INFINITELY_REPEAT, MinibatchSource, MinibatchSourceFromData, UserMinibatchSource
 from ..io.user_source import read_minibatch
 from ..learners.schedules import MinibatchSizeSchedule, minibatch_size_schedule
@@ -197,11 +196,11 @@ class TrainingSession(object):
         self._cv = cv_config or CrossValidationConfig(None)
         self._test = test_config or TestConfig(None)
         self.cv_callback = self._cv.callback
-        distributed = [l for l in trainer.parameter_learners if isinstance(l, DistributedLearner)]
-        self._distributed = bool(distributed)
-        self._parallel_after = max([l.distributed_after for l in distributed] or [0])
-        self._workers = Communicator.num_workers() if distributed else 1
-        self._rank = Communicator.rank() if distributed else 0
+        distributed = trainer._distributed      # the Trainer's distributed learner (its only learner), or None
+        self._distributed = distributed is not None
+        self._parallel_after = distributed.distributed_after if self._distributed else 0
+        self._workers = Communicator.num_workers() if self._distributed else 1
+        self._rank = Communicator.rank() if self._distributed else 0
         self._minibatches = 0
         self._sweeps = 0
         self._actions = []
