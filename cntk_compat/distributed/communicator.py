@@ -10,6 +10,8 @@ import socket
 import torch
 import torch.distributed as dist
 
+from ..core.device import _local_gpu_id
+
 
 def _world_size_from_environment():
     try:
@@ -28,7 +30,7 @@ def process_group_ready():
         return False
     if not dist.is_initialized() and _world_size_from_environment() > 1:
         if torch.cuda.is_available():
-            torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")) % torch.cuda.device_count())
+            torch.cuda.set_device(_local_gpu_id())
             dist.init_process_group("cpu:gloo,cuda:nccl")
         else:
             dist.init_process_group("gloo")
