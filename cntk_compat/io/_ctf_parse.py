@@ -128,8 +128,9 @@ class CTFParser(object):
         for (a, b), future in zip(bounds, pending):
             result = None if future is None else future.result()
             if result is None:
-                blocks.extend(self._parse_general(data[a:b], line))
-                line += data.count(b'\n', a, b)
+                general, lines = self._parse_general(data[a:b], line)
+                blocks.extend(general)
+                line += lines
             else:
                 blocks.append(self._native_block(result, line))
                 line += result[0]
@@ -157,13 +158,14 @@ class CTFParser(object):
         return block
 
     def _parse_general(self, data, first_line):
+        """The numpy parser's blocks of ``data``, and the number of lines it has."""
         blocks, line = [], first_line
         for a, b in _line_blocks(data, BLOCK_BYTES):
             piece = data[a:b] if data[b - 1:b] == b'\n' else data[a:b] + b'\n'
             block = np.frombuffer(piece, np.uint8)
             blocks.append(self._parse_skipping_bad_lines(block, line))
             line += int(np.count_nonzero(block == _NL))
-        return blocks
+        return blocks, line - first_line
 
     def _parse_skipping_bad_lines(self, b, line0):
         """Parse a block; up to ``max_errors`` distinct malformed lines (over the whole file) are skipped

@@ -49,7 +49,7 @@ def both_paths(data, streams=STREAMS, dtype=np.float32):
     parser = CTFParser('gen.ctf', streams, dtype)
     fast, lines = parser.parse_chunk(data, 10)
     assert lines == data.count(b'\n')
-    general = parser._assemble(parser._parse_general(data, 10))
+    general = parser._assemble(parser._parse_general(data, 10)[0])
     return fast, general
 
 
@@ -182,7 +182,7 @@ def test_mutated_text_is_parsed_the_same_or_left_to_the_numpy_parser(seed):
         parser = CTFParser('gen.ctf', STREAMS)
         with warnings.catch_warnings():
             warnings.simplefilter('ignore')
-            general_blocks = parser._parse_general(text, 0)     # every line is valid for it too
+            general_blocks, _ = parser._parse_general(text, 0)     # every line is valid for it too
             outcomes = []
             for assemble in (lambda: parser._assemble(general_blocks), lambda: parser.parse_chunk(text, 0)[0]):
                 try:
