@@ -10,6 +10,8 @@ import re
 import numpy as np
 import pytest
 
+from tests.seeds.cell_runner import cell_runner
+
 CELL_1 = r"""
 import cntk as C
 import numpy as np
@@ -229,16 +231,7 @@ def _rows(text):
 
 @pytest.fixture
 def seed(capsys):
-    namespace = {}
-
-    def run(cell):
-        capsys.readouterr()
-        exec(cell, namespace)
-        return capsys.readouterr().out
-
-    run(CELL_1)
-    run(CELL_2)
-    return namespace, run
+    return cell_runner(capsys, CELL_1, CELL_2)
 
 
 def test_cell_2_per_sample_and_per_minibatch(capsys):

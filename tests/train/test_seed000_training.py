@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 import scipy.sparse
 
+from tests.seeds.cell_runner import cell_runner
+
 SETUP = r"""
 from __future__ import print_function
 import cntk
@@ -146,15 +148,7 @@ TRAIN_EXAMPLES = [32, 96, 224, 480, 992, 2016, 4064, 8160, 16352]
 
 @pytest.fixture
 def seed(capsys):
-    namespace = {}
-
-    def run(cell):
-        capsys.readouterr()
-        exec(cell, namespace)
-        return capsys.readouterr().out
-
-    run(SETUP)
-    return namespace, run
+    return cell_runner(capsys, SETUP)
 
 
 def test_synthetic_data_cell(seed):
