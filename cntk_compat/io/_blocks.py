@@ -24,13 +24,12 @@ class Block(object):
     this worker's sequences, ``global_total``), against which ``max_samples`` is counted, as in CNTK."""
     __slots__ = ('streams', 'sizes', 'ends', 'global_starts', 'global_ends', 'global_total', 'num_chunks')
 
-    def __init__(self, streams, sizes, num_chunks, window_sizes=None, mine=None):
+    def __init__(self, streams, sizes, num_chunks, window_sizes=None, mine=slice(None)):
         self.streams = streams      # name -> SequenceData
         self.sizes = sizes          # samples per sequence that count toward the minibatch size
         self.ends = np.cumsum(sizes, dtype=np.int64)
-        if window_sizes is None:    # this worker's sequences are the whole window
-            window_sizes, mine = sizes, slice(None)
-        window_ends = np.cumsum(window_sizes, dtype=np.int64)
+        # without window_sizes this worker's sequences are the whole window
+        window_ends = self.ends if window_sizes is None else np.cumsum(window_sizes, dtype=np.int64)
         self.global_ends = window_ends[mine]
         self.global_starts = self.global_ends - sizes
         self.global_total = int(window_ends[-1]) if len(window_ends) else 0
@@ -94,7 +93,7 @@ class BlockPlanner(object):
         select = np.arange(len(sizes))
         if self.randomize:
             select = np.random.default_rng([seed, start]).permutation(len(sizes))
-        window_sizes = sizes[select]
+        window_sizes = sizes[select] if decimate else None
         mine = slice(part, None, parts) if decimate else slice(None)
         select = select[mine]
         if self.randomize or decimate:
