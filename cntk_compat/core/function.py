@@ -140,7 +140,7 @@ class Function(TensorOpsMixin):
     @staticmethod
     def _from_python(f, make_block=False, op_name=None, name=None):
         """@Function: call the Python function on placeholders (or typed inputs, from annotations)."""
-        from .typing_support import variable_from_annotation
+        from .variable_type import variable_from_annotation
         params = inspect.signature(f).parameters
         # arguments with defaults keep them (so that e.g. plus(left, right, name='') is a binary Function)
         arg_names = [p for p, v in params.items()
@@ -299,7 +299,7 @@ class Function(TensorOpsMixin):
 
     @property
     def type(self):
-        from .typing_support import function_type
+        from .variable_type import function_type
         return function_type(self)
 
     def find_all_with_name(self, name, depth=0):
@@ -433,7 +433,7 @@ class Function(TensorOpsMixin):
         return self.replace_placeholders({phs[0]: substitution})
 
     def update_signature(self, *arg_types, **kwarg_types):
-        from .typing_support import input_from_type
+        from .variable_type import input_from_type
         params = self.signature
         if len(arg_types) + len(kwarg_types) != len(params):
             raise TypeError("update_signature: the Function has %d arguments, %d types given"

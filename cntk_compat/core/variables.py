@@ -10,7 +10,7 @@ from . import device as _device
 from .axis import Axis, BATCH_AXIS_NAME, SEQUENCE_AXIS_NAME
 from .dtypes import sanitize_dtype, to_torch_dtype
 from .operators import TensorOpsMixin
-from .types import type_string
+from .type_string import type_string
 from .uid import new_uid
 
 InferredDimension = -1

@@ -4,7 +4,7 @@ import inspect
 import numpy as np
 
 from ..core.axis import Axis
-from ..core.typing_support import VariableType, sanitize_type
+from ..core.variable_type import VariableType, sanitize_type
 from ..variables import Record, Variable  # noqa: F401 (re-exported, as CNTK's cntk.layers.typing does)
 
 __all__ = ["Tensor", "SparseTensor", "ParameterTensor", "tensor", "Sequence", "SequenceOver", "SequenceOverMeta",

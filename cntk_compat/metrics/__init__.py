@@ -3,7 +3,7 @@ edit_distance_error one scalar for the minibatch)."""
 from ..ops import (Axis, argmax, element_times, greater, greater_equal, minus, not_equal, reduce_mean, reduce_sum,
                    reshape)
 from ..ops._common import sanitize_operands
-from ..ops.normalizing import _with_axis
+from ..ops.softmax import _with_axis
 
 from ..ops.edit_distance import edit_distance_error
 from ..ops.ranking import ndcg_at_1

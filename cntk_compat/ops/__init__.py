@@ -13,8 +13,9 @@ from .linear import (TIMES_NO_INFERRED_INPUT_RANK, TIMES_REDUCE_SEQUENCE_AXIS_WI
                      times, times_transpose)
 from .misc import (as_composite, assign, cast, combine, eye_like, gather, mean_variance_normalization,
                    one_hot, ones_like, per_dim_mean_variance_normalize, top_k, zeros_like)
-from .normalizing import (SentinelValueForAutoSelectRandomSeed, dropout, hardmax, log_softmax, softmax)
-from .sampling import random_sample, random_sample_inclusion_frequency
+from .dropout import dropout
+from .sampling import SentinelValueForAutoSelectRandomSeed, random_sample, random_sample_inclusion_frequency
+from .softmax import hardmax, log_softmax, softmax
 from .reductions import (argmax, argmin, reduce_l1, reduce_l2, reduce_log_sum_exp, reduce_max, reduce_mean,
                          reduce_min, reduce_prod, reduce_sum, reduce_sum_square)
 from .shaping import (CONSTANT_PAD, REFLECT_PAD, SYMMETRIC_PAD, depth_to_space, expand_dims, flatten, getitem,

@@ -2,7 +2,7 @@
 import numpy as np
 
 from .axis import Axis
-from .types import type_string
+from .type_string import type_string
 from .variables import Placeholder, Variable, sanitize_shape
 
 
