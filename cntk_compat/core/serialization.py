@@ -22,6 +22,7 @@ import zipfile
 import numpy as np
 import torch
 
+from . import atomic_file
 from . import device as _device
 from .axis import Axis
 from .function import BLOCK, COMBINE, Function, as_block
@@ -211,9 +212,8 @@ def model_bytes(function):
 
 
 def save(function, filename):
-    data = model_bytes(function)
-    with open(filename, "wb") as f:
-        f.write(data)
+    """Writes the model file atomically (core.atomic_file): a kill or a full disk leaves the previous file."""
+    atomic_file.write_atomically(filename, model_bytes(function), "model file")
 
 
 # ----------------------------------------------------------------------------------------------- loading

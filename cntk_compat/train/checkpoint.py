@@ -1,21 +1,29 @@
 """Checkpoint files: dicts of tensors and plain Python values written with ``torch.save`` and read back with
-``torch.load(weights_only=True)`` (which never unpickles arbitrary objects).
+``torch.load(weights_only=True)`` (which never unpickles arbitrary objects). numpy scalars and arrays in the
+state are stored as tagged (dtype, shape, bytes) records and come back as numpy values.
 
 As in CNTK a checkpoint is two files: ``filename`` holds the model (parameter values) and ``filename.ckp`` the
-training state (learners, counters, random generators, external state). Both carry the same random token, so a
-pair from different saves is detected. Each file is written atomically: to a temporary file in the target's
-directory, flushed and fsync'ed, then renamed over the target; a failed write leaves the previous file intact.
+training state (learners, counters, random generators, external state); both carry the same random token.
+A save stages both files completely (fsync'ed temporary files in the same folder, see core.atomic_file), then
+renames the model file into place -- the commit point -- and then the ``.ckp`` file. A kill between the two
+renames leaves the new ``.ckp`` staged under a name derived from the token, where :func:`load` finds it (and
+moves it into place); so at every instant either the previous or the new checkpoint loads. Temporary files of
+killed saves are removed by the next save of the same file.
 """
+import io
 import os
 import random
-import tempfile
-import uuid
 
 import numpy as np
 import torch
 
+from ..core import atomic_file
+
 FORMAT = "cntk_compat.checkpoint"
 VERSION = 1
+_NUMPY_TAG = "__cntk_compat_numpy__"
+_PLAIN = (type(None), bool, int, float, complex, str, bytes, torch.Tensor)
+_WHAT = "checkpoint file"
 
 
 class CheckpointError(ValueError):
@@ -28,56 +36,81 @@ MODEL_KEYS = ("parameters", "parameter_names")
 def save(filename, state):
     """Writes ``state``: its MODEL_KEYS to ``filename``, the rest to ``filename.ckp``."""
     filename = os.fspath(filename)
-    token = uuid.uuid4().hex
+    training_file = filename + ".ckp"
+    token = atomic_file.new_tag()
     model = {k: state[k] for k in MODEL_KEYS}
-    training = {k: v for k, v in state.items() if k not in MODEL_KEYS}
-    _write(filename + ".ckp", {"format": FORMAT, "version": VERSION, "token": token, "state": training})
-    _write(filename, {"format": FORMAT, "version": VERSION, "token": token, "state": model})
+    training = _encode({k: v for k, v in state.items() if k not in MODEL_KEYS}, "the checkpoint state")
+    model_bytes, training_bytes = _serialize(token, model), _serialize(token, training)
+    _finish_interrupted_save(filename)
+    atomic_file.remove_stale_temps(filename)
+    atomic_file.remove_stale_temps(training_file)
+    training_tmp = atomic_file.stage(training_file, training_bytes, token, _WHAT)
+    try:
+        model_tmp = atomic_file.stage(filename, model_bytes, token, _WHAT)
+    except BaseException:
+        atomic_file.discard(training_tmp)
+        raise
+    try:
+        atomic_file.commit(model_tmp, filename, _WHAT)
+    except BaseException:
+        if os.path.exists(model_tmp):  # not renamed: the previous checkpoint stays
+            atomic_file.discard(model_tmp)
+            atomic_file.discard(training_tmp)
+        else:  # renamed, only the folder sync failed: the new checkpoint is committed and needs its .ckp
+            atomic_file.commit(training_tmp, training_file, _WHAT)
+        raise
+    # committed: from here on the new checkpoint is the one that loads, with its .ckp staged or in place
+    atomic_file.commit(training_tmp, training_file, _WHAT)
+
+
+def _serialize(token, state):
+    buffer = io.BytesIO()
+    torch.save({"format": FORMAT, "version": VERSION, "token": token, "state": state}, buffer)
+    return buffer.getbuffer()
+
+
+def _staged_training_file(filename, token):
+    return atomic_file.temp_path(filename + ".ckp", token)
+
+
+def _finish_interrupted_save(filename):
+    """Moves the staged .ckp of a save killed after its commit point into place."""
+    if not atomic_file.stale_temps(filename + ".ckp") or not os.path.exists(filename):
+        return
+    try:
+        token = _read(filename)["token"]
+    except CheckpointError:
+        return
+    staged = _staged_training_file(filename, token)
+    if os.path.exists(staged):
+        atomic_file.commit(staged, filename + ".ckp", _WHAT)
 
 
 def load(filename):
     """The state saved by :func:`save` (both files merged)."""
     filename = os.fspath(filename)
     model = _read(filename)
-    training = _read(filename + ".ckp")
+    training_file = filename + ".ckp"
+    staged = _staged_training_file(filename, model["token"])
+    if os.path.exists(staged):  # the save was killed between its two renames
+        training = _read(staged)
+        try:
+            atomic_file.commit(staged, training_file, _WHAT)
+        except OSError:
+            pass  # a read-only folder: the staged file serves this load
+    else:
+        training = _read(training_file)
     if model["token"] != training["token"]:
         raise CheckpointError("checkpoint files '%s' and '%s.ckp' do not belong to the same checkpoint"
                               % (filename, filename))
-    state = dict(training["state"])
+    state = _decode(training["state"])
     state.update(model["state"])
     return state
 
 
-def _write(filename, payload):
-    directory = os.path.dirname(os.path.abspath(filename))
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(filename) + ".", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            torch.save(payload, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, filename)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
-    _fsync_directory(directory)
-
-
-def _fsync_directory(directory):
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def _read(filename):
+    if os.path.isdir(filename):
+        raise CheckpointError("checkpoint file '%s' is a directory" % filename)
     if not os.path.exists(filename):
         raise FileNotFoundError("checkpoint file '%s' does not exist" % filename)
     try:
@@ -92,6 +125,48 @@ def _read(filename):
         raise CheckpointError("checkpoint file '%s' has format version %r; this version reads version %d"
                               % (filename, payload.get("version"), VERSION))
     return payload
+
+
+# ----------------------------------------------------------------------------------------------- state values
+def _encode(value, where):
+    """``value`` with numpy scalars and arrays replaced by tagged records; anything a checkpoint cannot hold
+    without pickle raises, naming where it is (so it fails at save, not at the restore after a crash)."""
+    if isinstance(value, np.ndarray) or isinstance(value, np.generic):
+        array = np.asarray(value)
+        if array.dtype.hasobject:
+            raise TypeError("save_checkpoint: %s is a numpy array of Python objects, which a checkpoint cannot "
+                            "hold; use numbers, strings, lists or dicts" % where)
+        return {_NUMPY_TAG: (array.dtype.str, tuple(array.shape), isinstance(value, np.generic),
+                             np.ascontiguousarray(array).tobytes())}
+    if isinstance(value, _PLAIN):
+        return value
+    if isinstance(value, dict):
+        encoded = {}
+        for k, v in value.items():
+            if not isinstance(k, (str, int, float, bool, type(None), tuple)):
+                raise TypeError("save_checkpoint: %s has a key of type %s (%r); keys must be strings or numbers"
+                                % (where, type(k).__name__, k))
+            encoded[k] = _encode(v, "%s[%r]" % (where, k))
+        return encoded
+    if isinstance(value, (list, tuple)):
+        items = [_encode(v, "%s[%d]" % (where, i)) for i, v in enumerate(value)]
+        return items if isinstance(value, list) else tuple(items)
+    raise TypeError("save_checkpoint: %s is a %s, which a checkpoint cannot hold; use numbers, strings, numpy "
+                    "values, tensors, lists or dicts of them" % (where, type(value).__qualname__))
+
+
+def _decode(value):
+    if isinstance(value, dict):
+        if len(value) == 1 and _NUMPY_TAG in value:
+            dtype, shape, is_scalar, raw = value[_NUMPY_TAG]
+            array = np.frombuffer(raw, dtype=np.dtype(dtype)).reshape(shape).copy()
+            return array[()] if is_scalar else array
+        return {k: _decode(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_decode(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_decode(v) for v in value)
+    return value
 
 
 def random_state():

@@ -94,3 +94,34 @@ def test_failed_write_leaves_previous_checkpoint_intact(tmp_path, monkeypatch):
         trainer.save_checkpoint(str(path))
     assert open(str(path), "rb").read() == before
     assert sorted(os.listdir(str(tmp_path))) == ["c", "c.ckp"]
+
+
+def test_numpy_values_in_the_external_state_come_back_as_numpy_values(tmp_path):
+    path = tmp_path / "Models" / "np.cmf"  # the folder does not exist yet, as in CNTK's tutorials
+    trainer = _saved_trainer(tmp_path / "c")[0]
+    state = {"pos": np.int64(3), "lr": np.float32(0.5), "flag": np.bool_(True),
+             "nested": {"a": [np.arange(6, dtype=np.int16).reshape(2, 3), np.float64(2.5)]}, "t": (1, "s")}
+    trainer.save_checkpoint(str(path), state)
+    restored = trainer.restore_from_checkpoint(str(path))
+    assert type(restored["pos"]) is np.int64 and restored["pos"] == 3
+    assert type(restored["lr"]) is np.float32 and type(restored["flag"]) is np.bool_
+    a = restored["nested"]["a"][0]
+    assert a.dtype == np.int16 and a.shape == (2, 3) and a.tolist() == [[0, 1, 2], [3, 4, 5]]
+    assert restored["nested"]["a"][1] == 2.5 and restored["t"] == (1, "s")
+
+
+def test_a_value_a_checkpoint_cannot_hold_fails_at_save_naming_it(tmp_path):
+    trainer = _saved_trainer(tmp_path / "c")[0]
+    with pytest.raises(TypeError, match=r"\['external_state'\]\['bad'\]\[1\] is a object"):
+        trainer.save_checkpoint(str(tmp_path / "d"), {"bad": [1, object()]})
+    assert not os.path.exists(str(tmp_path / "d"))
+
+
+def test_checkpoint_files_follow_the_umask(tmp_path):
+    old = os.umask(0o022)
+    try:
+        _saved_trainer(tmp_path / "c")
+    finally:
+        os.umask(old)
+    assert os.stat(str(tmp_path / "c")).st_mode & 0o777 == 0o644
+    assert os.stat(str(tmp_path / "c.ckp")).st_mode & 0o777 == 0o644

@@ -1,0 +1,22 @@
+"""SIGKILL and ENOSPC at every os call of a checkpoint save and of Function.save (see _fault_worker.py)."""
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def test_every_fault_point_leaves_a_loadable_checkpoint_and_an_exact_resume(tmp_path):
+    run = subprocess.run([sys.executable, os.path.join(HERE, "_fault_worker.py"), str(tmp_path)], cwd=HERE,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    report = json.loads(run.stdout.strip().splitlines()[-1])
+    print(report)
+    assert report["checkpoint save os calls"] >= 8 and report["model save os calls"] >= 4
+    assert sum(report["checkpoint outcomes"].values()) == report["checkpoint fault points"]
+    assert sum(report["model outcomes"].values()) == report["model fault points"]
+    # both sides of the commit point were hit: some faults resumed from the previous checkpoint, some from the new
+    assert any("previous" in k for k in report["checkpoint outcomes"])
+    assert any("new" in k for k in report["checkpoint outcomes"])
+    assert any("old" in k for k in report["model outcomes"]) and any("new" in k for k in report["model outcomes"])
