@@ -1,22 +1,32 @@
 """The parts of CNTK's native module (cntk.cntk_py) that scripts call directly."""
-import random as _random
-
 import numpy as _np
 import torch as _torch
 
-_state = {"fixed_seed": None, "deterministic": False, "force_setting_device": False}
+from .core import cntk_rng as _rng
+
+_state = {"deterministic": False, "force_setting_device": False}
 
 
 def set_fixed_random_seed(value):
-    """Seed every random generator the library uses (parameter initialization, dropout, samplers)."""
-    _state["fixed_seed"] = int(value)
-    reset_random_seed(value)
-
-
-def reset_random_seed(value):
+    """Every automatic seed (of random initializers and random nodes) becomes ``value``, as in CNTK; torch's
+    global generator, which a few of cntk-compat's own operations draw from, is seeded with it too. numpy's
+    and Python's generators are left alone: CNTK does not touch them, so a script's own data stays the same."""
+    _rng.set_fixed_random_seed(value)
     _torch.manual_seed(int(value))
-    _np.random.seed(int(value) % (2 ** 32))
-    _random.seed(int(value))
+
+
+def reset_random_seed(value=0):
+    """The automatic seeds restart at ``value`` and are no longer fixed."""
+    _rng.reset_random_seed(value)
+
+
+def generate_random_seed(perWorkerLocalValue=False):
+    """The next automatic seed (and the counter moves on unless the seed is fixed)."""
+    return _rng.generate_random_seed(perWorkerLocalValue)
+
+
+def is_random_seed_fixed():
+    return _rng.is_random_seed_fixed()
 
 
 def force_deterministic_algorithms(enable=True):
@@ -33,7 +43,8 @@ def always_allow_setting_default_device():
 
 
 def get_random_seed():
-    return _state["fixed_seed"]
+    """The value the next automatic seed takes."""
+    return _rng.get_random_seed()
 
 
 _READER_NAMES = ("MinibatchSourceConfig", "to_dictionary")

@@ -1,15 +1,18 @@
 """cntk.initializer: random and structured initial values for Parameters.
 
-An initializer is an object with ``generate(shape, dtype)``; it draws from torch's global RNG (seeded by
-cntk.cntk_py.set_fixed_random_seed) unless given its own seed. Fans follow CNTK's rule: ``output_rank``
-counts the output axes from the end of the shape (negative: from the front), ``filter_rank`` the axes of the
-receptive field at the other end; the rest are input axes. fan_in = inputs * receptive field,
-fan_out = outputs * receptive field.
+A random initializer draws CNTK's own numbers (see core/cntk_rng.py): a Parameter created with it takes a
+seed when it is created (the initializer's ``seed``, else the next automatic seed), and its value is drawn
+from that seed as CNTK 2.7 draws it on the CPU, so a script gives the same initial weights under both.
+Fans follow CNTK's rule on its column-major shape (the reversed Python shape): ``output_rank`` axes of
+outputs, ``filter_rank`` axes of receptive field, the rest inputs (default output_rank 1, filter_rank 0);
+fan_in = receptive field * inputs, fan_out = receptive field * outputs.
 """
 import math
 
 import numpy as np
 import torch
+
+from .core import cntk_rng
 
 __all__ = ["DefaultParamInitScale", "SentinelValueForInferParamInitRank", "SentinelValueForAutoSelectRandomSeed",
            "uniform", "normal", "xavier", "glorot_uniform", "glorot_normal", "he_uniform", "he_normal", "bilinear",
@@ -19,25 +22,27 @@ DefaultParamInitScale = 1.0
 SentinelValueForInferParamInitRank = 2147483647
 SentinelValueForAutoSelectRandomSeed = 2 ** 64 - 2
 
+_UNIFORM_KINDS = ("uniform", "xavier", "glorot_uniform", "he_uniform")
+_RANKLESS_KINDS = ("uniform", "truncated_normal")  # CNTK ignores output_rank / filter_rank for these
+
 
 def _fans(shape, output_rank, filter_rank):
-    rank = len(shape)
+    """(fan_in, fan_out) of a parameter of Python shape ``shape``, computed on CNTK's reversed shape."""
+    dims = tuple(reversed(tuple(shape)))
+    rank = len(dims)
     if output_rank == SentinelValueForInferParamInitRank:
         output_rank = 1
     if filter_rank == SentinelValueForInferParamInitRank:
         filter_rank = 0
-    if rank == 0:
-        return 1, 1
-    out_n = min(abs(output_rank), rank)
-    filt_n = min(filter_rank, rank - out_n)
-    if output_rank >= 0:
-        out_axes, filt_axes = shape[rank - out_n:], shape[:filt_n]
-        in_axes = shape[filt_n:rank - out_n]
-    else:
-        out_axes, filt_axes = shape[:out_n], shape[rank - filt_n:]
-        in_axes = shape[out_n:rank - filt_n]
-    receptive = int(np.prod(filt_axes)) if filt_n else 1
-    return max(int(np.prod(in_axes)) * receptive, 1), max(int(np.prod(out_axes)) * receptive, 1)
+    if filter_rank + output_rank > rank:
+        raise ValueError("Sum of filter rank (%d) and output rank (%d) of the parameter initializer cannot exceed "
+                         "the Parameter shape %s rank (%d)" % (filter_rank, output_rank, tuple(shape), rank))
+    receptive = int(np.prod(dims[:filter_rank], dtype=np.int64))
+    begin = filter_rank + max(output_rank, 0)
+    end = rank if output_rank >= 0 else rank + output_rank
+    fan_in = receptive * int(np.prod(dims[begin:end], dtype=np.int64))
+    fan_out = int(np.prod(dims, dtype=np.int64)) * receptive // fan_in if fan_in else 0
+    return fan_in, fan_out
 
 
 class Initializer(object):
@@ -50,28 +55,48 @@ class Initializer(object):
         self.output_rank = int(output_rank)
         self.filter_rank = int(filter_rank)
         self.seed = None if seed is None or seed == SentinelValueForAutoSelectRandomSeed else int(seed)
+        if self.seed is not None and self.seed < 0:
+            raise ValueError("%s: seed must be a non-negative int, got %r" % (kind, seed))
 
     def with_rank(self, output_rank=None, filter_rank=None):
         return Initializer(self.kind, self.scale,
                            self.output_rank if output_rank is None else output_rank,
                            self.filter_rank if filter_rank is None else filter_rank, self.seed)
 
-    def _width(self, shape):
-        fan_in, fan_out = _fans(tuple(shape), self.output_rank, self.filter_rank)
-        return {"uniform": 1.0, "normal": 1.0, "truncated_normal": 1.0,
-                "xavier": math.sqrt(3.0 / fan_in),
-                "glorot_uniform": math.sqrt(6.0 / (fan_in + fan_out)),
-                "glorot_normal": math.sqrt(2.0 / (fan_in + fan_out)),
-                "he_uniform": math.sqrt(6.0 / fan_in),
-                "he_normal": math.sqrt(2.0 / fan_in)}[self.kind] * self.scale
+    def for_new_parameter(self):
+        """This initializer with its seed settled, as CNTK settles it when a Parameter is created."""
+        seed = self.seed if self.seed is not None else cntk_rng.generate_random_seed()
+        return Initializer(self.kind, self.scale, self.output_rank, self.filter_rank, seed)
+
+    def _width(self, shape, dtype):
+        """CNTK's range (uniform) or standard deviation (normal), rounded to the element type as CNTK does."""
+        if self.kind in _RANKLESS_KINDS:
+            base = 1.0
+        else:
+            fan_in, fan_out = _fans(tuple(shape), self.output_rank, self.filter_rank)
+            base = {"normal": 1.0,
+                    "xavier": math.sqrt(3.0 / fan_in),
+                    "glorot_uniform": math.sqrt(6.0 / (fan_in + fan_out)),
+                    "glorot_normal": math.sqrt(2.0 / (fan_in + fan_out)),
+                    "he_uniform": math.sqrt(6.0 / fan_in),
+                    "he_normal": math.sqrt(2.0 / fan_in)}[self.kind]
+        real = np.dtype(dtype).type
+        return float(real(base) * real(self.scale))
 
     def generate(self, shape, dtype=np.float32):
-        gen = torch.Generator().manual_seed(self.seed) if self.seed is not None else None
-        width = self._width(shape)
-        t = torch.empty(tuple(shape), dtype=torch.float64)
-        if self.kind in ("uniform", "xavier", "glorot_uniform", "he_uniform"):
-            t.uniform_(-width, width, generator=gen)
-        elif self.kind == "truncated_normal":
+        shape = tuple(shape)
+        count = int(np.prod(shape, dtype=np.int64))
+        if count == 0:
+            return np.zeros(shape, dtype=dtype)
+        seed = self.seed if self.seed is not None else cntk_rng.generate_random_seed()
+        width = self._width(shape, dtype)
+        if self.kind in _UNIFORM_KINDS:
+            return cntk_rng.uniform(seed, count, -width, width, dtype).reshape(shape)
+        # normal kinds: drawn from torch's generator with the parameter's seed (not CNTK's numbers; see
+        # docs/NUMBERS.md)
+        gen = torch.Generator().manual_seed(seed)
+        t = torch.empty(shape, dtype=torch.float64)
+        if self.kind == "truncated_normal":
             torch.nn.init.trunc_normal_(t, 0.0, width, -2 * width, 2 * width, generator=gen)
         else:
             t.normal_(0.0, width, generator=gen)

@@ -343,6 +343,8 @@ class Parameter(_TensorHolder):
                 shape = arr.shape if np.ndim(init) > 0 else sanitize_shape(shape)
         elif not hasattr(init, "generate"):
             raise TypeError("Parameter init: expected a number, an array or an initializer, got %r" % (init,))
+        elif hasattr(init, "for_new_parameter"):
+            init = init.for_new_parameter()  # a random initializer takes its seed now, in creation order
         shape = sanitize_shape(shape)
         self._setup_holder(shape, init, dtype or np.dtype(np.float32), device, name, VariableKind.PARAMETER)
         self._needs_gradient = True

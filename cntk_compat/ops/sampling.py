@@ -11,6 +11,7 @@ import weakref
 import numpy as np
 import torch
 
+from ..core import cntk_rng
 from ..core.dtypes import sanitize_dtype, to_torch_dtype
 from ..core.function import Function
 from ..core.registry import OutputSpec, register_op
@@ -21,9 +22,10 @@ SentinelValueForAutoSelectRandomSeed = 2 ** 64 - 2
 
 
 def resolve_seed(seed, op_name):
-    """The seed a random node uses: the given one, or a fresh one drawn from torch's global generator."""
+    """The seed a random node uses: the given one, or the next automatic seed (CNTK's counter, which random
+    initializers share, so a dropout between two layers shifts the second layer's seed as in CNTK)."""
     if seed is None or int(seed) == SentinelValueForAutoSelectRandomSeed:
-        return int(torch.randint(0, 2 ** 62, (1,)).item())
+        return cntk_rng.generate_random_seed()
     if int(seed) < 0:
         raise ValueError("%s: seed must be a non-negative int, got %r" % (op_name, seed))
     return int(seed)

@@ -15,12 +15,13 @@ from cntk.debugging import (force_deterministic, get_computation_network_trace_l
 def restore_torch_flags():
     saved = (torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled(),
              torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark, torch.is_anomaly_enabled(),
-             cntk_py._state["deterministic"], cntk_py._state["fixed_seed"])
+             cntk_py._state["deterministic"], cntk_py.get_random_seed(), cntk_py.is_random_seed_fixed())
     yield
     torch.use_deterministic_algorithms(saved[0], warn_only=saved[1])
     torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = saved[2], saved[3]
     torch.autograd.set_detect_anomaly(saved[4])
-    cntk_py._state["deterministic"], cntk_py._state["fixed_seed"] = saved[5], saved[6]
+    cntk_py._state["deterministic"] = saved[5]
+    (cntk_py.set_fixed_random_seed if saved[7] else cntk_py.reset_random_seed)(saved[6])
     set_computation_network_trace_level(0)
     set_node_timing(False)
 
