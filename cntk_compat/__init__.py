@@ -26,6 +26,7 @@ from .train import *  # noqa: E402,F401,F403
 from .eval import *  # noqa: E402,F401,F403
 from . import eval, io, learners, logging, random, train  # noqa: E402
 from . import debugging  # noqa: E402
+from . import model_formats  # noqa: E402,F401
 # "from . import misc" would give ops' misc module, which "from .ops import *" bound to that name
 import importlib as _importlib  # noqa: E402
 misc = _importlib.import_module(".misc", __name__)

@@ -56,6 +56,26 @@ def check_format(format, what):
 # op name of a user function -> callback(inputs, name, state) building it (Function.register_udf_deserialize_callback)
 udf_deserialize_callbacks = {}
 
+# model formats other than this package's zip, registered by the packages that read them (model_formats):
+# name -> (detect(bytes) -> bool, load(bytes, description, udf_callbacks, device) -> Function)
+_model_readers = {}
+
+
+def register_model_reader(name, detect, load):
+    _model_readers[name] = (detect, load)
+
+
+def _model_source(model):
+    """(bytes, description) of a file name or a bytes buffer."""
+    if isinstance(model, (bytes, bytearray, memoryview)):
+        return bytes(model), "the given buffer"
+    if isinstance(model, (str, os.PathLike)):
+        if not os.path.isfile(model):
+            raise ValueError("load_model: no model file %r" % (str(model),))
+        with open(model, "rb") as f:
+            return f.read(), "'%s'" % model
+    raise TypeError("load_model: model must be a file name or a bytes buffer, got %s" % type(model).__name__)
+
 
 # ----------------------------------------------------------------------------------------------- attributes
 def encode_attribute(value, where):
@@ -219,21 +239,18 @@ def save(function, filename):
 # ----------------------------------------------------------------------------------------------- loading
 def _read_archive(model):
     """(graph dict, tensors dict) from a file name or a bytes buffer; ValueError if it is not a model file."""
-    if isinstance(model, (bytes, bytearray, memoryview)):
-        source, what = io.BytesIO(bytes(model)), "the given buffer"
-    elif isinstance(model, (str, os.PathLike)):
-        if not os.path.isfile(model):
-            raise ValueError("load_model: no model file %r" % (str(model),))
-        source, what = str(model), "'%s'" % model
-    else:
-        raise TypeError("load_model: model must be a file name or a bytes buffer, got %s" % type(model).__name__)
+    data, what = _model_source(model)
+    return _read_archive_bytes(data, what)
+
+
+def _read_archive_bytes(data, what):
     try:
-        with zipfile.ZipFile(source) as archive:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
             graph = json.loads(archive.read(_GRAPH).decode("utf-8"))
             tensor_bytes = archive.read(_TENSORS)
     except (zipfile.BadZipFile, KeyError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError("load_model: %s is not a model saved by cntk-compat (Function.save), or it is truncated "
-                         "or corrupt (%s: %s); models in CNTK's native protobuf format cannot be read"
+        raise ValueError("load_model: %s is not a model saved by cntk-compat (archive format) nor a CNTK v2 "
+                         "model, or it is truncated or corrupt (%s: %s)"
                          % (what, type(e).__name__, e)) from None
     if not isinstance(graph, dict) or graph.get("format") != FORMAT_NAME:
         raise ValueError("load_model: %s is not a cntk-compat model (no %r format tag)" % (what, FORMAT_NAME))
@@ -343,10 +360,26 @@ def _rebuild_node(record, env):
     return node
 
 
+def _is_archive(data):
+    return data[:4] == b"PK\x03\x04"
+
+
+_V1_MARK = "BCN".encode("utf-16-le")
+
+
 def load(model, device=None):
-    """The Function saved in ``model`` (a file name or bytes), with its Parameters on ``device``."""
-    graph, tensors = _read_archive(model)
+    """The Function saved in ``model`` (a file name or bytes), with its Parameters on ``device``; the format
+    (CNTK's v2 protobuf, or this package's archive) is told from the bytes."""
+    data, what = _model_source(model)
     device = _device.resolve(device)
+    if not _is_archive(data):
+        for detect, read in _model_readers.values():
+            if detect(data):
+                return read(data, what, udf_deserialize_callbacks, device)
+        if data.startswith(_V1_MARK):
+            raise ValueError("load_model: %s is in CNTK's legacy v1 (BrainScript/CNTK 1.x) format, which "
+                             "cntk-compat cannot read; load it in CNTK 2.x and save it again" % what)
+    graph, tensors = _read_archive_bytes(data, what)
     env = {}
     stand_ins = {}  # uid -> placeholder read by a loop until the node defining that uid is rebuilt
     try:

@@ -1,0 +1,351 @@
+"""CNTK's PrimitiveOpType codes and how each one is rebuilt from its record, and written back.
+
+Each entry maps one op code (CNTK's numbering, which the format fixes) to a builder: builder(inputs, attrs,
+name) -> Function, where inputs are this package's Variables in CNTK's (C++) input order and attrs the
+record's attribute dictionary. Builders call this package's public ops, so the shape rules run as for any
+graph built in Python. Attribute facts: static axes count from the innermost axis; shapes, strides and
+per-axis flags are stored innermost first (reversed here).
+"""
+import numpy as np
+
+from .cntkv2_values import (AXIS_ALL, AXIS_ALL_STATIC, AXIS_DYNAMIC, AXIS_END_STATIC, Shape, StoredAxis,
+                            StoredArray)
+
+OP_NAMES = {
+    0: "Negate", 1: "Sigmoid", 2: "Tanh", 3: "ReLU", 4: "Exp", 5: "Log", 6: "Sqrt", 7: "Floor", 8: "Abs",
+    9: "Reciprocal", 10: "Softmax", 11: "Hardmax", 12: "TransposeAxes", 13: "Where", 14: "Slice", 15: "Dropout",
+    16: "Reshape", 17: "Pooling", 18: "SumAll", 19: "Plus", 20: "Minus", 21: "ElementTimes", 22: "Equal",
+    23: "NotEqual", 24: "Less", 25: "LessEqual", 26: "Greater", 27: "GreaterEqual", 28: "PackedIndex",
+    29: "GatherPacked", 30: "ScatterPacked", 31: "Times", 32: "TransposeTimes", 33: "Convolution",
+    34: "SquaredError", 35: "CrossEntropyWithSoftmax", 36: "ClassificationError", 37: "PastValue",
+    38: "FutureValue", 39: "ReduceElements", 40: "BatchNormalization", 41: "Clip", 42: "Select", 43: "Splice",
+    44: "Combine", 45: "RandomSample", 46: "RandomSampleInclusionFrequency", 47: "ROIPooling", 48: "Logistic",
+    49: "OptimizedRNNStack", 50: "ReconcileDynamicAxis", 51: "LogSoftmax", 52: "LogPlus", 53: "CosDistance",
+    54: "Sin", 55: "Cos", 56: "Pass", 57: "Block", 58: "Unpooling", 59: "LambdaRank", 60: "NDCG",
+    61: "EditDistanceError", 62: "NoOp", 63: "LabelsToGraph", 64: "StopGradient", 65: "ELU",
+    66: "ForwardBackward", 67: "CosDistanceWithNegativeSamples", 68: "OneHot", 69: "Pow", 70: "ToSequence",
+    71: "ToSequenceLike", 72: "UnpackSequence", 73: "Assign", 74: "Gather", 75: "StableSigmoid",
+    76: "RandomDistribution", 77: "Sinh", 78: "Cosh", 79: "UnpackBatch", 80: "ToBatch", 81: "Asin", 82: "Acos",
+    83: "Pad", 84: "Crop", 85: "Atanh", 86: "Asinh", 87: "TopK", 88: "Squeeze", 89: "ConstantOp", 90:
+    "LatticeSequenceWithSoftmax", 91: "Cast", 92: "EyeLikeOp", 93: "CustomProxyOp", 94: "StraightThrough",
+    95: "Tan", 96: "Atan", 97: "ConvolutionSequenceShape",
+}
+
+
+def _C():
+    import cntk_compat
+    return cntk_compat
+
+
+def _rank(v):
+    return len(v.shape)
+
+
+def static_axis(stored, what):
+    """A stored static axis as a Python axis (negative: counted from the innermost axis)."""
+    if not isinstance(stored, StoredAxis):
+        raise ValueError("%s: expected an axis, got %r" % (what, stored))
+    if stored.index == AXIS_ALL_STATIC:
+        return _C().Axis.all_static_axes()
+    if stored.index == AXIS_ALL:
+        return _C().Axis.all_axes()
+    if stored.index == AXIS_DYNAMIC:
+        return _C().Axis(stored.name, stored.ordered)
+    if stored.index == AXIS_END_STATIC:
+        return _C().Axis.end_static_axis()
+    return -(stored.index + 1)
+
+
+def dynamic_axes(stored_list):
+    C = _C()
+    return tuple(C.Axis(a.name, a.ordered) if a.index == AXIS_DYNAMIC else C.Axis(a.index) for a in stored_list)
+
+
+def _rev(values):
+    """Per-axis values in Python order: NDShape values are reversed when read, vectors are not."""
+    if isinstance(values, Shape):
+        return tuple(values)
+    if isinstance(values, (list, tuple)):
+        return tuple(reversed(list(values)))
+    return (values,)
+
+
+def _same(fn):
+    def build(inputs, attrs, name):
+        return fn(*inputs, name=name)
+    return build
+
+
+def _unary(fn_name):
+    def build(inputs, attrs, name):
+        return getattr(_C(), fn_name)(inputs[0], name=name)
+    return build
+
+
+def _binary(fn_name):
+    def build(inputs, attrs, name):
+        return getattr(_C(), fn_name)(inputs[0], inputs[1], name=name)
+    return build
+
+
+def _softmax_like(fn_name):
+    def build(inputs, attrs, name):
+        axis = static_axis(attrs["axis"], fn_name) if "axis" in attrs else None
+        fn = getattr(_C(), fn_name)
+        return fn(inputs[0], name=name) if axis is None else fn(inputs[0], axis=axis, name=name)
+    return build
+
+
+def _times(inputs, attrs, name):
+    # C++ Times(W, x) is Python times(x, W)
+    return _C().times(inputs[1], inputs[0], output_rank=attrs.get("outputRank", 1),
+                      infer_input_rank_to_map=attrs.get("inferInputRankToMap", -1), name=name)
+
+
+def _transpose_times(inputs, attrs, name):
+    return _C().times_transpose(inputs[1], inputs[0], name=name)
+
+
+def _padding(attrs, what):
+    lower, upper = attrs.get("lowerPad", Shape((0,))), attrs.get("upperPad", Shape((0,)))
+    if any(lower) or any(upper):
+        raise ValueError("%s: explicit lower/upper padding (%s, %s) is not supported; only auto_padding"
+                         % (what, tuple(lower), tuple(upper)))
+
+
+def _convolution(inputs, attrs, name):
+    C = _C()
+    _padding(attrs, "Convolution %s" % name)
+    kernel, operand = inputs[0], inputs[1]
+    common = dict(strides=_rev(attrs.get("strides", (1,))), sharing=_rev(attrs.get("sharing", [True])),
+                  auto_padding=_rev(attrs.get("autoPadding", [True])),
+                  dilation=_rev(attrs.get("dilation", (1,))),
+                  max_temp_mem_size_in_samples=attrs.get("maxTempMemSizeInSamples", 0), name=name)
+    if attrs.get("transpose", False):
+        out = attrs.get("outputShape", Shape((0,)))
+        return C.convolution_transpose(kernel, operand, output_shape=None if not any(out) else tuple(out),
+                                       **common)
+    return C.convolution(kernel, operand, sequential=bool(attrs.get("sequential", False)),
+                         groups=attrs.get("groups", 1), **common)
+
+
+def _pooling(inputs, attrs, name):
+    C = _C()
+    _padding(attrs, "Pooling %s" % name)
+    kind = attrs.get("poolingType", 0)
+    return C.pooling(inputs[0], C.MAX_POOLING if kind == 0 else C.AVG_POOLING,
+                     _rev(attrs["poolingWindowShape"]), strides=_rev(attrs.get("strides", (1,))),
+                     auto_padding=_rev(attrs.get("autoPadding", [False])),
+                     ceil_out_dim=bool(attrs.get("ceilOutDim", False)), include_pad=bool(attrs.get("includePad", False)),
+                     name=name)
+
+
+def _unpooling(inputs, attrs, name):
+    C = _C()
+    _padding(attrs, "Unpooling %s" % name)
+    return C.unpooling(inputs[0], inputs[1], C.MAX_UNPOOLING, _rev(attrs["unpoolingWindowShape"]),
+                       strides=_rev(attrs.get("strides", (1,))), auto_padding=_rev(attrs.get("autoPadding", [False])),
+                       name=name)
+
+
+def _slice(inputs, attrs, name):
+    x = inputs[0]
+    if "axisVec" in attrs:
+        axes = [static_axis(a, "Slice") for a in attrs["axisVec"]]
+        begins, ends = list(attrs["beginIndexVec"]), list(attrs["endIndexVec"])
+        strides = list(attrs.get("sliceStridesVec", [1] * len(axes)))
+    else:
+        axes, begins, ends = [static_axis(attrs["axis"], "Slice")], [attrs["beginIndex"]], [attrs["endIndex"]]
+        strides = [attrs.get("sliceStrides", 1)]
+    if len(axes) == 1 and not isinstance(axes[0], int):  # a slice along the sequence axis
+        return _C().sequence.slice(x, begins[0], ends[0], name=name)
+    return _C().slice(x, axes, begins, ends, strides if any(s != 1 for s in strides) else None, name=name)
+
+
+def _reshape(inputs, attrs, name):
+    x = inputs[0]
+    new_shape = tuple(attrs["newShape"])
+    rank = _rank(x)
+    begin = attrs.get("beginAxis")
+    end = attrs.get("endAxis")
+    b = 0 if begin is None else (rank if begin.index == AXIS_END_STATIC else begin.index)
+    e = rank if end is None or end.index == AXIS_END_STATIC else end.index
+    if b == 0 and e >= rank:
+        return _C().reshape(x, new_shape, name=name)
+    # C++ axes [b, e) counted from the innermost are Python axes [rank - e, rank - b)
+    return _C().reshape(x, new_shape, begin_axis=rank - e, end_axis=rank - b if b else None, name=name)
+
+
+def _transpose_axes(inputs, attrs, name):
+    x = inputs[0]
+    rank = _rank(x)
+    if "axisVec" in attrs:
+        # CNTK's permutation, innermost first: output axis i is input axis perm[i]
+        perm = [a.index for a in attrs["axisVec"]]
+        py = [rank - 1 - perm[rank - 1 - i] for i in range(rank)]
+        return _C().transpose(x, py, name=name)
+    a1, a2 = static_axis(attrs["axis1"], "TransposeAxes"), static_axis(attrs["axis2"], "TransposeAxes")
+    return _C().swapaxes(x, a1, a2, name=name)
+
+
+def _dropout(inputs, attrs, name):
+    C = _C()
+    seed = attrs.get("rngSeed")
+    kw = {} if seed is None else {"seed": int(seed)}
+    return C.dropout(inputs[0], attrs.get("dropoutRate", 0.0), name=name, **kw)
+
+
+_REDUCTIONS = {"Sum": "reduce_sum", "LogSum": "reduce_log_sum_exp", "Mean": "reduce_mean", "Max": "reduce_max",
+               "Min": "reduce_min", "Prod": "reduce_prod", "Argmax": "argmax", "Argmin": "argmin"}
+
+
+def _reduce(inputs, attrs, name):
+    C = _C()
+    op = attrs["reductionOpName"]
+    if op not in _REDUCTIONS:
+        raise ValueError("ReduceElements %s: unknown reduction %r" % (name, op))
+    x = inputs[0]
+    axes = [static_axis(a, "ReduceElements") for a in attrs["axisVec"]] if "axisVec" in attrs \
+        else [static_axis(attrs["axis"], "ReduceElements")]
+    keep = bool(attrs.get("reductionKeepDimensions", True))
+    if len(axes) == 1 and isinstance(axes[0], C.Axis) and axes[0].is_dynamic_axis:
+        if op == "Sum":
+            return C.sequence.reduce_sum(x, name=name)
+        if op == "Max":
+            return C.sequence.reduce_max(x, name=name)
+        raise ValueError("ReduceElements %s: %s over a dynamic axis is not supported" % (name, op))
+    axis = axes[0] if len(axes) == 1 else tuple(axes)
+    fn = getattr(C, _REDUCTIONS[op])
+    if op in ("Argmax", "Argmin"):
+        return fn(x, axis=axis, name=name)
+    return fn(x, axis=axis, keepdims=keep, name=name)
+
+
+def _batch_normalization(inputs, attrs, name):
+    C = _C()
+    x, scale, bias, mean, var = inputs[:5]
+    if len(inputs) > 5:
+        count = inputs[5]
+    else:  # files written before the running count was an input: CNTK injects a zero count
+        count = C.Constant(np.zeros((), dtype=np.dtype(scale.dtype)), name="")
+    return C.batch_normalization(x, scale, bias, mean, var, bool(attrs.get("spatial", False)),
+                                 normalization_time_constant=attrs.get("normalizationTimeConstant", 0),
+                                 blend_time_constant=attrs.get("blendTimeConstant", 0),
+                                 epsilon=attrs.get("epsilon", 0.00001),
+                                 use_cudnn_engine=bool(attrs.get("useCuDNNEngine", False)),
+                                 disable_regularization=bool(attrs.get("disableRegularization", False)),
+                                 name=name, running_count=count)
+
+
+def _delay(fn_name):
+    def build(inputs, attrs, name):
+        fn = getattr(_C().sequence, fn_name)
+        return fn(inputs[0], initial_state=inputs[1], time_step=attrs.get("offset", 1), name=name)
+    return build
+
+
+def _splice(inputs, attrs, name):
+    return _C().splice(*inputs, axis=static_axis(attrs["axis"], "Splice"), name=name)
+
+
+def _one_hot(inputs, attrs, name):
+    return _C().one_hot(inputs[0], attrs["numClass"], sparse_output=bool(attrs.get("oneHotOutputSparse", False)),
+                        axis=static_axis(attrs.get("onehotAxis", StoredAxis(0, "", False)), "OneHot"), name=name)
+
+
+def _clip(inputs, attrs, name):
+    return _C().clip(inputs[0], inputs[1], inputs[2], name=name)
+
+
+def _select(inputs, attrs, name):
+    return _C().element_select(inputs[0], inputs[1], inputs[2], name=name)
+
+
+def _pass(inputs, attrs, name):
+    return _C().alias(inputs[0], name=name)
+
+
+def _elu(inputs, attrs, name):
+    return _C().elu(inputs[0], name=name)
+
+
+def _reconcile(inputs, attrs, name):
+    return _C().reconcile_dynamic_axes(inputs[0], inputs[1], name=name)
+
+
+def _cross_entropy(inputs, attrs, name):
+    C = _C()
+    if "axis" in attrs:
+        return C.cross_entropy_with_softmax(inputs[0], inputs[1], axis=static_axis(attrs["axis"], "CE"), name=name)
+    return C.cross_entropy_with_softmax(inputs[0], inputs[1], name=name)
+
+
+def _classification_error(inputs, attrs, name):
+    C = _C()
+    kw = {"topN": attrs["topN"]} if "topN" in attrs else {}
+    if "axis" in attrs:
+        kw["axis"] = static_axis(attrs["axis"], "ClassificationError")
+    return C.classification_error(inputs[0], inputs[1], name=name, **kw)
+
+
+def _logistic(inputs, attrs, name):
+    C = _C()
+    if len(inputs) == 3:
+        return C.weighted_binary_cross_entropy(inputs[0], inputs[1], inputs[2], name=name)
+    return C.binary_cross_entropy(inputs[0], inputs[1], name=name)
+
+
+def _gather(inputs, attrs, name):
+    return _C().gather(inputs[1], inputs[0], name=name)  # C++ Gather(indices, reference) is gather(reference, indices)
+
+
+def _squeeze(inputs, attrs, name):
+    C = _C()
+    if "axisVec" in attrs:
+        return C.squeeze(inputs[0], [static_axis(a, "Squeeze") for a in attrs["axisVec"]], name=name)
+    return C.squeeze(inputs[0], name=name)
+
+
+def _pow(inputs, attrs, name):
+    return _C().pow(inputs[0], inputs[1], name=name)
+
+
+def _cast(inputs, attrs, name):
+    from .cntkv2_values import DTYPE_OF_CODE
+    return _C().cast(inputs[0], DTYPE_OF_CODE[attrs["newDataType"]], name=name)
+
+
+def _stop_gradient(inputs, attrs, name):
+    return _C().stop_gradient(inputs[0], name=name)
+
+
+def _to_batch(inputs, attrs, name):
+    return _C().to_batch(inputs[0], name=name)
+
+
+def _unpack_batch(inputs, attrs, name):
+    return _C().unpack_batch(inputs[0], name=name)
+
+
+def _optimized_rnnstack(inputs, attrs, name):
+    return _C().optimized_rnnstack(inputs[0], inputs[1], attrs["hiddenSize"], attrs["numLayers"],
+                                   bidirectional=bool(attrs.get("bidirectional", False)),
+                                   recurrent_op=attrs.get("recurrentOp", "lstm"), name=name)
+
+
+BUILDERS = {
+    0: _unary("negate"), 1: _unary("sigmoid"), 2: _unary("tanh"), 3: _unary("relu"), 4: _unary("exp"),
+    5: _unary("log"), 6: _unary("sqrt"), 7: _unary("floor"), 8: _unary("abs"), 9: _unary("reciprocal"),
+    10: _softmax_like("softmax"), 11: _unary("hardmax"), 12: _transpose_axes, 14: _slice, 15: _dropout,
+    16: _reshape, 17: _pooling, 19: _binary("plus"), 20: _binary("minus"), 21: _binary("element_times"),
+    22: _binary("equal"), 23: _binary("not_equal"), 24: _binary("less"), 25: _binary("less_equal"),
+    26: _binary("greater"), 27: _binary("greater_equal"), 31: _times, 32: _transpose_times, 33: _convolution,
+    34: _binary("squared_error"), 35: _cross_entropy, 36: _classification_error, 37: _delay("past_value"),
+    38: _delay("future_value"), 39: _reduce, 40: _batch_normalization, 41: _clip, 42: _select, 43: _splice,
+    48: _logistic, 49: _optimized_rnnstack, 50: _reconcile, 51: _softmax_like("log_softmax"),
+    52: _binary("log_add_exp"), 53: _binary("cosine_distance"), 54: _unary("sin"), 55: _unary("cos"),
+    56: _pass, 58: _unpooling, 62: _pass, 64: _stop_gradient, 65: _elu, 68: _one_hot, 69: _pow, 74: _gather,
+    75: _unary("sigmoid"), 77: _unary("sinh"), 78: _unary("cosh"), 79: _unpack_batch, 80: _to_batch,
+    81: _unary("asin"), 82: _unary("acos"), 85: _unary("atanh"), 86: _unary("asinh"), 88: _squeeze, 91: _cast,
+    95: _unary("tan"), 96: _unary("atan"),
+}

@@ -1,0 +1,279 @@
+"""Reading CNTK's v2 model format (a protobuf Dictionary) into an ordinary graph of this package's ops.
+
+Layout of a model (CompositeFunction dictionary): "uid", "name", "root" (uid of the root primitive function),
+"inputs" (every leaf Variable of the graph and of its blocks: kind, shape, dtype, dynamic axes, value),
+"primitive_functions" (op code, attributes, inputs by uid; a Block also holds its own composite and the map
+from its placeholders to its arguments). The output i of a function with uid U has uid "U_Output_i". A
+recurrent loop reads an output before its function is listed: the file lists such outputs among the inputs as
+typed placeholders (or does not list them at all); they stand in until that function is rebuilt and are then
+replaced in place. Nothing from the file is executed: op codes select builders of this package, user
+functions resolve only through callbacks the user registered.
+"""
+import re
+
+import numpy as np
+
+from ..core import uid as _uid
+from ..core.function import Function, as_block
+from ..core.reinference import infer_in_place, substitute_in_place
+from ..core.variables import Constant, Parameter, Placeholder, Variable
+from . import cntk_proto as P
+from .cntkv2_ops import BUILDERS, OP_NAMES, dynamic_axes
+from .cntkv2_values import DTYPE_OF_CODE, StoredArray, dictionary_from_message
+
+_KIND_INPUT, _KIND_OUTPUT, _KIND_PARAMETER, _KIND_CONSTANT, _KIND_PLACEHOLDER = 0, 1, 2, 3, 4
+_OUTPUT_UID = re.compile(r"^(.*)_Output_(\d+)$")
+_OP_WHERE, _OP_PACKED_INDEX, _OP_GATHER_PACKED, _OP_SCATTER_PACKED = 13, 28, 29, 30
+_OP_COMBINE, _OP_BLOCK, _OP_USER = 44, 57, None
+
+
+def looks_like_cntkv2(data):
+    """True if ``data`` (bytes) starts like a CNTK v2 Dictionary: field 1 (version, varint) then field 2 (data)."""
+    return len(data) > 2 and data[0] == 0x08 and data[1] in (1, 2, 3) and data[2] == 0x12
+
+
+def parse(data, what):
+    message = P.Dictionary()
+    try:
+        message.ParseFromString(data)
+    except Exception as e:
+        raise ValueError("load_model: %s is not a readable CNTK v2 model (%s: %s)" % (what, type(e).__name__, e)) \
+            from None
+    return dictionary_from_message(message, what)
+
+
+class _Pending(object):
+    """Where/PackedIndex results: CNTK spells sequence.gather/scatter as Where -> PackedIndex -> GatherPacked/
+    ScatterPacked; the chain is rebuilt as one gather/scatter op when its last link is met."""
+
+    def __init__(self, op, inputs, attrs):
+        self.op, self.inputs, self.attrs = op, inputs, attrs
+
+
+class _Reader(object):
+    def __init__(self, top, what, udf_callbacks, device):
+        self.what = what
+        self.device = device
+        self.udf_callbacks = udf_callbacks
+        self.env = {}
+        self.stand_ins = {}
+        self.closed = {}  # stand-in -> the output it stood for
+        self.leaf_records = {}
+        self.max_uid_number = 0
+        self._collect_leaves(top)
+
+    # ----------------------------------------------------------------------------------------- leaves
+    def _collect_leaves(self, composite):
+        for record in composite.get("inputs", ()):
+            self.leaf_records.setdefault(record["uid"], record)
+        for pf in composite.get("primitive_functions", ()):
+            if "block_function_composite" in pf:
+                self._collect_leaves(pf["block_function_composite"])
+
+    def _note_uid(self, uid):
+        m = re.search(r"(\d+)$", uid or "")
+        if m:
+            self.max_uid_number = max(self.max_uid_number, int(m.group(1)))
+
+    def _leaf(self, record):
+        kind = record["kind"]
+        where = "%s: variable %s" % (self.what, record["uid"])
+        shape = tuple(record["shape"])
+        dtype = DTYPE_OF_CODE.get(record.get("data_type", 1))
+        name = record.get("name", "")
+        axes = dynamic_axes(record.get("dynamic_axis", ()))
+        if kind in (_KIND_PARAMETER, _KIND_CONSTANT):
+            value = record.get("value")
+            if not isinstance(value, StoredArray):
+                raise ValueError("%s has no value" % where)
+            array = value.array
+            if dtype is not None and array.dtype != dtype:
+                array = array.astype(dtype)
+            if kind == _KIND_PARAMETER:
+                v = Parameter(shape, array, dtype=array.dtype, device=self.device, name=name)
+            else:
+                v = Constant(array, shape=shape, dtype=array.dtype, device=self.device, name=name)
+        elif kind == _KIND_INPUT:
+            v = Variable(shape, dtype or np.float32, bool(record.get("needs_gradient", False)),
+                         bool(record.get("is_sparse", False)), axes, name)
+        elif kind == _KIND_PLACEHOLDER:
+            v = Placeholder(shape, axes, name)
+            v._dtype = dtype
+            v._is_sparse = bool(record.get("is_sparse", False))
+        else:
+            raise ValueError("%s has variable kind %r, expected an input, parameter, constant or placeholder"
+                             % (where, kind))
+        v._uid = record["uid"]
+        self._note_uid(record["uid"])
+        return v
+
+    def variable(self, uid):
+        v = self.env.get(uid)
+        if v is not None:
+            return v
+        record = self.leaf_records.get(uid)
+        if record is not None and not (record["kind"] == _KIND_PLACEHOLDER and _OUTPUT_UID.match(uid)):
+            v = self.env[uid] = self._leaf(record)
+            return v
+        if _OUTPUT_UID.match(uid):  # read by a loop before its function is rebuilt
+            v = self._leaf(record) if record is not None else Placeholder(name="")
+            self.env[uid] = self.stand_ins[uid] = v
+            return v
+        raise ValueError("%s: a function reads %r, which the file does not define" % (self.what, uid))
+
+    # ----------------------------------------------------------------------------------------- functions
+    def composite(self, record, arguments=()):
+        """Rebuild a composite (the model, or a block's body); its output Variables."""
+        for pf in record.get("primitive_functions", ()):
+            self._function(pf)
+        root = record["root"]
+        root_pf = self._root_record(record, root)
+        if root_pf is not None and root_pf.get("op") == _OP_COMBINE:
+            return [self.variable(u) for u in root_pf["inputs"]]
+        outputs, i = [], 0
+        while "%s_Output_%d" % (root, i) in self.env:
+            outputs.append(self.env["%s_Output_%d" % (root, i)])
+            i += 1
+        if not outputs:
+            raise ValueError("%s: the root function %r is not defined" % (self.what, root))
+        return outputs
+
+    @staticmethod
+    def _root_record(record, root):
+        for pf in record.get("primitive_functions", ()):
+            if pf["uid"] == root:
+                return pf
+        return None
+
+    def _function(self, pf):
+        op, uid = pf.get("op"), pf["uid"]
+        name = pf.get("name", "")
+        attrs = pf.get("attributes", {})
+        self._note_uid(uid)
+        if pf.get("type") not in (None, "PrimitiveFunction"):
+            f = self._user_function(pf)
+        elif op == _OP_COMBINE:
+            for i, u in enumerate(pf["inputs"]):
+                self.env.setdefault("%s_Output_%d" % (uid, i), self.variable(u))
+            return
+        elif op in (_OP_WHERE, _OP_PACKED_INDEX):
+            pending = _Pending(op, [self._input(u) for u in pf["inputs"]], attrs)
+            self.env["%s_Output_0" % uid] = pending
+            return
+        elif op in (_OP_GATHER_PACKED, _OP_SCATTER_PACKED):
+            f = self._packed(op, pf, name)
+        elif op == _OP_BLOCK:
+            f = self._block(pf, name)
+        else:
+            builder = BUILDERS.get(op)
+            if builder is None:
+                raise ValueError("%s: function %s uses CNTK op %s (code %d), which cntk-compat cannot load"
+                                 % (self.what, uid, OP_NAMES.get(op, "?"), op))
+            inputs = [self._variable_input(u, uid) for u in pf["inputs"]]
+            try:
+                f = builder(inputs, attrs, name)
+            except Exception as e:
+                raise ValueError("%s: function %s (%s%s): %s" % (self.what, uid, OP_NAMES.get(op, op),
+                                                                  " '%s'" % name if name else "", e)) from e
+        self._define(uid, f)
+
+    def _input(self, u):
+        return self.variable(u)
+
+    def _variable_input(self, u, reader):
+        v = self.variable(u)
+        if isinstance(v, _Pending):
+            raise ValueError("%s: function %s reads %s, a %s result, which only GatherPacked/ScatterPacked "
+                             "may read" % (self.what, reader, u, OP_NAMES[v.op]))
+        return v
+
+    def _define(self, uid, f):
+        node = f.root_function if f.is_composite else f
+        node._uid = uid
+        closing = {}
+        for i, out in enumerate(f.outputs):
+            key = "%s_Output_%d" % (uid, i)
+            out._uid = key
+            stand_in = self.stand_ins.pop(key, None)
+            if stand_in is not None:
+                closing[stand_in] = self.closed[stand_in] = out
+            self.env[key] = out
+        if closing:
+            substitute_in_place(f.outputs, closing)
+            infer_in_place(f.outputs)
+
+    def _where_chain(self, packed_index, what):
+        if not isinstance(packed_index, _Pending) or packed_index.op != _OP_PACKED_INDEX:
+            raise ValueError("%s: %s must read a PackedIndex result" % (self.what, what))
+        where = packed_index.inputs[1]
+        if not isinstance(where, _Pending) or where.op != _OP_WHERE:
+            raise ValueError("%s: the PackedIndex read by %s must read a Where result" % (self.what, what))
+        return where
+
+    def _packed(self, op, pf, name):
+        from .. import sequence
+        ins = [self.variable(u) for u in pf["inputs"]]
+        where = self._where_chain(ins[1], pf["uid"])
+        condition = where.inputs[0]
+        attrs = where.attrs
+        scaling = attrs.get("newSequenceAxisLengthScalingFactor", 1)
+        additive = attrs.get("newSequenceAxisLengthAdditiveFactor", 0)
+        typeinfo = None if (scaling, additive) == (1, 0) else (scaling, additive)
+        try:
+            if op == _OP_GATHER_PACKED:
+                new_axes = attrs.get("newDynamicAxes")
+                if new_axes is not None and not any(a.ordered for a in new_axes):
+                    # the result has only the batch axis left: one element per sequence
+                    return sequence.first(sequence.gather(ins[0], condition, typeinfo), name=name)
+                return sequence.gather(ins[0], condition, typeinfo, name=name)
+            return sequence.scatter(ins[0], ins[2] if len(ins) > 2 else condition, name=name)
+        except Exception as e:
+            raise ValueError("%s: function %s (%s): %s" % (self.what, pf["uid"], OP_NAMES[op], e)) from e
+
+    def _block(self, pf, name):
+        body = pf["block_function_composite"]
+        keys = pf["block_function_composite_arguments_map_keys"]
+        values = pf["block_function_composite_arguments_map_values"]
+        outer = [self._variable_input(u, pf["uid"]) for u in values]
+        placeholders = [self.variable(k) for k in keys]
+        inner_outputs = self.composite(body)
+        inner = Function._composite(inner_outputs, arg_order=placeholders)
+        op_name = pf.get("block_function_op_name", "Block")
+        try:
+            return as_block(inner, list(zip(placeholders, outer)), op_name, name)
+        except Exception as e:
+            raise ValueError("%s: block %s (%s): %s" % (self.what, pf["uid"], op_name, e)) from e
+
+    def _user_function(self, pf):
+        op_name = pf.get("op_name") or pf.get("type")
+        callback = self.udf_callbacks.get(op_name)
+        if callback is None:
+            raise ValueError("%s: function %s is a user-defined function %r; register its deserializer with "
+                             "Function.register_udf_deserialize_callback(%r, ...) to load it (code from a model "
+                             "file is never run)" % (self.what, pf["uid"], op_name, op_name))
+        inputs = [self._variable_input(u, pf["uid"]) for u in pf["inputs"]]
+        f = callback(inputs, pf.get("name", ""), pf.get("state", {}))
+        if not isinstance(f, Function):
+            raise TypeError("%s: the deserializer of %r returned %s, expected a Function"
+                            % (self.what, op_name, type(f).__name__))
+        return f
+
+
+def load(data, what, udf_callbacks, device=None):
+    """The Function described by the CNTK v2 model ``data`` (bytes), its Parameters on ``device``."""
+    top = parse(data, what)
+    if "root" not in top or "primitive_functions" not in top:
+        raise ValueError("load_model: %s is a CNTK Dictionary but not a model (no 'root'/'primitive_functions'; "
+                         "keys %s)" % (what, ", ".join(sorted(top))))
+    reader = _Reader(top, what, udf_callbacks, device)
+    outputs = reader.composite(top)
+    if reader.stand_ins:
+        raise ValueError("%s: the file reads %s, never defined" % (what, ", ".join(sorted(reader.stand_ins))))
+    # a function listed before the one whose output it reads, outside any loop, still reads the stand-in
+    substitute_in_place(outputs, reader.closed)
+    infer_in_place(outputs)
+    _uid.reserve(reader.max_uid_number)
+    f = Function._composite(outputs, name=top.get("name") or None)
+    f._uid = top.get("uid") or f._uid
+    return f
+

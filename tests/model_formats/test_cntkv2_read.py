@@ -1,0 +1,124 @@
+"""Reading CNTK's v2 model format: real files written by CNTK (../shared/legacy_models, outputs computed by
+real CNTK 2.7), and hand-built Dictionaries for the error cases."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+import cntk_compat as C
+from cntk_compat.model_formats import cntk_proto as P
+from cntk_compat.model_formats.cntkv2_values import Shape, SizeT, StoredAxis, dictionary_to_message
+
+LEGACY = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "shared", "legacy_models")
+LEGACY = os.environ.get("CNTK_LEGACY_MODELS", os.path.normpath(LEGACY) if os.path.isdir(LEGACY)
+                        else "/work/shared/legacy_models")
+EVALUATED = ["v2_abs_load_and_eval", "v2_atis_lstm_tagger", "v2_batchnorm_conv_5input", "v2_book_gru_stacked",
+             "v2_book_lstm_textgen", "v2_convnet_cifar10_beta", "v2_csharp_mnist_conv", "v2_deeprl_policy_mlp",
+             "v2_node_mnist_conv", "v2_seq2seq_cmudict_beta"]
+
+
+def _legacy(name):
+    d = os.path.join(LEGACY, name)
+    if not os.path.isdir(d):
+        pytest.skip("CNTK-written model files not found (%s)" % d)
+    return d, json.load(open(os.path.join(d, "manifest.json")))
+
+
+def evaluate_case(model, d, man, case):
+    if man.get("placeholder_args_replaced_with_float32_sequence_inputs"):
+        model.replace_placeholders({p: C.sequence.input_variable(p.shape, np.float32, name=p.name)
+                                    for p in model.arguments if p.is_placeholder})
+    args = list(model.arguments)
+    sel = man["output"]
+    named = [o for o in model.outputs if sel.get("name") and o.name == sel["name"]]
+    out = named[0] if len(named) == 1 else model.outputs[sel.get("index", 0)]
+    feed = {}
+    for inp in case["inputs"]:
+        cand = [a for a in args if inp["name"] and a.name == inp["name"]]
+        arg = cand[0] if len(cand) == 1 else args[inp["index"]]
+        v = np.load(os.path.join(d, inp["file"]))
+        if inp.get("one_hot_sparse"):
+            v = C.Value.one_hot([np.argmax(x, -1).tolist() for x in v], int(arg.shape[-1]))
+        feed[arg] = v
+    res = model.eval(feed, outputs=[out])
+    if isinstance(res, list):
+        res = np.stack([np.asarray(r) for r in res])
+    return np.asarray(res, np.float32)
+
+
+@pytest.mark.parametrize("name", EVALUATED)
+def test_cntk_written_model_matches_cntk27(name):
+    d, man = _legacy(name)
+    model = C.load_model(os.path.join(d, man["model"]))
+    for case in man["cases"]:
+        expected = np.load(os.path.join(d, case["expected_cntk27"]))
+        got = evaluate_case(model, d, man, case)
+        np.testing.assert_allclose(got.reshape(expected.shape), expected, rtol=1e-4, atol=1e-5)
+
+
+def test_names_uids_and_blocks_are_kept():
+    d, man = _legacy("v2_deeprl_policy_mlp")
+    with open(os.path.join(d, man["model"]), "rb") as f:
+        model = C.Function.load(f.read())  # from a memory buffer too
+    assert model.uid == "CompositeFunction147"
+    assert model.root_function.uid == "Block146" and model.root_function.op_name == "Dense"
+    assert model.root_function.is_block
+    params = sorted((p.uid, p.name, p.shape) for p in model.parameters)
+    assert params == [("Parameter49", "W", (2, 3)), ("Parameter5", "W", (2, 2)), ("Parameter50", "b", (3,)),
+                      ("Parameter6", "b", (2,))]
+    # column-major storage: the file's [3, 2] W is (2, 3) here, its values C-ordered over that shape
+    assert [a.name for a in model.arguments[0].dynamic_axes] == ["defaultBatchAxis", "defaultDynamicAxis"]
+    assert C.Parameter((1,)).uid not in {p.uid for p in model.parameters}
+
+
+def test_v1_files_get_a_clear_error():
+    d = os.path.join(LEGACY, "v1_brainscript_lr_reg")
+    if not os.path.isdir(d):
+        pytest.skip("CNTK-written model files not found")
+    with pytest.raises(ValueError, match="legacy v1"):
+        C.load_model(os.path.join(d, "LR_reg.dnn"))
+
+
+def _model_bytes(primitive_functions, inputs, root):
+    top = {"version": SizeT(3), "type": "CompositeFunction", "uid": "CompositeFunction9", "root": root,
+           "inputs": inputs, "primitive_functions": primitive_functions}
+    return dictionary_to_message(top).SerializeToString()
+
+
+def _input_record(uid, shape):
+    return {"version": SizeT(1), "type": "Variable", "uid": uid, "kind": SizeT(0), "data_type": SizeT(1),
+            "is_sparse": False, "needs_gradient": False, "name": "x", "shape": Shape(shape),
+            "dynamic_axis": [StoredAxis(2 ** 31 - 1, "defaultDynamicAxis", True),
+                             StoredAxis(2 ** 31 - 1, "defaultBatchAxis", False)]}
+
+
+def test_unknown_op_code_names_the_function():
+    data = _model_bytes([{"version": SizeT(1), "type": "PrimitiveFunction", "uid": "Weird1", "op": SizeT(150),
+                          "inputs": ["Input0"], "attributes": {}}], [_input_record("Input0", (2,))], "Weird1")
+    with pytest.raises(ValueError, match="Weird1.*code 150"):
+        C.load_model(data)
+
+
+def test_user_function_needs_a_registered_deserializer():
+    udf = {"version": SizeT(1), "type": "UserDefinedFunction", "uid": "MyOp3", "op_name": "MyOp",
+           "inputs": ["Input0"], "attributes": {}, "state": {}}
+    data = _model_bytes([udf], [_input_record("Input0", (2,))], "MyOp3")
+    with pytest.raises(ValueError, match="register_udf_deserialize_callback\\('MyOp'"):
+        C.load_model(data)
+
+
+def test_a_dictionary_that_is_not_a_model():
+    data = dictionary_to_message({"learner": SizeT(1)}).SerializeToString()
+    data = bytes([0x08, 0x01]) + data[2:] if data[:2] != b"\x08\x01" else data
+    with pytest.raises(ValueError):
+        C.load_model(data)
+
+
+def test_descriptor_parses_its_own_output():
+    m = dictionary_to_message({"s": Shape((3, 4)), "v": [SizeT(1), "a"], "t": np.arange(6, dtype=np.float32)
+                               .reshape(2, 3)})
+    again = P.Dictionary()
+    again.ParseFromString(m.SerializeToString())
+    assert list(again.data["s"].nd_shape_value.shape_dim) == [4, 3]  # stored innermost first
+    assert list(again.data["t"].nd_array_view_value.float_values.value) == [0, 1, 2, 3, 4, 5]
