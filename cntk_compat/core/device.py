@@ -16,6 +16,7 @@ class DeviceDescriptor(object):
     def __init__(self, kind, device_id=0):
         self._kind = kind
         self._id = device_id if kind == DeviceKind.GPU else 0
+        self._torch = torch.device("cuda", self._id) if kind == DeviceKind.GPU else torch.device("cpu")
 
     def type(self):
         return self._kind
@@ -28,7 +29,7 @@ class DeviceDescriptor(object):
         return False
 
     def torch_device(self):
-        return torch.device("cuda", self._id) if self._kind == DeviceKind.GPU else torch.device("cpu")
+        return self._torch
 
     def __eq__(self, other):
         return isinstance(other, DeviceDescriptor) and (self._kind, self._id) == (other._kind, other._id)

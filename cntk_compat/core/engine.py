@@ -1,9 +1,12 @@
 """Evaluating Functions on data: feeding, running the lowered module, and converting results back."""
+import weakref
+
 import numpy as np
 import scipy.sparse
 import torch
 
 from . import device as _device
+from . import graph_version
 from .feeding import to_value
 from .lowering import lower
 from .reinference import primitive_nodes
@@ -17,9 +20,48 @@ class BatchInfo(object):
         self.lengths = lengths
 
 
-def _needed_arguments(outputs):
-    from .function import Function
-    return list(Function._composite(outputs).arguments)
+class CallPlan(object):
+    """What a computation of some output Variables needs, worked out once per graph version: the arguments
+    (in CNTK's order), the ones still unbound, and the lowered modules per (argument order, training)."""
+
+    def __init__(self, outputs):
+        from .function import Function
+        self.version = graph_version.current()
+        self.outputs = list(outputs)
+        self.needed = list(Function._composite(outputs).arguments)
+        self.needed_set = frozenset(self.needed)
+        self.unbound = [a for a in self.needed if a.is_placeholder]
+        # per needed argument: the name of its sequence axis (or None), and whether it has a batch axis
+        self.layout = [_layout(a) for a in self.needed]
+        self.modules = {}
+        self.known_uids = None  # uids of every variable of the graph, when forward() asked for them
+
+    def module(self, order, training):
+        key = (tuple(order), training)
+        module = self.modules.get(key)
+        if module is None:
+            module = self.modules[key] = lower(self.outputs, order, training)
+        return module
+
+
+def _layout(a):
+    axis = a._sequence_axis
+    return (None if axis is None else axis.name), a._has_batch
+
+
+_PLANS = weakref.WeakKeyDictionary()  # first output Variable -> {output uids: CallPlan}
+
+
+def call_plan(outputs):
+    """The CallPlan of a computation of ``outputs`` (a list of Variables), cached beside the graph."""
+    per_output = _PLANS.get(outputs[0])
+    if per_output is None:
+        per_output = _PLANS[outputs[0]] = {}
+    key = tuple(o.uid for o in outputs)
+    plan = per_output.get(key)
+    if plan is None or plan.version != graph_version.current():
+        plan = per_output[key] = CallPlan(outputs)
+    return plan
 
 
 def _split_seq_starts(data):
@@ -30,31 +72,38 @@ def _split_seq_starts(data):
     return data, None
 
 
-def _normalize_arguments(needed, arguments):
-    """({Variable: data}, {Variable: sequence start flags}) from CNTK's argument forms (dict by Variable or
-    name, or bare data; the whole or each argument's data may come as a (data, seq_starts) pair)."""
+def _names(variables):
+    return ", ".join(a.name or a.uid for a in variables)
+
+
+def normalize_arguments(known, arguments, what="the Function"):
+    """({Variable: data}, {Variable: sequence start flags}) from CNTK's argument forms: a dict by Variable (or
+    a Function with one output) or by name, or bare data for a single argument; the whole or each argument's
+    data may come as a (data, seq_starts) pair. ``known``: the arguments of the computation, in order. This is
+    the one parser of arguments for eval, forward, grad, the Trainer and the Evaluator."""
     if arguments is None:
-        arguments = {}
+        return {}, {}
     arguments, global_starts = _split_seq_starts(arguments)
     if not isinstance(arguments, dict):
-        if len(needed) != 1:
-            raise ValueError("the Function has %d arguments (%s); pass a dict mapping each to its data"
-                             % (len(needed), ", ".join(a.name or a.uid for a in needed)))
-        arguments = {needed[0]: arguments}
+        if len(known) != 1:
+            raise ValueError("%s has %d arguments (%s); pass a dict mapping each to its data"
+                             % (what, len(known), _names(known)))
+        arguments = {known[0]: arguments}
     result, starts = {}, {}
-    by_name = {}
-    for a in needed:
-        by_name.setdefault(a.name, a)
+    by_name = None
     for k, v in arguments.items():
         if isinstance(k, str):
+            if by_name is None:
+                by_name = {}
+                for a in known:
+                    by_name.setdefault(a.name, a)
             if k not in by_name:
-                raise ValueError("no argument named %r (arguments: %s)"
-                                 % (k, ", ".join(a.name or a.uid for a in needed)))
+                raise ValueError("no argument named %r (arguments: %s)" % (k, _names(known)))
             k = by_name[k]
         elif not hasattr(k, "uid"):
             raise TypeError("argument keys must be Variables or names, got %r" % (k,))
-        else:
-            k = k.output if not hasattr(k, "_kind") else k
+        elif not hasattr(k, "_kind"):
+            k = k.output
         v, own_starts = _split_seq_starts(v)
         if own_starts is not None and global_starts is not None:
             raise ValueError("sequence start flags were given both for all arguments and for %s; give them once"
@@ -68,31 +117,33 @@ def _normalize_arguments(needed, arguments):
     return result, starts
 
 
-def prepare_inputs(outputs, arguments, device=None):
+def prepare_inputs(outputs, arguments, device=None, plan=None):
     """(lowering arguments, their tensors + masks, BatchInfo, per-axis lengths) for a computation."""
-    needed = _needed_arguments(outputs)
-    unbound = [a for a in needed if a.is_placeholder]
-    if unbound:
+    plan = plan or call_plan(outputs)
+    needed = plan.needed
+    if plan.unbound:
         raise ValueError("the Function still has unbound placeholders (%s); apply it to input variables first, "
-                         "e.g. model(x)" % ", ".join(repr(a.name or a.uid) for a in unbound))
-    args, seq_starts = _normalize_arguments(needed, arguments)
+                         "e.g. model(x)" % ", ".join(repr(a.name or a.uid) for a in plan.unbound))
+    args, seq_starts = normalize_arguments(needed, arguments)
     dev = _device.resolve(device)
-    missing = [a for a in needed if a not in args]
-    if missing:
-        raise ValueError("missing data for %s" % ", ".join(
-            ("argument '%s' (%s)" % (a.name, a.uid)) if a.name else a.uid for a in missing))
-    order = needed + [a for a in args if a not in needed and (a.is_input or a.is_placeholder)]
+    order, layout = needed, plan.layout
+    if len(args) != len(needed) or not all(a in args for a in needed):
+        missing = [a for a in needed if a not in args]
+        if missing:
+            raise ValueError("missing data for %s" % ", ".join(
+                ("argument '%s' (%s)" % (a.name, a.uid)) if a.name else a.uid for a in missing))
+        extra = [a for a in args if a not in plan.needed_set and (a.is_input or a.is_placeholder)]
+        order, layout = needed + extra, layout + [_layout(a) for a in extra]
     values = [Value.create(a, args[a], seq_starts[a], dev) if a in seq_starts else to_value(a, args[a], dev)
               for a in order]
     lengths_by_axis, masks, slots = {}, [], []
     info = None
-    for a, v in zip(order, values):
-        axis = a._sequence_axis
-        if axis is not None and axis.name not in lengths_by_axis:
-            lengths_by_axis[axis.name] = v.lengths
+    for (axis, has_batch), v in zip(layout, values):
+        if axis is not None and axis not in lengths_by_axis:
+            lengths_by_axis[axis] = v.lengths
             masks.append(v.mask_tensor())
             slots.append(v.slots)
-        if info is None and a._has_batch:
+        if info is None and has_batch:
             n_seq = v.tensor.shape[0]
             n_samples = int(sum(v.lengths)) if v.lengths is not None else n_seq
             info = BatchInfo(n_samples, n_seq, v.lengths)
@@ -103,8 +154,9 @@ def prepare_inputs(outputs, arguments, device=None):
 
 def evaluate_tensors(outputs, arguments, requires_grad=False, training=False, device=None):
     """Outputs (batch-first torch tensors) of the given output Variables on the given data."""
-    order, tensors, info, lengths = prepare_inputs(outputs, arguments, device)
-    module = lower(outputs, order, training)
+    plan = call_plan(outputs)
+    order, tensors, info, lengths = prepare_inputs(outputs, arguments, device, plan)
+    module = plan.module(order, bool(training))
     with torch.set_grad_enabled(requires_grad):
         results = _take_made_masks(module, module(*tensors), lengths)
     info.lengths_by_axis = lengths
@@ -163,9 +215,10 @@ def forward(function, arguments, outputs=None, keep_for_backward=None, device=No
     keep = output_variables(keep_for_backward or [], "keep_for_backward")
     compute = outs + [k for k in keep if k not in outs]
     _check_in_graph(function, compute)
-    order, tensors, info, lengths = prepare_inputs(compute, arguments, device)
+    plan = call_plan(compute)
+    order, tensors, info, lengths = prepare_inputs(compute, arguments, device, plan)
     # as in CNTK, a forward pass that keeps state for backward runs in training mode (dropout is active)
-    module = lower(compute, order, bool(keep))
+    module = plan.module(order, bool(keep))
     wrt = {}
     if keep:
         for a, t in zip(order, tensors):
@@ -185,9 +238,13 @@ def forward(function, arguments, outputs=None, keep_for_backward=None, device=No
 
 def _check_in_graph(function, variables):
     """Each requested output must be computed by function's graph (or be one of its leaves)."""
-    known = {o.uid for n in primitive_nodes(function.outputs) for o in n._outputs}
-    known.update(v.uid for v in function.inputs)
-    known.update(o.uid for o in function.outputs)
+    plan = call_plan(function.outputs)
+    known = plan.known_uids
+    if known is None:
+        known = {o.uid for n in primitive_nodes(function.outputs) for o in n._outputs}
+        known.update(v.uid for v in function.inputs)
+        known.update(o.uid for o in function.outputs)
+        plan.known_uids = known
     for v in variables:
         if v.uid not in known:
             raise ValueError("output %s ('%s') is not part of the Function being evaluated" % (v.uid, v.name))

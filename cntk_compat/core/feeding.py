@@ -16,6 +16,8 @@ def _shape_matches(got, expected):
 
 
 def _check_dtype(var, arr):
+    if arr.dtype == var._dtype:
+        return
     if arr.dtype == object:
         raise ValueError("%s: dtype object is not supported; pass a batch of sequences as a Python list of "
                          "numpy arrays" % _describe(var))
@@ -52,91 +54,135 @@ def _static_value(var, data, dtype, shape, device):
     return Value(_tensor=torch.as_tensor(np.ascontiguousarray(arr, dtype=dtype)).to(device))
 
 
+def _from_value(var, data, device, dtype, shape, is_seq):
+    if not is_seq and data.lengths is not None and all(n == 1 for n in data.lengths):
+        # readers deliver every stream as sequences; a non-sequence input takes their single steps
+        data = Value(_tensor=data.tensor[:, 0], _is_sparse=data.is_sparse)
+    if not is_seq and data.lengths is None and _shape_matches(data.shape, shape) and var._has_batch:
+        # a Value without a batch axis (e.g. a parameter's gradient) is one sample
+        data = Value(_tensor=data.tensor[None], _is_sparse=data.is_sparse)
+    got = data.shape[2:] if (is_seq and data.lengths is not None) else data.shape[1:]
+    if not _shape_matches(got, shape):
+        raise _sample_shape_error(var, data.shape, "a Value")
+    return data.to(device, dtype)
+
+
+def _from_tensor(var, data, device, dtype, shape, is_seq):
+    t = data.to(device=device, dtype=to_torch_dtype(dtype))
+    if _shape_matches(tuple(t.shape), shape):
+        t = t.unsqueeze(0)
+    lengths = [t.shape[1]] * t.shape[0] if is_seq else None
+    got = tuple(t.shape[2:] if is_seq else t.shape[1:])
+    if not _shape_matches(got, shape):
+        raise _sample_shape_error(var, t.shape, "a tensor")
+    return Value(_tensor=t, _lengths=lengths, _is_sparse=var.is_sparse)
+
+
+def _from_sparse(var, data, device, dtype, shape, is_seq):
+    if is_seq:
+        return _from_list(var, [data], device, dtype, shape, is_seq)
+    csr = sparse.csr_matrix(data)
+    if csr.shape[1] != int(np.prod(shape)):
+        raise ValueError("%s expects sparse rows of %d elements (shape %s), got a CSR matrix of shape %s"
+                         % (_describe(var), int(np.prod(shape)), shape, csr.shape))
+    return Value.from_batch(csr, is_sequence=False, is_sparse=True, dtype=dtype, shape=shape, device=device)
+
+
+def _from_array(var, data, device, dtype, shape, is_seq):
+    """An array (or scalar) of [batch] x [sequence] x shape, or of one sample / one sequence. The tensor shares
+    the array's memory when dtype and layout already fit (no copy on the CPU)."""
+    arr = np.asarray(data)
+    _check_dtype(var, arr)
+    if _shape_matches(arr.shape, shape):
+        arr = arr[None]
+    if is_seq and _shape_matches(arr.shape[1:], shape):
+        arr = arr[None]
+    if not is_seq and arr.ndim == len(shape) + 2 and arr.shape[1] == 1 and _shape_matches(arr.shape[2:], shape):
+        arr = arr[:, 0]  # [batch] x [sequence of length 1] x shape, for an input without a sequence axis
+    got = arr.shape[2:] if is_seq else arr.shape[1:]
+    if not _shape_matches(got, shape):
+        if var.is_sparse and not is_seq and arr.ndim == 2 and arr.shape[1] == int(np.prod(shape)):
+            arr = arr.reshape((arr.shape[0],) + shape)
+        else:
+            raise _sample_shape_error(var, arr.shape, "data")
+    tensor = torch.from_numpy(np.ascontiguousarray(arr, dtype=dtype))
+    if tensor.device != device:
+        tensor = tensor.to(device)
+    return Value(_tensor=tensor, _lengths=[arr.shape[1]] * arr.shape[0] if is_seq else None,
+                 _is_sparse=var.is_sparse)
+
+
+def _from_list(var, data, device, dtype, shape, is_seq):
+    """A list of samples (or of sequences): arrays, CSR matrices or nested lists."""
+    samples = []
+    for i, s in enumerate(data):
+        arr = _as_dense_array(var, s)
+        if isinstance(s, (list, tuple)):
+            arr = np.asarray(s)
+        _check_dtype(var, arr)
+        if is_seq:
+            if sparse.issparse(s):
+                arr = arr.reshape((arr.shape[0],) + shape)
+            elif _shape_matches(arr.shape, shape) and not _shape_matches(arr.shape[1:], shape):
+                arr = arr[None]
+            elif arr.ndim == 1 and shape in ((1,), ()):  # a sequence of scalars
+                arr = arr.reshape((arr.shape[0],) + shape)
+            if not _shape_matches(arr.shape[1:], shape):
+                raise ValueError("%s: sequence %d has shape %s, expected [sequence length] x %s"
+                                 % (_describe(var), i, arr.shape, shape))
+        else:
+            # a sample may come as a sequence of length 1 (CNTK accepts it for non-sequence inputs)
+            if (sparse.issparse(s) and arr.shape[0] == 1) or (shape == () and arr.shape == (1,)) or \
+                    (arr.ndim == len(shape) + 1 and arr.shape[0] == 1 and _shape_matches(arr.shape[1:], shape)):
+                arr = arr.reshape(arr.shape[1:] if arr.ndim == len(shape) + 1 else shape)
+            if not _shape_matches(arr.shape, shape):
+                raise ValueError("%s: sample %d has shape %s, expected %s" % (_describe(var), i, arr.shape, shape))
+        samples.append(arr.astype(dtype, copy=False))
+    return Value.from_batch(samples, is_sequence=is_seq, is_sparse=var.is_sparse, dtype=dtype, device=device)
+
+
+# (kind of data, converter) in the order they are tried; the converter an exact type resolves to is remembered
+_CONVERTERS = [
+    (Value, _from_value),
+    (torch.Tensor, _from_tensor),
+    (np.ndarray, _from_array),
+    (np.generic, _from_array),
+    ((int, float, bool), _from_array),
+    (sparse.spmatrix, _from_sparse),
+    ((list, tuple), _from_list),
+]
+_BY_TYPE = {}
+
+
+def _converter(data):
+    kind = type(data)
+    convert = _BY_TYPE.get(kind)
+    if convert is None:
+        convert = next((c for k, c in _CONVERTERS if isinstance(data, k)), None)
+        if convert is None and sparse.issparse(data):  # scipy's sparse arrays (not spmatrix subclasses)
+            convert = _from_sparse
+        if convert is not None:
+            _BY_TYPE[kind] = convert
+    return convert
+
+
 def to_value(var, data, device):
     """A Value for ``var`` on ``device`` holding ``data``, with the shape checked against var's type."""
-    if hasattr(data, "data") and isinstance(getattr(data, "data", None), Value) and not isinstance(data, Value):
-        data = data.data
-    dtype = var._dtype or np.dtype(np.float32)
+    if not isinstance(data, (np.ndarray, Value)):
+        inner = getattr(data, "data", None)
+        if isinstance(inner, Value):  # reader data (MinibatchData) carries its Value
+            data = inner
+        elif isinstance(data, NDArrayView):
+            data = data.tensor
+    dtype = var._dtype or _FLOAT32
     shape = tuple(var.shape)
-    is_seq = var._sequence_axis is not None
-    if isinstance(data, Value):
-        if not is_seq and data.lengths is not None and all(n == 1 for n in data.lengths):
-            # readers deliver every stream as sequences; a non-sequence input takes their single steps
-            data = Value(_tensor=data.tensor[:, 0], _is_sparse=data.is_sparse)
-        if not is_seq and data.lengths is None and _shape_matches(data.shape, shape) and var._has_batch:
-            # a Value without a batch axis (e.g. a parameter's gradient) is one sample
-            data = Value(_tensor=data.tensor[None], _is_sparse=data.is_sparse)
-        got = data.shape[2:] if (is_seq and data.lengths is not None) else data.shape[1:]
-        if not _shape_matches(got, shape):
-            raise _sample_shape_error(var, data.shape, "a Value")
-        return data.to(device, dtype)
-    if isinstance(data, NDArrayView):
-        data = data.tensor
-    if var._dynamic_axes == ():
+    if var._dynamic_axes == () and not isinstance(data, Value):
         return _static_value(var, data, dtype, shape, device)
-    if isinstance(data, torch.Tensor):
-        t = data.to(device=device, dtype=to_torch_dtype(dtype))
-        if _shape_matches(tuple(t.shape), shape):
-            t = t.unsqueeze(0)
-        lengths = [t.shape[1]] * t.shape[0] if is_seq else None
-        got = tuple(t.shape[2:] if is_seq else t.shape[1:])
-        if not _shape_matches(got, shape):
-            raise _sample_shape_error(var, t.shape, "a tensor")
-        return Value(_tensor=t, _lengths=lengths, _is_sparse=var.is_sparse)
-    if sparse.issparse(data):
-        if is_seq:
-            data = [data]
-        else:
-            csr = sparse.csr_matrix(data)
-            if csr.shape[1] != int(np.prod(shape)):
-                raise ValueError("%s expects sparse rows of %d elements (shape %s), got a CSR matrix of shape %s"
-                                 % (_describe(var), int(np.prod(shape)), shape, csr.shape))
-            return Value.from_batch(csr, is_sequence=False, is_sparse=True, dtype=dtype, shape=shape,
-                                    device=device)
-    if isinstance(data, np.ndarray) or np.isscalar(data):
-        arr = np.asarray(data)
-        _check_dtype(var, arr)
-        if _shape_matches(arr.shape, shape):
-            arr = arr[None]
-        if is_seq and _shape_matches(arr.shape[1:], shape):
-            arr = arr[None]
-        if not is_seq and arr.ndim == len(shape) + 2 and arr.shape[1] == 1 and _shape_matches(arr.shape[2:], shape):
-            arr = arr[:, 0]  # [batch] x [sequence of length 1] x shape, for an input without a sequence axis
-        got = arr.shape[2:] if is_seq else arr.shape[1:]
-        if not _shape_matches(got, shape):
-            if var.is_sparse and not is_seq and arr.ndim == 2 and arr.shape[1] == int(np.prod(shape)):
-                arr = arr.reshape((arr.shape[0],) + shape)
-            else:
-                raise _sample_shape_error(var, arr.shape, "data")
-        return Value.from_batch(np.ascontiguousarray(arr, dtype=dtype), is_sequence=is_seq,
-                                is_sparse=var.is_sparse, dtype=dtype, device=device)
-    if isinstance(data, (list, tuple)):
-        samples = []
-        for i, s in enumerate(data):
-            arr = _as_dense_array(var, s)
-            if isinstance(s, (list, tuple)):
-                arr = np.asarray(s)
-            _check_dtype(var, arr)
-            if is_seq:
-                if sparse.issparse(s):
-                    arr = arr.reshape((arr.shape[0],) + shape)
-                elif _shape_matches(arr.shape, shape) and not _shape_matches(arr.shape[1:], shape):
-                    arr = arr[None]
-                elif arr.ndim == 1 and shape in ((1,), ()):  # a sequence of scalars
-                    arr = arr.reshape((arr.shape[0],) + shape)
-                if not _shape_matches(arr.shape[1:], shape):
-                    raise ValueError("%s: sequence %d has shape %s, expected [sequence length] x %s"
-                                     % (_describe(var), i, arr.shape, shape))
-            else:
-                # a sample may come as a sequence of length 1 (CNTK accepts it for non-sequence inputs)
-                if (sparse.issparse(s) and arr.shape[0] == 1) or (shape == () and arr.shape == (1,)) or \
-                        (arr.ndim == len(shape) + 1 and arr.shape[0] == 1 and _shape_matches(arr.shape[1:], shape)):
-                    arr = arr.reshape(arr.shape[1:] if arr.ndim == len(shape) + 1 else shape)
-                if not _shape_matches(arr.shape, shape):
-                    raise ValueError("%s: sample %d has shape %s, expected %s"
-                                     % (_describe(var), i, arr.shape, shape))
-            samples.append(arr.astype(dtype, copy=False))
-        return Value.from_batch(samples, is_sequence=is_seq, is_sparse=var.is_sparse, dtype=dtype,
-                                device=device)
-    raise TypeError("%s: cannot feed data of type %s; expected a numpy array, a scipy CSR matrix, a list of "
-                    "them or a Value" % (_describe(var), type(data).__name__))
+    convert = _converter(data)
+    if convert is None:
+        raise TypeError("%s: cannot feed data of type %s; expected a numpy array, a scipy CSR matrix, a list of "
+                        "them or a Value" % (_describe(var), type(data).__name__))
+    return convert(var, data, device, dtype, shape, var._sequence_axis is not None)
+
+
+_FLOAT32 = np.dtype(np.float32)

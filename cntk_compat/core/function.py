@@ -8,10 +8,12 @@ rules so that inferred dimensions resolve.
 """
 import enum
 import inspect
+import weakref
 
 import numpy as np
 
 from ..default_options import default_options
+from . import graph_version
 from .dtypes import promote
 from .graph import find_all_with_name as _find_all, find_by_name as _find_one
 from .operators import TensorOpsMixin
@@ -31,6 +33,8 @@ class CloneMethod(enum.Enum):
 
 
 _RENAMING = [False]  # cntk_py.allow_renaming_functions() sets it
+# Function -> (graph version, its leaves): arguments/parameters are asked for on every call
+_LEAVES = weakref.WeakKeyDictionary()
 
 
 def allow_renaming_functions():
@@ -251,6 +255,21 @@ class Function(TensorOpsMixin):
     def _leaf_list(self):
         """All leaf Variables below the outputs, depth first and left to right (blocks are not entered; a block
         lists its captured parameters before its arguments), which is CNTK's order."""
+        return list(self._leaves()[2])
+
+    def _leaves(self):
+        """(graph version, outputs, leaves, arguments among them) of this Function, cached until the graph
+        changes."""
+        version = graph_version.current()
+        cached = _LEAVES.get(self)
+        if cached is None or cached[0] != version or cached[1] != self._outputs:
+            leaves = self._walk_leaves()
+            cached = (version, list(self._outputs), leaves,
+                      tuple(v for v in leaves if v.is_input or v.is_placeholder))
+            _LEAVES[self] = cached
+        return cached
+
+    def _walk_leaves(self):
         leaves, seen, seen_nodes = [], set(), set()
         stack = list(reversed(self._outputs))
         while stack:
@@ -274,7 +293,7 @@ class Function(TensorOpsMixin):
 
     @property
     def arguments(self):
-        args = [v for v in self._leaf_list() if v.is_input or v.is_placeholder]
+        args = self._leaves()[3]
         order = getattr(self, "_arg_order", None)
         if order:
             first = [a for a in order if a in args]

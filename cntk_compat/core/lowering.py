@@ -44,7 +44,7 @@ class LoweredFunction(torch.nn.Module):
         self.made_mask_axes = list(made_mask_axes)
 
     def forward(self, *tensors):
-        return self.graph_module(*tensors)
+        return self.graph_module.forward(*tensors)
 
 
 class _Builder(object):

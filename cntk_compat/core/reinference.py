@@ -5,6 +5,7 @@ recurrent loop (replace_placeholders with a substitute that depends on the place
 clone of a graph that already has loops. Shape inference then has to run to a fixed point, because inside a
 loop a node's input types can depend on its own outputs.
 """
+from . import graph_version
 from .dtypes import promote
 from .registry import OutputSpec
 
@@ -37,6 +38,7 @@ def substitute_in_place(outputs, subs):
     """Make every node below ``outputs`` read subs[v] wherever it read v."""
     if not subs:
         return
+    graph_version.bump()
     for node in primitive_nodes(outputs):
         node._inputs = [subs.get(i, i) for i in node._inputs]
         if node._op.name == _COMBINE:
@@ -127,4 +129,5 @@ def infer_in_place(outputs):
             changed |= _infer_node(node)
         if not changed:
             return
+        graph_version.bump()
     raise ValueError("shape inference did not settle: the loop's types keep changing")

@@ -46,6 +46,8 @@ def _times_infer(inputs, attributes):
 
 
 def _times(x, w, k, x_dyn, w_dyn):
+    if k == 1 and not w_dyn and w.dim() == 2:  # the common case: a matrix times the last axis
+        return torch.matmul(x, w)
     # sizes from the run-time tensor: free dimensions (FreeDimension) are only known here
     w_static = tuple(w.shape[w_dyn:])
     reduce_size, out_shape = math.prod(w_static[:k]), w_static[k:]

@@ -2,7 +2,7 @@
 one test minibatch."""
 import torch
 
-from ..core.engine import evaluate_tensors
+from ..core.engine import evaluate_tensors, normalize_arguments
 from ..core.function import Function, as_variable
 from ..io.minibatch_data import MinibatchData
 
@@ -40,27 +40,10 @@ def progress_writer_list(progress_writers):
 
 
 def argument_map(known, arguments):
-    """{Variable: data} for ``arguments`` (a dict by Variable or name, or bare data for a single input)."""
-    if arguments is None:
-        return {}
-    if not isinstance(arguments, dict):
-        if len(known) != 1:
-            raise ValueError("the criterion has %d inputs (%s); pass a dict mapping each to its data"
-                             % (len(known), ", ".join(a.name or a.uid for a in known)))
-        return {known[0]: arguments}
-    by_name = {}
-    for a in known:
-        by_name.setdefault(a.name, a)
-    result = {}
-    for k, v in arguments.items():
-        if isinstance(k, str):
-            if k not in by_name:
-                raise ValueError("no input named %r (inputs: %s)" % (k, ", ".join(a.name or a.uid for a in known)))
-            k = by_name[k]
-        else:
-            k = as_variable(k, "argument key")
-        result[k] = v
-    return result
+    """{Variable: data} for ``arguments`` (a dict by Variable or name, or bare data for a single input); data
+    given with sequence start flags stays a (data, flags) pair for the engine."""
+    args, starts = normalize_arguments(known, arguments, "the criterion")
+    return {k: (v, starts[k]) if k in starts else v for k, v in args.items()}
 
 
 def sweep_end_of(args):

@@ -1,0 +1,78 @@
+"""The per-call cache: what a computation needs is worked out once per graph version, and redone when the graph
+changes in place."""
+import numpy as np
+import pytest
+import torch
+
+import cntk as C
+from cntk_compat.core import graph_version
+from cntk_compat.core.engine import call_plan, normalize_arguments
+from cntk_compat.core.feeding import to_value
+
+
+def test_plan_is_reused_per_outputs_and_rebuilt_after_replace_placeholders():
+    x = C.input_variable(3, name="x")
+    ph = C.placeholder(name="ph")
+    f = C.plus(x, ph)
+    plan = call_plan(f.outputs)
+    assert call_plan(f.outputs) is plan
+    assert plan.unbound == [ph]
+    with pytest.raises(ValueError, match="unbound placeholders"):
+        f.eval({x: np.ones((1, 3), np.float32)})
+    y = C.input_variable(3, name="y")
+    version = graph_version.current()
+    f.replace_placeholders({ph: y})
+    assert graph_version.current() > version
+    rebuilt = call_plan(f.outputs)
+    assert rebuilt is not plan and rebuilt.needed == [x, y] and not rebuilt.unbound
+    assert [a.name for a in f.arguments] == ["x", "y"]
+    out = f.eval({x: np.ones((1, 3), np.float32), y: np.full((1, 3), 2, np.float32)})
+    np.testing.assert_array_equal(out, np.full((1, 3), 3, np.float32))
+
+
+def test_lowered_module_is_cached_per_argument_order_and_mode():
+    x = C.input_variable(2)
+    f = C.dropout(C.times(x, C.parameter(init=np.eye(2, dtype=np.float32))), 0.5)
+    plan = call_plan(f.outputs)
+    f.eval({x: np.ones((1, 2), np.float32)})
+    f.eval({x: np.ones((4, 2), np.float32)})
+    assert list(plan.modules) == [((x,), False)]
+    module = plan.modules[((x,), False)]
+    assert not module.training and plan.module([x], True).training
+
+
+def test_float32_contiguous_array_is_fed_without_a_copy():
+    x = C.input_variable((2, 3))
+    data = np.arange(12, dtype=np.float32).reshape(2, 2, 3)
+    value = to_value(x, data, torch.device("cpu"))
+    assert value.tensor.data_ptr() == data.ctypes.data
+
+
+def test_converters_cover_each_kind_of_data():
+    x = C.input_variable(2)
+    s = C.sequence.input_variable(2)
+    dev = torch.device("cpu")
+    assert to_value(x, np.ones(2, np.float32), dev).tensor.shape == (1, 2)
+    assert to_value(x, [np.ones(2, np.float32)] * 3, dev).tensor.shape == (3, 2)
+    assert to_value(x, torch.ones(5, 2), dev).tensor.shape == (5, 2)
+    seqs = to_value(s, [np.ones((3, 2), np.float32), np.ones((1, 2), np.float32)], dev)
+    assert seqs.tensor.shape == (2, 3, 2) and seqs.lengths == [3, 1]
+    with pytest.raises(TypeError, match="cannot feed data of type dict"):
+        to_value(x, {}, dev)
+
+
+def test_one_normalizer_for_names_bare_data_and_sequence_starts():
+    a, b = C.input_variable(1, name="a"), C.sequence.input_variable(1, name="b")
+    args, starts = normalize_arguments([a, b], {"a": 1, b: ([np.ones((2, 1))], [False])})
+    assert args[a] == 1 and starts == {b: [False]}
+    with pytest.raises(ValueError, match=r"the criterion has 2 arguments \(a, b\)"):
+        normalize_arguments([a, b], np.ones(1), "the criterion")
+    with pytest.raises(ValueError, match="no argument named 'c'"):
+        normalize_arguments([a, b], {"c": 1})
+    z = C.times(a, C.parameter(init=np.ones((1, 1), np.float32)))
+    trainer = C.Trainer(z, C.squared_error(z, C.input_variable(1, name="t")),
+                        [C.sgd(z.parameters, C.learning_parameter_schedule(0.1))])
+    with pytest.raises(ValueError, match="no argument named 'q'"):
+        trainer.train_minibatch({"q": np.ones((1, 1), np.float32)})
+    assert trainer.train_minibatch({"a": np.ones((1, 1), np.float32), "t": np.zeros((1, 1), np.float32)})
+    np.testing.assert_allclose(z.parameters[0].value, [[0.8]], rtol=1e-6)
