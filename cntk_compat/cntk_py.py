@@ -1,10 +1,15 @@
 """The parts of CNTK's native module (cntk.cntk_py) that scripts call directly."""
+import os as _os
+import warnings as _warnings
+
 import numpy as _np
 import torch as _torch
 
 from .core import cntk_rng as _rng
 
-_state = {"deterministic": False, "force_setting_device": False}
+_state = {"deterministic": False, "force_setting_device": False,
+          "gpu_memory_trace_level": 0, "math_lib_trace_level": 0, "synchronous_gpu": False,
+          "forward_values_sharing": True, "gradient_accumulation_optimization": True}
 
 
 def set_fixed_random_seed(value):
@@ -76,3 +81,129 @@ def allow_renaming_functions():
 def is_native_user_function_registered(op_id):
     """Native (C++) user functions cannot be registered in cntk-compat, so none ever is."""
     return False
+
+
+# ---- the native engine's debugging and performance switches (CNTK's debugging guide calls them) ----
+
+def set_gpumemory_allocation_trace_level(trace_level):
+    """Above 0, GPU memory allocations are recorded: torch's CUDA allocator keeps the history (with stack
+    traces) that ``torch.cuda.memory._snapshot()`` returns. Without a GPU there are none to record."""
+    if isinstance(trace_level, bool) or not isinstance(trace_level, int) or trace_level < 0:
+        raise ValueError("set_gpumemory_allocation_trace_level: trace level must be a non-negative int, got %r"
+                         % (trace_level,))
+    _state["gpu_memory_trace_level"] = trace_level
+    if _torch.cuda.is_available():
+        _torch.cuda.memory._record_memory_history(enabled="all" if trace_level > 0 else None)
+
+
+def set_math_lib_trace_level(trace_level):
+    """The verbosity of CNTK's math library (its own matrix kernels); torch's kernels report nothing, so
+    the level is only remembered."""
+    if isinstance(trace_level, bool) or not isinstance(trace_level, int) or trace_level < 0:
+        raise ValueError("set_math_lib_trace_level: trace level must be a non-negative int, got %r"
+                         % (trace_level,))
+    _state["math_lib_trace_level"] = trace_level
+
+
+def enable_synchronous_gpukernel_execution():
+    """Every GPU kernel launch waits for the kernel to finish, so errors surface where they happen
+    (CUDA_LAUNCH_BLOCKING=1). CUDA reads it once, when it starts: call this before any GPU work."""
+    if _torch.cuda.is_available() and _torch.cuda.is_initialized() and \
+            _os.environ.get("CUDA_LAUNCH_BLOCKING") != "1":
+        _warnings.warn("enable_synchronous_gpukernel_execution: CUDA has already started in this process, so "
+                       "kernel launches stay asynchronous; call it before any GPU work (or set "
+                       "CUDA_LAUNCH_BLOCKING=1 in the environment)")
+    _os.environ["CUDA_LAUNCH_BLOCKING"] = "1"
+    _state["synchronous_gpu"] = True
+
+
+def is_synchronous_gpukernel_execution_enabled():
+    return _state["synchronous_gpu"]
+
+
+def disable_forward_values_sharing():
+    """CNTK reuses the memory of forward values that no later node reads, which hides them from
+    debugging. torch frees a value only when nothing can read it any more, so there is no such sharing to
+    turn off; the setting is remembered."""
+    _state["forward_values_sharing"] = False
+
+
+def enable_forward_values_sharing():
+    _state["forward_values_sharing"] = True
+
+
+def disable_gradient_accumulation_optimization():
+    """CNTK's in-place accumulation of gradients into shared buffers; autograd accumulates gradients
+    itself, so the setting is only remembered."""
+    _state["gradient_accumulation_optimization"] = False
+
+
+def enable_gradient_accumulation_optimization():
+    _state["gradient_accumulation_optimization"] = True
+
+
+def disable_cpueval_optimization():
+    """CNTK's optimized CPU kernels (MKL-DNN) off: torch's oneDNN (MKL-DNN) kernels off."""
+    _torch.backends.mkldnn.enabled = False
+
+
+def enable_cpueval_optimization():
+    _torch.backends.mkldnn.enabled = True
+
+
+def set_max_num_cputhreads(num_cpu_threads):
+    """The number of threads CPU kernels may use (torch's intra-op thread pool)."""
+    if isinstance(num_cpu_threads, bool) or not isinstance(num_cpu_threads, int) or num_cpu_threads < 1:
+        raise ValueError("set_max_num_cputhreads: expected a positive int, got %r" % (num_cpu_threads,))
+    _torch.set_num_threads(num_cpu_threads)
+
+
+def get_max_num_cputhreads():
+    return _torch.get_num_threads()
+
+
+def set_checked_mode(enable):
+    from .debugging.settings import set_checked_mode as set_mode
+    set_mode(enable)
+
+
+def set_computation_network_trace_level(trace_level):
+    from .debugging.tracing import set_computation_network_trace_level as set_level
+    set_level(trace_level)
+
+
+def enable_node_timing():
+    from .debugging.tracing import set_node_timing
+    set_node_timing(True)
+
+
+def disable_node_timeing():  # sic: CNTK's native name
+    from .debugging.tracing import set_node_timing
+    set_node_timing(False)
+
+
+def set_trace_level(value):
+    from .logging.trace import set_trace_level as set_level
+    set_level(value)
+
+
+def get_trace_level():
+    from .logging.trace import get_trace_level as get_level
+    return get_level()
+
+
+def print_built_info():
+    """What this build is, as CNTK prints its build information (to stderr)."""
+    import sys
+    from importlib import metadata
+    try:
+        version = metadata.version("cntk-compat")
+    except metadata.PackageNotFoundError:
+        version = "unknown (not installed)"
+    sys.stderr.write("-------------------------------------------------------------------\n"
+                     "Build info: \n\n"
+                     "\t\tcntk-compat version: %s\n"
+                     "\t\ttorch version: %s\n"
+                     "\t\tCUDA: %s\n"
+                     "-------------------------------------------------------------------\n"
+                     % (version, _torch.__version__, _torch.version.cuda or "none (CPU-only torch)"))

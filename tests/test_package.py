@@ -37,3 +37,12 @@ def test_unknown_submodule_is_an_import_error():
     import pytest
     with pytest.raises(ImportError):
         importlib.import_module("cntk.no_such_module")
+
+
+def test_top_level_cntk_py_is_cntk_cntk_py():
+    # CNTK's ATIS and CMUDict examples write `from _cntk_py import set_fixed_random_seed`
+    import _cntk_py
+    from _cntk_py import force_deterministic_algorithms, set_fixed_random_seed
+    assert _cntk_py is cntk.cntk_py
+    assert set_fixed_random_seed is cntk.cntk_py.set_fixed_random_seed
+    assert force_deterministic_algorithms is cntk.cntk_py.force_deterministic_algorithms

@@ -5,6 +5,7 @@ import torch
 
 from .dtypes import to_torch_dtype
 from .value import NDArrayView, Value, warn_dtype_conversion
+from .variables import FreeDimension, InferredDimension
 
 
 def _describe(var):
@@ -42,6 +43,29 @@ def _as_dense_array(var, sample):
     return arr
 
 
+def _unflatten_reader_samples(var, value, is_seq):
+    """A reader's stream may deliver each sample flattened (e.g. 784 values for an input of shape (1, 28, 28)).
+
+    CNTK (Utils::VerifyVariableValueCompatibility, for reader-packed values only) takes such a sample
+    as the input's shape when its size is the input's total size, or, where the input has free
+    dimensions, when those can be inferred from it. Anything else is left to the shape check.
+    """
+    lead = 2 if (is_seq and value.lengths is not None) else 1
+    sample = tuple(value.shape[lead:])
+    shape = tuple(var.shape)
+    if len(sample) != 1 or _shape_matches(sample, shape) or any(d == InferredDimension for d in shape):
+        return value
+    known = int(np.prod([d for d in shape if d != FreeDimension]))
+    free = sum(1 for d in shape if d == FreeDimension)
+    if free == 0 and known != sample[0]:
+        return value
+    if free > 1 or (free == 1 and (known == 0 or sample[0] % known)):
+        return value
+    target = tuple(sample[0] // known if d == FreeDimension else d for d in shape)
+    return Value(_tensor=value.tensor.reshape(tuple(value.shape[:lead]) + target), _lengths=value.lengths,
+                 _is_sparse=value.is_sparse, _slots=value.slots)
+
+
 def _static_value(var, data, dtype, shape, device):
     """The value of an input without dynamic axes: one tensor of exactly the input's shape."""
     if isinstance(data, torch.Tensor):
@@ -55,9 +79,12 @@ def _static_value(var, data, dtype, shape, device):
 
 
 def _from_value(var, data, device, dtype, shape, is_seq):
+    from_reader = data.from_reader
     if not is_seq and data.lengths is not None and all(n == 1 for n in data.lengths):
         # readers deliver every stream as sequences; a non-sequence input takes their single steps
         data = Value(_tensor=data.tensor[:, 0], _is_sparse=data.is_sparse)
+    if from_reader:
+        data = _unflatten_reader_samples(var, data, is_seq)
     if not is_seq and data.lengths is None and _shape_matches(data.shape, shape) and var._has_batch:
         # a Value without a batch axis (e.g. a parameter's gradient) is one sample
         data = Value(_tensor=data.tensor[None], _is_sparse=data.is_sparse)

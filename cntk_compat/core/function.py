@@ -521,8 +521,10 @@ class Function(TensorOpsMixin):
         self._root._custom_attributes = dict(values or {})
 
     def print_node_timing(self):
-        raise NotImplementedError("print_node_timing: per-node timing is not collected; profile "
-                                  "f.torch_module() with torch.profiler instead")
+        """Writes to stderr each node's average forward/backward time and counts, gathered while
+        ``cntk.debugging.set_node_timing(True)`` was on (see core.node_timing)."""
+        from . import node_timing
+        node_timing.print_table([self])
 
     def save(self, filename, format=None, use_external_files_to_store_parameters=False):
         """Saves the graph and its Parameter/Constant values to ``filename`` (see core.serialization)."""

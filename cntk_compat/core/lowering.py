@@ -203,6 +203,7 @@ class _Builder(object):
             kwargs["carried"] = self.carried_state(node)
             kwargs["slots"] = self.slots[carried_axis.name]
         result = self.graph.call_function(op.compute, tuple(args), kwargs)
+        result.meta["cntk_uid"] = node.uid  # for per-node reports (debugging tracer, node timing)
         if op.makes_mask:
             axis = node._outputs[0]._sequence_axis
             self.masks.setdefault(axis.name, self.graph.call_function(_getitem, (result, 1)))

@@ -108,6 +108,8 @@ class Value(object):
         self._is_sparse = _is_sparse
         # SequenceSlots: the parallel slot of each sequence and whether it starts here (truncated BPTT)
         self.slots = _slots
+        # delivered by a reader: its samples may come flattened (CNTK's PackedValue), see feeding.to_value
+        self.from_reader = False
         if seq_starts:
             self._set_seq_starts(seq_starts)
 

@@ -3,13 +3,17 @@ torch modules.
 
 A CNTK graph runs as one torch.fx module (core/lowering.py), so there are no per-node hooks. While a trace
 level above 0 or node timing is on, a global torch forward hook catches every evaluation of such a module
-and runs its fx graph a second time, node by node, on the same inputs (without autograd), reporting to
-stderr per fx node (one per op; a recurrent loop counts as one node):
+and runs its fx graph a second time, node by node, on the same inputs. The trace level reports to stderr per
+fx node (one per op; a recurrent loop counts as one node):
 
 - level >= 1: once per module, each node's target and output shape;
 - level >= 1000: on every forward, the sum of the absolute values of each node's output;
-- level >= 1000000: on every forward, each node's full output;
-- node timing: on every forward, each node's execution time in milliseconds.
+- level >= 1000000: on every forward, each node's full output.
+
+Node timing prints nothing while it runs: it adds each primitive's forward time, and (through hooks on the
+autograd nodes its computation created) its backward time, to core.node_timing, which ``print_node_timing``
+of a Trainer, Evaluator or Function reports as CNTK's table. For that, the timed run replaces the module's
+output, so that gradients flow through it.
 
 Only forward values are traced (not gradients). The second run doubles the cost of a forward pass, as
 CNTK's tracing also slowed it down: these are debugging aids.
@@ -21,6 +25,7 @@ import weakref
 import torch
 import torch.fx
 
+from ..core import node_timing
 from ..core.lowering import LoweredFunction
 
 __all__ = ["set_computation_network_trace_level", "set_node_timing", "get_computation_network_trace_level"]
@@ -38,22 +43,73 @@ def _describe(value):
     return tuple(value.shape) if isinstance(value, torch.Tensor) else type(value).__name__
 
 
+def _output_tensors(result):
+    if isinstance(result, torch.Tensor):
+        return [result]
+    if isinstance(result, (tuple, list)):
+        return [t for r in result for t in _output_tensors(r)]
+    return []
+
+
+class _BackwardTimer(object):
+    """Times the autograd nodes that one primitive's forward computation created, and counts the backward
+    passes that ran them (once per forward: each timed forward graph is differentiated at most once)."""
+
+    def __init__(self, uid):
+        self.uid, self.counted, self.started = uid, False, None
+
+    def attach(self, grad_fn):
+        grad_fn.register_prehook(self._before)
+        grad_fn.register_hook(self._after)
+
+    def _before(self, grad_outputs):
+        self.started = time.perf_counter()
+
+    def _after(self, grad_inputs, grad_outputs):
+        elapsed = time.perf_counter() - self.started
+        node_timing.add_backward(self.uid, elapsed, 0 if self.counted else 1)
+        self.counted = True
+
+
 class _TracingInterpreter(torch.fx.Interpreter):
     def __init__(self, module, level, timing, out):
         super(_TracingInterpreter, self).__init__(module)
         self.level, self.timing, self.out = level, timing, out
         self.describe_static = level >= 1 and module not in _described
+        self.forward_seconds = {}
+        self.seen_grad_fns = {}  # id -> autograd node (kept alive so that no id is reused)
+
+    def _time_backward(self, uid, result):
+        """Hooks the autograd nodes that computing ``result`` created (those not reached before)."""
+        timer = None
+        pending = [t.grad_fn for t in _output_tensors(result) if t.grad_fn is not None]
+        while pending:
+            fn = pending.pop()
+            if fn is None or id(fn) in self.seen_grad_fns or type(fn).__name__ == "AccumulateGrad":
+                continue
+            self.seen_grad_fns[id(fn)] = fn
+            timer = timer or _BackwardTimer(uid)
+            timer.attach(fn)
+            pending.extend(next_fn for next_fn, _ in fn.next_functions)
 
     def run_node(self, n):
         if n.op in ("placeholder", "get_attr", "output"):
-            return super(_TracingInterpreter, self).run_node(n)
+            result = super(_TracingInterpreter, self).run_node(n)
+            if self.timing:  # leaves' autograd nodes are not any primitive's backward
+                self.seen_grad_fns.update((id(t.grad_fn), t.grad_fn) for t in _output_tensors(result)
+                                          if t.grad_fn is not None)
+            return result
         start = time.perf_counter()
         result = super(_TracingInterpreter, self).run_node(n)
+        uid = n.meta.get("cntk_uid")
         if self.timing:
-            if isinstance(result, torch.Tensor) and result.is_cuda:
-                torch.cuda.synchronize(result.device)
-            elapsed_ms = (time.perf_counter() - start) * 1000.0
-            self.out.write("  node timing %-30s %-24s %10.3f ms\n" % (n.name, _target_name(n), elapsed_ms))
+            for t in _output_tensors(result):
+                if t.is_cuda:
+                    torch.cuda.synchronize(t.device)
+            if uid is not None:
+                self.forward_seconds[uid] = self.forward_seconds.get(uid, 0.0) + time.perf_counter() - start
+                if torch.is_grad_enabled():
+                    self._time_backward(uid, result)
         if self.describe_static:
             self.out.write("  %-30s %-24s shape %s\n" % (n.name, _target_name(n), _describe(result)))
         if isinstance(result, torch.Tensor) and self.level >= 1000:
@@ -67,15 +123,19 @@ def _trace_forward(module, inputs, output):
     if not isinstance(module, LoweredFunction):
         return None
     gm = module.graph_module
+    level, timing = _settings["level"], _settings["timing"]
     out = sys.stderr
-    out.write("trace of %s (%s):\n" % (type(gm).__name__, ", ".join(module.output_uids)))
-    interpreter = _TracingInterpreter(gm, _settings["level"], _settings["timing"], out)
-    with torch.no_grad():
-        interpreter.run(*inputs)
+    if level > 0:
+        out.write("trace of %s (%s):\n" % (type(gm).__name__, ", ".join(module.output_uids)))
+    interpreter = _TracingInterpreter(gm, level, timing, out)
+    with torch.set_grad_enabled(timing and torch.is_grad_enabled()):
+        result = interpreter.run(*inputs)
     if interpreter.describe_static:
         _described.add(gm)
     out.flush()
-    return None
+    for uid, seconds in interpreter.forward_seconds.items():
+        node_timing.add_forward(uid, seconds, 1)
+    return result if timing else None
 
 
 def _update_hook():
@@ -103,7 +163,8 @@ def get_computation_network_trace_level():
 
 
 def set_node_timing(enable):
-    """Reports each node's execution time (ms) on every forward evaluation, to stderr."""
+    """Collects each node's forward and backward execution times while on; ``print_node_timing`` (of a
+    Trainer, Evaluator or Function) reports them."""
     if not isinstance(enable, bool):
         raise TypeError("set_node_timing: enable must be a bool, got %s" % type(enable).__name__)
     _settings["timing"] = enable

@@ -1,4 +1,5 @@
 """The Evaluator: averages an evaluation function over test minibatches and reports to progress writers."""
+from ..core import node_timing
 from ..train._feed import as_function, progress_writer_list, test_step, write_test_summary
 
 __all__ = ["Evaluator"]
@@ -35,6 +36,11 @@ class Evaluator(object):
         average, self._total = test_step(self._function.output, tuple(self._function.arguments), arguments,
                                          device, self._total, self._progress_writers)
         return average
+
+    def print_node_timing(self):
+        """Writes to stderr each node's average forward time and count for the nodes of the evaluation
+        function, gathered while ``cntk.debugging.set_node_timing(True)`` was on."""
+        node_timing.print_table([self._function])
 
     def summarize_test_progress(self):
         """Writes the test summary since the previous one to the progress writers and resets it."""

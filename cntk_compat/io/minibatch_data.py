@@ -70,6 +70,7 @@ class ReaderBatch(object):
             batch = self.sequences.rows
         value = Value.from_batch(batch, is_sequence=self.is_sequence, is_sparse=self.is_sparse,
                                  dtype=self.dtype, shape=self.sample_shape)
+        value.from_reader = True
         if self.slots is not None and self.is_sequence:
             value.slots = SequenceSlots(self.slots, self.starts)
         return value

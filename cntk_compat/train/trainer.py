@@ -1,6 +1,7 @@
 """The Trainer: one gradient step per minibatch for a (loss, metric) criterion, spread over learners."""
 import torch
 
+from ..core import node_timing
 from ..core.engine import evaluate_tensors, to_numpy
 from ..core.function import Function, as_variable
 from ..distributed.communicator import Communicator, all_gather_object, all_reduce_sum
@@ -245,6 +246,11 @@ class Trainer(object):
         """Writes the test summary since the previous one to the progress writers and resets it."""
         write_test_summary(self._progress_writers, self._test_acc)
         self._test_acc = None
+
+    def print_node_timing(self):
+        """Writes to stderr each node's average forward/backward time and counts for the nodes of the loss,
+        metric and model, gathered while ``cntk.debugging.set_node_timing(True)`` was on."""
+        node_timing.print_table([self._loss, self._metric, self._model])
 
     # ------------------------------------------------------------------ checkpoints
     def _checkpoint_parameters(self):

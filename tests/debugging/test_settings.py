@@ -80,12 +80,33 @@ def test_trace_level_1_prints_shapes_once_and_1000_prints_abs_sums(restore_torch
         set_computation_network_trace_level(-1)
 
 
-def test_node_timing_reports_each_node(restore_torch_flags, capsys):
+def test_node_timing_is_reported_by_print_node_timing_as_cntk_prints_it(restore_torch_flags, capsys):
     x, model = _model()
+    label = C.input_variable(3)
+    loss = C.squared_error(model, label)
+    trainer = C.Trainer(model, (loss, None), [C.sgd(model.parameters, C.learning_parameter_schedule(0.1))])
+    data = {x: np.ones((4, 2), np.float32), label: np.zeros((4, 3), np.float32)}
+    trainer.print_node_timing()  # before any timing: every node, with zero counts
+    before = capsys.readouterr().err.splitlines()
+    assert before and all(re.fullmatch(r"\S+ +forward avg 0\.000000s, backward avg 0\.000000s \(fwd# 0\|bwd# 0\)", l)
+                          for l in before)
     set_node_timing(True)
-    model.eval({x: np.ones((4, 2), np.float32)})
-    timings = re.findall(r"node timing\s+(\S+)\s+\S+\s+([0-9.]+) ms", capsys.readouterr().err)
-    assert len(timings) >= 3 and all(float(ms) >= 0 for _, ms in timings)
+    for _ in range(3):
+        trainer.train_minibatch(data)
+    model.eval({x: data[x]})
+    assert capsys.readouterr().err == ""  # nothing is printed while timing
+    times_uid = [f.uid for f in C.logging.graph.depth_first_search(model, lambda n: getattr(n, "op_name", "") == "Times")]
+    trainer.print_node_timing()
+    lines = capsys.readouterr().err.splitlines()
+    rows = {m.group(1): m.groups()[1:] for m in
+            (re.fullmatch(r"(\S+) +forward avg ([0-9.]+)s, backward avg ([0-9.]+)s \(fwd# (\d+)\|bwd# (\d+)\)", l)
+             for l in lines)}
+    assert len(rows) == len(lines) == len(before)
+    assert [l[:l.index(" ")] for l in lines] == sorted(rows, key=str.lower)
+    assert rows[times_uid[0]][2:] == ("4", "3")  # three training steps and one evaluation; three backward passes
+    assert all(float(v) >= 0 for r in rows.values() for v in r[:2])
     set_node_timing(False)
-    model.eval({x: np.ones((4, 2), np.float32)})
-    assert capsys.readouterr().err == ""
+    trainer.train_minibatch(data)
+    trainer.print_node_timing()
+    assert rows[times_uid[0]][2:] == re.search(re.escape(times_uid[0]) + r" .*fwd# (\d+)\|bwd# (\d+)",
+                                               capsys.readouterr().err).groups()
