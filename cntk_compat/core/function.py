@@ -392,9 +392,16 @@ class Function(TensorOpsMixin):
         return result
 
     def __rshift__(self, other):
-        """f >> g is Sequential([f, g]) (g may be a tuple of functions, applied side by side)."""
-        from ..layers import Sequential
-        return Sequential([self, other])
+        """f >> g is g applied to f's outputs, as CNTK composes: f's free arguments stay the result's (so f may
+        have several, or placeholders). A tuple g applies its items to f's outputs (item by item when f has
+        several, else each to the one); a single g gets all of f's outputs as its arguments."""
+        outputs = self.outputs
+        if isinstance(other, tuple):
+            results = [g(outputs[i if len(outputs) > 1 else 0]) for i, g in enumerate(other)]
+            return Function._combine_vars([out for r in results for out in _outputs_of(r)])
+        if len(outputs) > 1:
+            return other(*outputs)
+        return other(self)
 
     def __lshift__(self, other):
         return self(other)
@@ -706,3 +713,8 @@ def _not_lowered(*args, **kwargs):
 
 register_op(COMBINE, infer=None, compute=_not_lowered)
 register_op(BLOCK, infer=None, compute=_not_lowered)
+
+
+def _outputs_of(result):
+    """The output variables of a Function, or the Variable itself."""
+    return result.outputs if isinstance(result, Function) else [result]
