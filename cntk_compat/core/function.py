@@ -245,12 +245,16 @@ class Function(TensorOpsMixin):
 
     def set_attribute(self, name, value):
         """Changes 'dropoutRate' (of a dropout) or 'rngSeed' (of a random op) of the root primitive; the next
-        evaluation uses the new value (a new seed restarts the stream)."""
+        evaluation uses the new value (a new seed restarts the stream: its rngOffset goes back to 0)."""
         attrs = self._root._attributes
         if name not in ("dropoutRate", "rngSeed") or name not in attrs:
             raise ValueError("set_attribute: %r cannot be set on %s (settable: 'dropoutRate' of dropout, 'rngSeed' "
                              "of random ops)" % (name, self._root._op_name))
-        attrs[name] = float(value) if name == "dropoutRate" else int(value)
+        if name == "dropoutRate":
+            attrs[name] = float(value)
+        else:
+            attrs[name] = int(value)
+            attrs["rngOffset"] = 0
 
     def _leaf_list(self):
         """All leaf Variables below the outputs, depth first and left to right (blocks are not entered; a block

@@ -11,6 +11,7 @@ import torch
 import torch.fx
 
 from .carried_state import CARRYING_OP, carried_state_of
+from .random_stream import random_stream_of
 from .function import BLOCK, COMBINE
 from .recurrence import STEPWISE_OPS, Loop, find_loops, lower_loop
 from .variables import FreeDimension, InferredDimension
@@ -150,6 +151,12 @@ class _Builder(object):
         setattr(self.root, attr, carried_state_of(node))
         return self.graph.get_attr(attr)
 
+    def random_stream(self, node):
+        """An fx node fetching the RandomStream owned by the random ``node``."""
+        attr = "random_%s" % node.uid
+        setattr(self.root, attr, random_stream_of(node))
+        return self.graph.get_attr(attr)
+
     def _node_inputs(self, node):
         if node._block_root is not None:
             return [outer for _, outer in node._block_arguments]
@@ -190,6 +197,8 @@ class _Builder(object):
         kwargs = op.prepare(node) if op.prepare else {}
         if op.uses_training:
             kwargs["training"] = self.training
+        if op.uses_random:
+            kwargs["random"] = self.random_stream(node)
         if op.uses_mask:
             axes = [i._sequence_axis for i in node._inputs if i._sequence_axis is not None]
             if not axes:

@@ -28,12 +28,14 @@ class OpDef(object):
     uses_training: compute receives training=True/False.
     uses_mask: compute receives mask= (B, T) bool for the sequence axis of its first sequence input.
     uses_masks: compute receives masks= a tuple with, per input, its (B, T) bool mask or None.
+    uses_random: a random node (CNTK's RngUser): compute receives random= the node's RandomStream
+        (core.random_stream), which owns its seed and offset.
     makes_mask: compute returns (value, mask): the output lies on a sequence axis made by this op, whose
         (B, T') bool mask the lowering carries from here on (keyed by the axis name).
     """
 
     def __init__(self, name, infer, compute, prepare=None, elementwise=False, uses_training=False,
-                 uses_mask=False, uses_masks=False, makes_mask=False):
+                 uses_mask=False, uses_masks=False, makes_mask=False, uses_random=False):
         self.name = name
         self.infer = infer
         self.compute = compute
@@ -43,6 +45,7 @@ class OpDef(object):
         self.uses_mask = uses_mask
         self.uses_masks = uses_masks
         self.makes_mask = makes_mask
+        self.uses_random = uses_random
 
     def __repr__(self):
         return "OpDef(%s)" % self.name

@@ -170,6 +170,11 @@ def _walk(outputs):
     return leaves, nodes, loop_references
 
 
+def walk_nodes(outputs):
+    """The Function nodes below ``outputs`` (entering blocks), each after everything it depends on."""
+    return _walk(outputs)[1]
+
+
 # ----------------------------------------------------------------------------------------------- saving
 def _describe_variable(v):
     return {"uid": v.uid, "kind": v._kind, "name": v.name,

@@ -1,12 +1,12 @@
 """Random number ops: the samplers of cntk.random, random_sample and random_sample_inclusion_frequency.
 
-Each random node owns a stream: a torch.Generator seeded from its ``rngSeed`` attribute, so repeated
-evaluations continue one stream of draws (as in CNTK); set_attribute('rngSeed', s) with a new seed restarts
-it. Samplers draw on the CPU in float64 and then move the result, which keeps a stream identical across
-devices and sizes (dropout draws on the device of its input).
+Each random node owns its random state, CNTK's (rngSeed, rngOffset) pair (core.random_stream), so repeated
+evaluations continue one stream of draws and checkpoints and saved models continue it exactly;
+set_attribute('rngSeed', s) restarts it. Samplers read the node's counter-based uniform stream (value i is a
+function of the seed and i alone, in float64 on the CPU), so two draws of n continue exactly as one of 2n, on
+every device.
 """
 import math
-import weakref
 
 import numpy as np
 import torch
@@ -31,66 +31,24 @@ def resolve_seed(seed, op_name):
     return int(seed)
 
 
-_STREAMS = {}  # node uid -> _Stream; the generated code names a stream by the uid
-
-
-class _Stream(object):
-    def __init__(self, attributes):
-        self.attributes = attributes  # the node's own (mutable) attribute dict
-        self.seed = None
-        self.generators = {}
-
-
-def stream(node):
-    """The uid naming node's random stream, registered on first use."""
-    uid = node._uid
-    if uid not in _STREAMS:
-        _STREAMS[uid] = _Stream(node._attributes)
-        weakref.finalize(node, _STREAMS.pop, uid, None)
-    return uid
-
-
-def stream_attribute(uid, name):
-    """An attribute of a random node as it is now (set_attribute may change it after lowering)."""
-    return _STREAMS[uid].attributes[name]
-
-
-def generator(uid, device="cpu"):
-    """The generator of stream uid on a device (streams on different devices are independent)."""
-    s = _STREAMS[uid]
-    seed = int(s.attributes["rngSeed"]) % (2 ** 63)
-    if seed != s.seed:
-        s.seed, s.generators = seed, {}
-    device = torch.device(device)
-    if device not in s.generators:
-        s.generators[device] = torch.Generator(device=device).manual_seed(seed)
-    return s.generators[device]
-
-
-def _uniform(gen, shape):
-    return torch.rand(shape, generator=gen, dtype=torch.float64)
-
-
-def _draw(kind, gen, shape, a, b):
-    if kind == "uniform":
-        return a + (b - a) * _uniform(gen, shape)
-    if kind == "bernoulli":
-        return (_uniform(gen, shape) < a).to(torch.float64)
-    if kind == "gumbel":
-        return a - b * torch.log(-torch.log(_uniform(gen, shape).clamp_min(1e-300)))
-    # normal: Box-Muller on consecutive pairs of uniform draws
+def _draw(kind, random, shape, a, b):
     n = math.prod(shape)
-    u = _uniform(gen, (2 * n,))
+    if kind == "uniform":
+        return (a + (b - a) * random.uniform(n)).reshape(shape)
+    if kind == "bernoulli":
+        return (random.uniform(n) < a).to(torch.float64).reshape(shape)
+    if kind == "gumbel":
+        return (a - b * torch.log(-torch.log(random.uniform(n).clamp_min(1e-300)))).reshape(shape)
+    # normal: Box-Muller on consecutive pairs of uniform draws
+    u = random.uniform(2 * n)
     z = torch.sqrt(-2.0 * torch.log1p(-u[0::2])) * torch.cos(2.0 * math.pi * u[1::2])
     return (a + b * z).reshape(shape)
 
 
-def _random(*like, kind, shape, a, b, stream, dtype, device):
-    generator_ = generator(stream)
+def _random(*like, kind, shape, a, b, random, dtype, device):
     if like:
-        x = like[0]
-        return _draw(kind, generator_, tuple(x.shape), a, b).to(device=x.device, dtype=x.dtype)
-    return _draw(kind, generator_, shape, a, b).to(device=device, dtype=dtype)
+        shape, dtype, device = tuple(like[0].shape), like[0].dtype, like[0].device
+    return _draw(kind, random, shape, a, b).to(device=device, dtype=dtype)
 
 
 def _random_prepare(node):
@@ -98,7 +56,7 @@ def _random_prepare(node):
     out = node._outputs[0]
     attrs = node._attributes
     return {"kind": attrs["kind"], "shape": tuple(out._shape), "a": attrs["a"], "b": attrs["b"],
-            "stream": stream(node), "dtype": to_torch_dtype(out._dtype), "device": default_torch_device()}
+            "dtype": to_torch_dtype(out._dtype), "device": default_torch_device()}
 
 
 def _random_infer(inputs, attributes):
@@ -111,14 +69,15 @@ def _random_infer(inputs, attributes):
 _OP_NAMES = {"uniform": "UniformRandom", "normal": "NormalRandom", "gumbel": "GumbelRandom",
              "bernoulli": "BernoulliRandom"}
 for _name in _OP_NAMES.values():
-    register_op(_name, _random_infer, _random, prepare=_random_prepare)
-    register_op(_name + "Like", _random_infer, _random, prepare=_random_prepare)
+    register_op(_name, _random_infer, _random, prepare=_random_prepare, uses_random=True)
+    register_op(_name + "Like", _random_infer, _random, prepare=_random_prepare, uses_random=True)
 
 
 def random_op(kind, x, shape, dtype, a, b, seed, name):
     """A sampler node: from a shape and dtype (x None), or shaped like x."""
     op_name = _OP_NAMES[kind] + ("" if x is None else "Like")
-    attributes = {"kind": kind, "a": float(a), "b": float(b), "rngSeed": resolve_seed(seed, op_name)}
+    attributes = {"kind": kind, "a": float(a), "b": float(b), "rngSeed": resolve_seed(seed, op_name),
+                  "rngOffset": 0}
     if x is None:
         attributes["shape"] = sanitize_shape(shape)
         attributes["dtype"] = sanitize_dtype(dtype) or np.dtype(np.float32)
@@ -156,12 +115,12 @@ def _checked_probabilities(weights, op_name):
     return w / total
 
 
-def _random_sample(weights, num_samples, allow_duplicates, stream):
+def _random_sample(weights, num_samples, allow_duplicates, random):
     p = _checked_probabilities(weights, "random_sample")
     if not allow_duplicates and int((p > 0).sum()) < num_samples:
         raise ValueError("random_sample: %d samples without replacement need at least as many classes with a "
                          "positive weight, got %d" % (num_samples, int((p > 0).sum())))
-    idx = torch.multinomial(p, num_samples, replacement=allow_duplicates, generator=generator(stream))
+    idx = torch.multinomial(p, num_samples, replacement=allow_duplicates, generator=random.generator(num_samples))
     out = torch.zeros((num_samples, p.numel()), dtype=weights.dtype, device=weights.device)
     return out.scatter_(1, idx.to(weights.device).unsqueeze(1), 1.0)
 
@@ -193,18 +152,14 @@ def _inclusion_frequency(weights, num_samples, allow_duplicates):
     return freq.to(device=weights.device, dtype=weights.dtype).reshape(weights.shape)
 
 
-def _sample_prepare(node):
-    return {"num_samples": node._attributes["num_samples"], "allow_duplicates": node._attributes["allow_duplicates"],
-            "stream": stream(node)}
-
-
-def _frequency_prepare(node):
+def _sampling_prepare(node):
     return {"num_samples": node._attributes["num_samples"], "allow_duplicates": node._attributes["allow_duplicates"]}
 
 
-register_op("RandomSample", _weights_infer("RandomSample"), _random_sample, prepare=_sample_prepare)
+register_op("RandomSample", _weights_infer("RandomSample"), _random_sample, prepare=_sampling_prepare,
+            uses_random=True)
 register_op("RandomSampleInclusionFrequency", _weights_infer("RandomSampleInclusionFrequency"),
-            _inclusion_frequency, prepare=_frequency_prepare)
+            _inclusion_frequency, prepare=_sampling_prepare)
 
 
 def _sampling_op(op_name, weights, num_samples, allow_duplicates, seed, name):
@@ -212,7 +167,7 @@ def _sampling_op(op_name, weights, num_samples, allow_duplicates, seed, name):
     if int(num_samples) < 1:
         raise ValueError("%s: num_samples must be positive, got %r" % (op_name, num_samples))
     attributes = {"num_samples": int(num_samples), "allow_duplicates": bool(allow_duplicates),
-                  "rngSeed": resolve_seed(seed, op_name)}
+                  "rngSeed": resolve_seed(seed, op_name), "rngOffset": 0}
     return Function._composite(Function._primitive(op_name, [weights], attributes, name).outputs)
 
 

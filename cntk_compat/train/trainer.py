@@ -1,7 +1,7 @@
 """The Trainer: one gradient step per minibatch for a (loss, metric) criterion, spread over learners."""
 import torch
 
-from ..core import node_timing
+from ..core import node_timing, random_stream
 from ..core.engine import evaluate_tensors, to_numpy
 from ..core.function import Function, as_variable
 from ..distributed.communicator import Communicator, all_gather_object, all_reduce_sum
@@ -253,9 +253,11 @@ class Trainer(object):
         node_timing.print_table([self._loss, self._metric, self._model])
 
     # ------------------------------------------------------------------ checkpoints
+    def _checkpoint_graph(self):
+        return Function._composite(self._outputs + (self._model.outputs if self._model is not None else []))
+
     def _checkpoint_parameters(self):
-        return Function._composite(self._outputs + (self._model.outputs if self._model is not None else [])) \
-            .parameters
+        return self._checkpoint_graph().parameters
 
     def save_checkpoint(self, filename, external_state={}):
         """Saves the parameter values, the learners' and the trainer's state, the random generators' state and
@@ -279,6 +281,7 @@ class Trainer(object):
                  "learners": learner_states,
                  "trainer": {"samples_seen": self._samples_seen},
                  "random": _checkpoint.random_state(),
+                 "random_nodes": random_stream.random_state(self._checkpoint_graph()),
                  "external_state": dict(external_state)}
         if worker_states is not None:
             state["worker_external_states"] = worker_states
@@ -300,6 +303,9 @@ class Trainer(object):
         if len(state["learners"]) != len(self._learners):
             raise ValueError("restore_from_checkpoint: '%s' holds %d learners, the Trainer has %d"
                              % (filename, len(state["learners"]), len(self._learners)))
+        if "random_nodes" in state:  # first, as it checks that the random nodes match
+            random_stream.set_random_state(self._checkpoint_graph(), state["random_nodes"],
+                                           "restore_from_checkpoint: '%s'" % filename)
         with torch.no_grad():
             for p, value in zip(params, saved):
                 p.tensor.copy_(value)

@@ -95,7 +95,7 @@ def train(folder, faults=None):
     C.cntk_py.set_fixed_random_seed(1)
     x = C.input_variable(3, name="x")
     y = C.input_variable(2, name="y")
-    z = C.layers.Dense(2, name="out")(C.layers.Dropout(0.0)(C.layers.Dense(8, activation=C.relu)(x)))
+    z = C.layers.Dense(2, name="out")(C.layers.Dropout(0.3)(C.layers.Dense(8, activation=C.relu)(x)))
     loss = C.cross_entropy_with_softmax(z, y)
     trainer = C.Trainer(z, (loss, C.classification_error(z, y)),
                         [C.adam(z.parameters, C.learning_parameter_schedule(0.05), C.momentum_schedule(0.9))])

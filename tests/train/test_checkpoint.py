@@ -9,6 +9,7 @@ import pytest
 
 import cntk as C
 from _models import data, logistic_regression
+from cntk_compat.core.random_stream import random_nodes
 from cntk_compat.train.checkpoint import CheckpointError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -125,3 +126,37 @@ def test_checkpoint_files_follow_the_umask(tmp_path):
         os.umask(old)
     assert os.stat(str(tmp_path / "c")).st_mode & 0o777 == 0o644
     assert os.stat(str(tmp_path / "c.ckp")).st_mode & 0o777 == 0o644
+
+
+def _dropout_trainer():
+    C.cntk_py.set_fixed_random_seed(3)
+    x = C.input_variable(2, name="features")
+    y = C.input_variable(2, name="labels")
+    h = C.layers.Dropout(0.5, name="drop")(C.layers.Dense(16, activation=C.relu, name="hidden")(x))
+    drawn = C.reduce_sum(C.random_sample(C.constant(np.ones(4, np.float32)), 2, True))  # a sampler in the graph
+    z = C.layers.Dense(2, name="out")(h + 0 * drawn)
+    loss = C.cross_entropy_with_softmax(z, y)
+    return C.Trainer(z, (loss, C.classification_error(z, y)),
+                     [C.sgd(z.parameters, C.learning_parameter_schedule(0.1))]), z, x, y
+
+
+def test_resume_with_dropout_and_a_sampler_is_bitwise_equal_to_an_uninterrupted_run(tmp_path):
+    X, Y = data(48)
+    trainer, z, x, y = _dropout_trainer()
+    for k in range(3):
+        trainer.train_minibatch({x: X[16 * k:16 * k + 8], y: Y[16 * k:16 * k + 8]})
+    trainer.save_checkpoint(str(tmp_path / "c"))
+    for k in range(3):
+        trainer.train_minibatch({x: X[16 * k + 8:16 * k + 16], y: Y[16 * k + 8:16 * k + 16]})
+    uninterrupted = [p.value for p in z.parameters]
+    offsets = [n.attributes["rngOffset"] for n in random_nodes(z)]
+
+    resumed, z2, x2, y2 = _dropout_trainer()  # a new model, as in a restarted process
+    resumed.restore_from_checkpoint(str(tmp_path / "c"))
+    for k in range(3):
+        resumed.train_minibatch({x2: X[16 * k + 8:16 * k + 16], y2: Y[16 * k + 8:16 * k + 16]})
+    for a, b in zip(uninterrupted, [p.value for p in z2.parameters]):
+        np.testing.assert_array_equal(a, b)
+    assert len(offsets) == 2 and min(offsets) > 0
+    assert [n.attributes["rngOffset"] for n in random_nodes(z2)] == offsets
+
