@@ -55,6 +55,18 @@ def check_format(format, what):
 
 # op name of a user function -> callback(inputs, name, state) building it (Function.register_udf_deserialize_callback)
 udf_deserialize_callbacks = {}
+# (module, qualified name) -> UserFunction subclass, filled as the program defines the classes
+user_function_classes = {}
+_importable_modules = set()
+
+
+def allow_user_function_imports(*module_names):
+    """Lets loading import these modules to find the user function classes a model names (by default loading
+    imports nothing that a model file names: importing runs the module's code)."""
+    for name in module_names:
+        if not isinstance(name, str) or not name:
+            raise TypeError("allow_user_function_imports: module names must be strings, got %r" % (name,))
+    _importable_modules.update(module_names)
 
 # model formats other than this package's zip, registered by the packages that read them (model_formats):
 # name -> (detect(bytes) -> bool, load(bytes, description, udf_callbacks, device) -> Function)
@@ -312,17 +324,19 @@ def _close_loops(node, record, stand_ins, env):
 
 
 def _user_function_class(info):
-    module = importlib.import_module(info["module"])
-    cls = module
-    for part in info["class"].split("."):
-        if part == "<locals>":
-            raise ValueError("load_model: the user function %s is defined inside a function; register a callback "
-                             "with Function.register_udf_deserialize_callback(%r, ...) to load it"
-                             % (info["class"], info["op_name"]))
-        cls = getattr(cls, part)
-    from ..ops._user_function import UserFunction
-    if not (isinstance(cls, type) and issubclass(cls, UserFunction)):
-        raise ValueError("load_model: %s.%s is not a UserFunction class" % (info["module"], info["class"]))
+    """The class of a saved user function: one this program has defined (imported) itself. Loading imports
+    nothing a file names, unless the user allowed that module (allow_user_function_imports)."""
+    key = (info["module"], info["class"])
+    if key not in user_function_classes and info["module"] in _importable_modules:
+        importlib.import_module(info["module"])
+    cls = user_function_classes.get(key)
+    if cls is None:
+        raise ValueError("load_model: the model holds the user function %s.%s (op %r), which this program has not "
+                         "defined; loading a model imports nothing that the file names. Import or define the class "
+                         "before loading, register a callback with Function.register_udf_deserialize_callback(%r, "
+                         "...), or allow importing its module with "
+                         "cntk.ops.functions.allow_user_function_imports(%r)"
+                         % (info["module"], info["class"], info["op_name"], info["op_name"], info["module"]))
     return cls
 
 

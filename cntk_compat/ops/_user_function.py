@@ -12,6 +12,7 @@ from ..core import device as _device
 from ..core.dtypes import to_torch_dtype
 from ..core.function import Function, as_variable
 from ..core.registry import register_op
+from ..core.serialization import user_function_classes
 from ..core.value import NDArrayView, Value
 from ..core.variables import make_output
 
@@ -136,6 +137,10 @@ class UserFunction(Function):
     """Base class of Python-defined ops. Subclasses implement infer_outputs(), forward(arguments, ...)
     returning (state, result) (or, with several outputs, forward(arguments, outputs) filling the outputs
     dict and returning state), and backward(state, root_gradients[, variables])."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        user_function_classes[(cls.__module__, cls.__qualname__)] = cls  # what loading a model may rebuild
 
     def __init__(self, inputs, as_numpy=True, attributes=None, name=''):
         inputs = [as_variable(i, "input %d of %s" % (k, type(self).__name__)) for k, i in enumerate(inputs)]

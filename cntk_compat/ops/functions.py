@@ -1,7 +1,7 @@
 """cntk.ops.functions: the Function class and its helpers."""
 from ..core.device import DeviceDescriptor, cpu
 from ..core.function import CloneMethod, Function
-from ..core.serialization import ModelFormat
+from ..core.serialization import ModelFormat, allow_user_function_imports
 from ..core.value import Value
 from ..core.variables import Variable
 from ..variables import Record
@@ -30,5 +30,5 @@ def BlockFunction(op_name, name):
     return decorator
 
 
-__all__ = ["CloneMethod", "Function", "BlockFunction", "ModelFormat", "UserFunction", "load_model",
+__all__ = ["CloneMethod", "Function", "BlockFunction", "ModelFormat", "UserFunction", "allow_user_function_imports", "load_model",
            "register_native_user_function", "native_user_function"]
