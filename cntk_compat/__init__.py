@@ -35,3 +35,10 @@ from . import distributed  # noqa: E402
 from .distributed import *  # noqa: E402,F401,F403
 from .io import INFINITELY_REPEAT, MinibatchData  # noqa: E402
 from . import tests  # noqa: E402
+# CNTK's top-level names for its native library folder (none here: cntk-compat has no native library), the
+# automatic-seed value, its trainer module and the sample installer
+cntk_library_path = ""
+from .core.cntk_rng import SentinelValueForAutoSelectRandomSeed as auto_select  # noqa: E402
+from .train import trainer  # noqa: E402
+from . import sample_installer  # noqa: E402
+from .sample_installer import install_samples  # noqa: E402

@@ -7,6 +7,11 @@ import torch as _torch
 
 from .core import cntk_rng as _rng
 
+# CNTK's DataType enum
+DataType_Unknown, DataType_Float, DataType_Double, DataType_UChar, DataType_Float16, DataType_Int8, DataType_Int16 = \
+    range(7)
+sentinel_value_for_auto_select_random_seed = _rng.SentinelValueForAutoSelectRandomSeed
+
 _state = {"deterministic": False, "force_setting_device": False,
           "gpu_memory_trace_level": 0, "math_lib_trace_level": 0, "synchronous_gpu": False,
           "forward_values_sharing": True, "gradient_accumulation_optimization": True}

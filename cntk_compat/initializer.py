@@ -20,7 +20,7 @@ __all__ = ["DefaultParamInitScale", "SentinelValueForInferParamInitRank", "Senti
 
 DefaultParamInitScale = 1.0
 SentinelValueForInferParamInitRank = 2147483647
-SentinelValueForAutoSelectRandomSeed = 2 ** 64 - 2
+SentinelValueForAutoSelectRandomSeed = cntk_rng.SentinelValueForAutoSelectRandomSeed
 
 _UNIFORM_KINDS = ("uniform", "xavier", "glorot_uniform", "he_uniform")
 _RANKLESS_KINDS = ("uniform", "truncated_normal")  # CNTK ignores output_rank / filter_rank for these

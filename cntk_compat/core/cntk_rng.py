@@ -13,6 +13,9 @@ takes the next value, starting at 0. ``reset_random_seed(v)`` restarts the count
 """
 import numpy as np
 
+# the seed argument's "choose one for me" value (CNTK: sentinel_value_for_auto_select_random_seed)
+SentinelValueForAutoSelectRandomSeed = 2 ** 64 - 3
+
 _N, _M = 312, 156
 _MATRIX_A = np.uint64(0xB5026F5AA96619E9)
 _UPPER = np.uint64(0xFFFFFFFF80000000)

@@ -15,6 +15,14 @@ _PRECISION_NAMES = {
 
 
 _CNTK_DATA_TYPE_CODES = {1: np.float32, 2: np.float64, 4: np.float16}
+# CNTK's DataType enum values (cntk.cntk_py.DataType_*) of numpy dtypes
+_CODE_OF = {np.dtype(np.float32): 1, np.dtype(np.float64): 2, np.dtype(np.uint8): 3, np.dtype(np.float16): 4,
+            np.dtype(np.int8): 5, np.dtype(np.int16): 6}
+
+
+def data_type_code(dtype):
+    """CNTK's DataType code of a numpy dtype (0, Unknown, for None or a type CNTK has no code for)."""
+    return 0 if dtype is None else _CODE_OF.get(np.dtype(dtype), 0)
 
 
 def sanitize_dtype(dtype, argument="dtype"):

@@ -165,7 +165,9 @@ def _from_list(var, data, device, dtype, shape, is_seq):
             if not _shape_matches(arr.shape, shape):
                 raise ValueError("%s: sample %d has shape %s, expected %s" % (_describe(var), i, arr.shape, shape))
         samples.append(arr.astype(dtype, copy=False))
-    return Value.from_batch(samples, is_sequence=is_seq, is_sparse=var.is_sparse, dtype=dtype, device=device)
+    # as in CNTK, a Value made of CSR matrices is sparse even for a dense input
+    return Value.from_batch(samples, is_sequence=is_seq, dtype=dtype, device=device,
+                            is_sparse=var.is_sparse or any(sparse.issparse(s) for s in data))
 
 
 # (kind of data, converter) in the order they are tried; the converter an exact type resolves to is remembered

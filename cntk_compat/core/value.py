@@ -10,7 +10,7 @@ import scipy.sparse as sparse
 import torch
 
 from . import device as _device
-from .dtypes import sanitize_dtype, to_torch_dtype
+from .dtypes import data_type_code, sanitize_dtype, to_torch_dtype
 
 
 def _dense_sample(sample, dtype):
@@ -19,18 +19,40 @@ def _dense_sample(sample, dtype):
     return np.asarray(sample, dtype=dtype)
 
 
-class NDArrayView(object):
-    """A dense tensor without dynamic axes (a view on device memory)."""
+def _shape_string(shape):
+    return "[%s]" % " x ".join(str(d) for d in shape)
 
-    def __init__(self, tensor, is_sparse=False):
-        self.tensor = tensor
-        self._is_sparse = is_sparse
+
+def _device_string(tensor):
+    return "GPU[%d]" % (tensor.device.index or 0) if tensor.device.type == "cuda" else "CPU"
+
+
+class NDArrayView(object):
+    """A dense tensor without dynamic axes (a view on device memory).
+
+    ``NDArrayView(shape, data_type, device=None)`` allocates a zero-filled array, as CNTK's constructor does;
+    data_type is a numpy dtype or CNTK's DataType code (cntk.cntk_py.DataType_Float, ...)."""
+
+    def __init__(self, shape, data_type, device=None):
+        dtype = sanitize_dtype(data_type, "NDArrayView data_type")
+        if dtype is None:
+            raise ValueError("NDArrayView: data_type must be a float type, got %r" % (data_type,))
+        shape = (int(shape),) if np.isscalar(shape) else tuple(int(d) for d in shape)
+        self.tensor = torch.zeros(shape, dtype=to_torch_dtype(dtype), device=_device.resolve(device))
+        self._is_sparse = False
+
+    @classmethod
+    def _wrap(cls, tensor, is_sparse=False):
+        """A view on an existing tensor (no copy)."""
+        view = cls.__new__(cls)
+        view.tensor, view._is_sparse = tensor, is_sparse
+        return view
 
     @staticmethod
     def from_dense(np_array, device=None, read_only=False, borrow=False):
         if not isinstance(np_array, np.ndarray):
             raise TypeError("from_dense: expected a numpy.ndarray, got %s" % type(np_array).__name__)
-        return NDArrayView(torch.as_tensor(np_array).to(_device.resolve(device)))
+        return NDArrayView._wrap(torch.as_tensor(np.asarray(np_array)).to(_device.resolve(device)))
 
     @staticmethod
     def from_csr(csr_array, device=None, read_only=False, borrow=False, shape=None):
@@ -39,7 +61,7 @@ class NDArrayView(object):
         dense = np.asarray(csr_array.todense())
         if shape is not None:
             dense = dense.reshape(shape)
-        return NDArrayView(torch.as_tensor(dense).to(_device.resolve(device)), is_sparse=True)
+        return NDArrayView._wrap(torch.as_tensor(dense).to(_device.resolve(device)), is_sparse=True)
 
     @staticmethod
     def from_data(data, device=None, read_only=False, borrow=False):
@@ -87,19 +109,42 @@ class NDArrayView(object):
                 raise ValueError("slice_view: axis %d: offset %d with extent %d is outside the shape %s"
                                  % (axis, s, e, self.shape))
         view = self.tensor[tuple(slice(s, s + e) for s, e in zip(start_offset, full_extent))]
-        return NDArrayView(view.reshape(extent))
+        return NDArrayView._wrap(view.reshape(extent))
+
+    def as_shape(self, new_shape):
+        """A view of the same data with another shape of the same total size."""
+        new_shape = (int(new_shape),) if np.isscalar(new_shape) else tuple(int(d) for d in new_shape)
+        if int(np.prod(new_shape, dtype=np.int64)) != self.tensor.numel():
+            raise ValueError("NDArrayView.as_shape: the total size (%d) of this view's shape %s must be the same "
+                             "as the size (%d) of the new shape %s" % (self.tensor.numel(), _shape_string(self.shape),
+                                                                      int(np.prod(new_shape, dtype=np.int64)),
+                                                                      _shape_string(new_shape)))
+        return NDArrayView._wrap(self.tensor.reshape(new_shape), self._is_sparse)
+
+    def get_data_type(self):
+        """CNTK's DataType code of the elements (1 float32, 2 float64, 4 float16)."""
+        return data_type_code(self.dtype)
 
     def to_ndarray(self):
         return self.tensor.detach().cpu().numpy().copy()
 
     asarray = to_ndarray
 
+    def __repr__(self):
+        return "NDArrayView(%s, %s)" % (_shape_string(self.shape), _device_string(self.tensor))
+
 
 class Value(object):
     """A batch of samples or sequences for one Variable."""
 
+    # a class index that Value.one_hot turns into an all-zero sample (CNTK: the largest uint32)
+    ONE_HOT_SKIP = 2 ** 32 - 1
+
     def __init__(self, batch=None, seq_starts=None, device=None, _tensor=None, _lengths=None,
                  _is_sparse=False, _slots=None):
+        if isinstance(batch, NDArrayView):
+            _tensor, _is_sparse = batch.tensor.to(_device.resolve(device)) if device is not None else batch.tensor, \
+                batch.is_sparse
         if _tensor is None:
             v = Value._from_list_or_array(batch, None, device)
             _tensor, _lengths, _is_sparse = v.tensor, v.lengths, v._is_sparse
@@ -192,13 +237,14 @@ class Value(object):
             idx = np.asarray(seq if isinstance(seq, (list, tuple, np.ndarray)) else [seq])
             if idx.size and not np.issubdtype(idx.dtype, np.integer):
                 raise ValueError("one_hot: class indices must be integers, got %s" % idx.dtype)
-            if idx.size and (idx.min() < 0 or idx.max() >= num_classes):
+            hot = idx != Value.ONE_HOT_SKIP  # ONE_HOT_SKIP leaves its sample all zeros
+            if idx.size and (idx.min() < 0 or idx[hot].max(initial=0) >= num_classes):
                 raise ValueError("one_hot: class index out of range [0, %d)" % num_classes)
             if len(idx) % rows:
                 raise ValueError("one_hot: a sequence of %d indices does not split into samples of shape %s"
                                  % (len(idx), sample_shape))
             m = np.zeros((len(idx), num_classes), dtype=dtype)
-            m[np.arange(len(idx)), idx] = 1
+            m[np.arange(len(idx))[hot], idx[hot].astype(np.int64)] = 1
             seqs.append(m.reshape((len(idx) // rows,) + sample_shape))
         return Value.from_batch(seqs, is_sequence=True, is_sparse=True, dtype=dtype, device=device)
 
@@ -212,7 +258,7 @@ class Value(object):
 
     @property
     def device(self):
-        return NDArrayView(self.tensor).device
+        return NDArrayView._wrap(self.tensor).device
 
     @property
     def is_sparse(self):
@@ -228,15 +274,15 @@ class Value(object):
 
     @property
     def data(self):
-        return NDArrayView(self.tensor, self._is_sparse)
+        return NDArrayView._wrap(self.tensor, self._is_sparse)
 
     @property
     def mask(self):
-        """Per (sequence, step): 2 for a sequence start, 1 for a valid step, 0 for padding."""
+        """Per (sequence, step), as int8: 2 for a sequence start, 1 for a valid step, 0 for padding."""
         if self.lengths is None:
-            return np.ones(self.shape[:1], dtype=np.float32)
+            return np.ones(self.shape[:1], dtype=np.int8)
         t_max = self.shape[1]
-        m = (np.arange(t_max)[None, :] < np.asarray(self.lengths)[:, None]).astype(np.float32)
+        m = (np.arange(t_max)[None, :] < np.asarray(self.lengths)[:, None]).astype(np.int8)
         starts = slice(None) if self.slots is None else self.slots.starts
         m[starts, 0] *= 2
         return m
@@ -256,6 +302,9 @@ class Value(object):
 
     def __len__(self):
         return self.tensor.shape[0]
+
+    def __repr__(self):
+        return "Value(%s, %s)" % (_shape_string(self.shape), _device_string(self.tensor))
 
     def asarray(self):
         return self.tensor.detach().cpu().numpy()

@@ -1,17 +1,8 @@
-"""Helpers CNTK exposes under cntk.internal and that its users and tests import."""
-from ..core.dtypes import sanitize_dtype as _sanitize_dtype
-from ..core.variables import sanitize_shape
-from .utils import sanitize_input
-
-
-def sanitize_dtype_cntk(dtype):
-    """CNTK normalizes dtypes to its own enum; here the canonical numpy dtype type serves."""
-    dt = _sanitize_dtype(dtype)
-    return None if dt is None else dt.type
-
-
-def sanitize_dtype_numpy(dtype):
-    return sanitize_dtype_cntk(dtype)
+"""cntk.internal: the helpers CNTK exposes to its own Python layer, its tests and advanced users."""
+from .swig_helper import map_if_possible, typemap
+from .sanitize import *  # noqa: F401,F403
+from .sanitize import __all__ as _sanitize_all
+from .sanitize import _as_tuple  # noqa: F401  (CNTK's tests and layers import it from here)
 
 
 def _value_as_sequence_or_array(val, var):
@@ -21,4 +12,4 @@ def _value_as_sequence_or_array(val, var):
     return val.asarray()
 
 
-__all__ = ["sanitize_dtype_cntk", "sanitize_dtype_numpy", "sanitize_shape", "sanitize_input"]
+__all__ = ["typemap", "map_if_possible"] + [n for n in _sanitize_all if n != "typemap"]

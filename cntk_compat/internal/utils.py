@@ -1,8 +1,13 @@
 """cntk.internal.utils"""
 import numpy as np
 
-from ..core.function import as_variable
+from ..core.function import Function, as_variable
+from ..core.value import NDArrayView, Value
+from ..core.variables import Variable
 from ..ops._common import is_symbolic, sanitize_operand
+
+__all__ = ["NDArrayView", "sanitize_input", "get_python_function_arguments", "map_function_arguments",
+           "get_data_type"]
 
 
 def sanitize_input(arg, fallback_dtype=np.float32, reshape=None):
@@ -32,7 +37,61 @@ def eval(op, arguments=None, precision=None, device=None, backward_pass=False, e
 
 
 def get_python_function_arguments(f):
+    """(names of the parameters without defaults, annotations) of a Python function: a parameter with a
+    default always keeps it when a CNTK Function is made of f."""
     import inspect
     params = inspect.signature(f).parameters
-    names = [n for n, p in params.items() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    names = [n for n, p in params.items()
+             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty]
     return names, dict(getattr(f, "__annotations__", {}))
+
+
+def map_function_arguments(params, params_dict, *args, **kwargs):
+    """{parameter: argument} from positional and keyword arguments, as Python binds them, except that every
+    parameter must be given (CNTK Functions have no optional arguments)."""
+    arg_map = dict(zip(params, args))
+    for name, arg in kwargs.items():
+        if name not in params_dict:
+            raise TypeError("got an unexpected keyword argument '%s'" % name)
+        param = params_dict[name]
+        if param in arg_map:
+            raise SyntaxError("got multiple values for argument '%s'" % name)
+        arg_map[param] = arg
+    if len(arg_map) != len(params):
+        missing = [getattr(p, "name", p) for p in params if p not in arg_map]
+        raise TypeError("missing argument(s): %s" % ", ".join(str(m) for m in missing))
+    return arg_map
+
+
+def _dtype_of(arg):
+    if isinstance(arg, Function):
+        if len(arg.outputs) > 1:
+            raise ValueError("expected single output, but got %i" % len(arg.outputs))
+        arg = arg.outputs[0]
+    return None if arg.dtype is None else np.dtype(arg.dtype).type
+
+
+def get_data_type(*args):
+    """The widest float type among the arguments: graph objects (Variables, Functions, Values, NDArrayViews)
+    decide over plain data; placeholders are skipped; Python numbers and numpy integers count as float32."""
+    graph_types, data_types = set(), set()
+    for arg in args:
+        if isinstance(arg, Variable) and arg.is_placeholder:
+            continue
+        if isinstance(arg, (Variable, Function, Value, NDArrayView)):
+            dt = _dtype_of(arg) if isinstance(arg, (Variable, Function)) else np.dtype(arg.dtype).type
+            if dt in (np.float64, np.float32, np.float16):
+                graph_types.add(dt)
+        elif isinstance(arg, (np.ndarray, np.inexact)):
+            if arg.dtype not in (np.float32, np.float64, np.float16):
+                raise ValueError('NumPy type "%s" is not supported' % arg.dtype)
+            data_types.add(arg.dtype.type)
+        else:
+            np.asarray(arg, dtype=np.float32)  # raises for what cannot be data
+            data_types.add(np.float32)
+    for found in (graph_types, data_types):
+        if found:
+            for dt in (np.float64, np.float32, np.float16):
+                if dt in found:
+                    return dt
+    return None

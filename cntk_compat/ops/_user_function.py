@@ -165,10 +165,13 @@ class UserFunction(Function):
     def infer_outputs(self):
         raise NotImplementedError("%s must implement infer_outputs()" % type(self).__name__)
 
-    def forward(self, arguments, device=None, outputs_to_retain=None):
+    # CNTK's base signatures (those of Function.forward / backward); a subclass overrides them with
+    # forward(self, arguments, device=None, outputs_to_retain=None) and backward(self, state, root_gradients[,
+    # variables])
+    def forward(self, arguments, outputs=None, keep_for_backward=None, device=None, as_numpy=True):
         raise NotImplementedError("%s must implement forward()" % type(self).__name__)
 
-    def backward(self, state, root_gradients, variables=None):
+    def backward(self, state, root_gradients, variables=None, as_numpy=True):
         raise NotImplementedError("%s does not implement backward(), so no gradient flows through it"
                                   % type(self).__name__)
 

@@ -18,7 +18,7 @@ from ..core.registry import OutputSpec, register_op
 from ..core.variables import sanitize_shape
 from ._common import sanitize_operands
 
-SentinelValueForAutoSelectRandomSeed = 2 ** 64 - 2
+SentinelValueForAutoSelectRandomSeed = cntk_rng.SentinelValueForAutoSelectRandomSeed
 
 
 def resolve_seed(seed, op_name):

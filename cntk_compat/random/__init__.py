@@ -5,27 +5,28 @@ With an explicit seed, a sampler's draws are reproducible and successive evaluat
 """
 import numpy as np
 
+from ..default_options import default_override_or, get_default_override
 from ..ops.sampling import SentinelValueForAutoSelectRandomSeed as auto_select, random_op
 
 
-def uniform(shape, dtype=np.float32, low=0.0, high=1.0, seed=auto_select, name=""):
+def uniform(shape, dtype=default_override_or(np.float32), low=0.0, high=1.0, seed=auto_select, name=""):
     """Samples from the uniform distribution on [low, high)."""
-    return random_op("uniform", None, shape, dtype, low, high, seed, name)
+    return random_op("uniform", None, shape, get_default_override(uniform, dtype=dtype), low, high, seed, name)
 
 
-def normal(shape, dtype=np.float32, mean=0.0, scale=1.0, seed=auto_select, name=""):
+def normal(shape, dtype=default_override_or(np.float32), mean=0.0, scale=1.0, seed=auto_select, name=""):
     """Samples from the normal distribution with mean ``mean`` and standard deviation ``scale``."""
-    return random_op("normal", None, shape, dtype, mean, scale, seed, name)
+    return random_op("normal", None, shape, get_default_override(normal, dtype=dtype), mean, scale, seed, name)
 
 
-def gumbel(shape, dtype=np.float32, loc=0.0, scale=1.0, seed=auto_select, name=""):
+def gumbel(shape, dtype=default_override_or(np.float32), loc=0.0, scale=1.0, seed=auto_select, name=""):
     """Samples from the Gumbel distribution with location ``loc`` and scale ``scale``."""
-    return random_op("gumbel", None, shape, dtype, loc, scale, seed, name)
+    return random_op("gumbel", None, shape, get_default_override(gumbel, dtype=dtype), loc, scale, seed, name)
 
 
-def bernoulli(shape, dtype=np.float32, mean=0.5, seed=auto_select, name=""):
+def bernoulli(shape, dtype=default_override_or(np.float32), mean=0.5, seed=auto_select, name=""):
     """Samples from the Bernoulli distribution with success probability ``mean`` (values 0 and 1)."""
-    return random_op("bernoulli", None, shape, dtype, mean, 0.0, seed, name)
+    return random_op("bernoulli", None, shape, get_default_override(bernoulli, dtype=dtype), mean, 0.0, seed, name)
 
 
 def uniform_like(x, low=0.0, high=1.0, seed=auto_select, name=""):

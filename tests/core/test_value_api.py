@@ -1,0 +1,55 @@
+"""Value and NDArrayView as CNTK 2.7 presents them (expected values from running it)."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import cntk as C
+from cntk import cntk_py
+
+
+def test_ndarrayview_constructor_allocates_zeros():
+    v = C.NDArrayView((2, 3), np.float32, C.cpu())
+    np.testing.assert_array_equal(v.asarray(), np.zeros((2, 3), np.float32))
+    assert C.NDArrayView((2,), cntk_py.DataType_Double).dtype is np.float64
+    assert v.get_data_type() == cntk_py.DataType_Float
+    assert repr(C.NDArrayView.from_dense(np.ones((2, 5, 3), np.float32))) == "NDArrayView([2 x 5 x 3], CPU)"
+
+
+def test_as_shape():
+    v = C.NDArrayView.from_dense(np.arange(6, dtype=np.float32).reshape(2, 3))
+    np.testing.assert_array_equal(v.as_shape((3, 2)).asarray(), np.arange(6).reshape(3, 2))
+    with pytest.raises(ValueError, match="total size"):
+        v.as_shape((4, 2))
+
+
+def test_value_from_ndarrayview_and_repr():
+    val = C.Value(C.NDArrayView.from_dense(np.ones((2, 3), np.float32)))
+    assert val.shape == (2, 3) and val.is_valid
+    assert repr(C.Value(np.ones((2, 5, 3), np.float32))) == "Value([2 x 5 x 3], CPU)"
+
+
+def test_sequence_mask_is_int8():
+    s = C.sequence.input_variable(3)
+    v = C.Value.create(s, [np.ones((2, 3), np.float32), np.ones((4, 3), np.float32)])
+    assert v.mask.dtype == np.int8
+    np.testing.assert_array_equal(v.mask, [[2, 1, 0, 0], [2, 1, 1, 1]])
+
+
+def test_one_hot_skip_gives_a_zero_sample():
+    assert C.Value.ONE_HOT_SKIP == 4294967295
+    a = C.Value.one_hot([[0, 1, C.Value.ONE_HOT_SKIP]], 3)
+    i = C.sequence.input_variable(shape=(3,))
+    np.testing.assert_array_equal((i * 1).eval({i: a}), [[[1, 0, 0], [0, 1, 0], [0, 0, 0]]])
+
+
+def test_csr_sequences_make_a_sparse_value():
+    s = C.sequence.input_variable(3)
+    v = C.Value.create(s, [sp.csr_matrix(np.eye(3, dtype=np.float32)), sp.csr_matrix(np.ones((1, 3), np.float32))])
+    assert v.is_sparse and v.shape == (2, 3, 3)
+
+
+def test_random_samplers_take_the_default_options_dtype():
+    with C.default_options(dtype=np.float64):
+        assert C.random.uniform((2,), seed=1).dtype == np.float64
+        assert C.sequence.input_variable(2).dtype == np.float64
+    assert C.random.uniform((2,), seed=1).dtype == np.float32
