@@ -89,7 +89,7 @@ class Axis(object):
 
     @staticmethod
     def default_input_variable_dynamic_axes():
-        return (Axis.default_dynamic_axis(), Axis.default_batch_axis())
+        return (Axis.default_batch_axis(), Axis.default_dynamic_axis())
 
     @staticmethod
     def unknown_dynamic_axes():

@@ -225,9 +225,9 @@ class Variable(VariableMixin, TensorOpsMixin):
 
 
 def _dtype_of_value(value):
-    """numpy float arrays keep their precision; scalars (numpy ones too) and lists default to float32, as in
-    CNTK."""
-    if isinstance(value, np.ndarray) and value.ndim > 0 and value.dtype in (np.float32, np.float64, np.float16):
+    """numpy float arrays (0-d ones too) keep their precision; scalars (numpy ones too) and lists default to
+    float32, as in CNTK."""
+    if isinstance(value, np.ndarray) and value.dtype in (np.float32, np.float64, np.float16):
         return value.dtype
     return np.dtype(np.float32)
 

@@ -53,3 +53,9 @@ def test_random_samplers_take_the_default_options_dtype():
         assert C.random.uniform((2,), seed=1).dtype == np.float64
         assert C.sequence.input_variable(2).dtype == np.float64
     assert C.random.uniform((2,), seed=1).dtype == np.float32
+
+
+def test_dynamic_axes_order_and_zero_d_float64_parameters():
+    assert C.Axis.default_input_variable_dynamic_axes() == (C.Axis.default_batch_axis(),
+                                                            C.Axis.default_dynamic_axis())
+    assert C.parameter(init=np.asarray(2, dtype=np.float64)).dtype == np.float64
