@@ -202,14 +202,15 @@ class Trainer(object):
         acc[0] = loss if acc[0] is None else acc[0] + loss
         if metric is not None:
             acc[1] = metric if acc[1] is None else acc[1] + metric
+        # CNTK's Trainer reports a zero metric when it has no evaluation function ("metric = 0.00% * n").
         for writer in self._progress_writers:
-            writer.update_training(n, acc[0], acc[1])
+            writer.update_training(n, acc[0], 0.0 if acc[1] is None else acc[1])
 
     def summarize_training_progress(self):
         """Writes the training summary since the previous one to the progress writers and resets it."""
         loss, metric = self._train_acc
         for writer in self._progress_writers:
-            writer.write_training_summary(0.0 if loss is None else loss, metric)
+            writer.write_training_summary(0.0 if loss is None else loss, 0.0 if metric is None else metric)
         self._train_acc = [None, None]
 
     # ------------------------------------------------------------------ testing

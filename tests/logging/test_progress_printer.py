@@ -187,3 +187,20 @@ def test_distributed_sync_line(capsys):
 def test_bad_frequency():
     with pytest.raises(ValueError, match="training_update_frequency"):
         logging.ProgressPrinter(-1)
+
+
+def test_trainer_without_metric_reports_a_zero_metric(capsys):
+    """CNTK 2.7's Trainer with (loss, None) prints "metric = 0.00%" (lines printed by CNTK 2.7)."""
+    import cntk as C
+    x = C.input_variable(2)
+    z = C.layers.Dense(1, init=0.1)(x)
+    loss = C.reduce_sum(C.square(z))
+    trainer = C.Trainer(z, (loss, None), [C.sgd(z.parameters, C.learning_parameter_schedule(0.01))],
+                        [logging.ProgressPrinter(2, tag='T')])
+    for _ in range(4):
+        trainer.train_minibatch({x: np.ones((3, 2), np.float32)})
+    trainer.summarize_training_progress()
+    lines = [line for line in lines_of(capsys) if "Minibatch" in line or "Finished" in line]
+    assert lines[0].endswith("* 6, metric = 0.00% * 6;")
+    assert lines[1].endswith("* 6, metric = 0.00% * 6;")
+    assert ", metric = 0.00% * 12 " in lines[2]
