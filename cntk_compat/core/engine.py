@@ -8,6 +8,7 @@ import torch
 from . import device as _device
 from . import graph_version
 from .feeding import to_value
+from .fused_recurrence import fused_kernels_enabled
 from .lowering import lower
 from .reinference import primitive_nodes
 from .value import Value
@@ -37,7 +38,7 @@ class CallPlan(object):
         self.known_uids = None  # uids of every variable of the graph, when forward() asked for them
 
     def module(self, order, training):
-        key = (tuple(order), training)
+        key = (tuple(order), training, fused_kernels_enabled())
         module = self.modules.get(key)
         if module is None:
             module = self.modules[key] = lower(self.outputs, order, training)

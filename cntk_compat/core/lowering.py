@@ -13,7 +13,10 @@ import torch.fx
 from .carried_state import CARRYING_OP, carried_state_of
 from .random_stream import random_stream_of
 from .function import BLOCK, COMBINE
+from .fused_recurrence import fused_kernels_enabled
+from .loop_hoisting import mark_step_node
 from .recurrence import STEPWISE_OPS, Loop, find_loops, lower_loop
+from .reinference import primitive_nodes
 from .variables import FreeDimension, InferredDimension
 
 _CACHE = weakref.WeakKeyDictionary()
@@ -60,6 +63,8 @@ class _Builder(object):
         self.mask_axes = []
         self.loop_of = {}
         self.acyclic = set()
+        self.outputs = ()  # what the whole computation returns (lower() sets it; a loop step has none)
+        self._readers = None
         for i, a in enumerate(arguments):
             self.env[a.uid] = self.graph.placeholder("arg%d_%s" % (i, _safe(a.name or a.uid)))
         for a in arguments:
@@ -145,6 +150,22 @@ class _Builder(object):
             self.acyclic.update(i for i in visited if i not in self.loop_of)
         return self.loop_of.get(id(node))
 
+    def read_outside(self, v, members):
+        """Whether anything but the nodes whose ids are ``members`` reads Variable v (an output of the whole
+        computation counts as a reader; inside a loop step, everything is assumed to be read)."""
+        if not self.outputs:
+            return True
+        if self._readers is None:
+            readers = {o.uid: {None} for o in self.outputs}
+            for node in primitive_nodes(self.outputs):
+                read = list(node._inputs)
+                if node._block_root is not None:
+                    read += [outer for _, outer in node._block_arguments] + list(node._block_root._outputs)
+                for i in read:
+                    readers.setdefault(i.uid, set()).add(id(node))
+            self._readers = readers
+        return any(r not in members for r in self._readers.get(v.uid, ()))
+
     def carried_state(self, node):
         """An fx node fetching the CarriedState owned by the past_value ``node``."""
         attr = "carried_%s" % node.uid
@@ -213,6 +234,8 @@ class _Builder(object):
             kwargs["slots"] = self.slots[carried_axis.name]
         result = self.graph.call_function(op.compute, tuple(args), kwargs)
         result.meta["cntk_uid"] = node.uid  # for per-node reports (debugging tracer, node timing)
+        if self.loop_step:
+            mark_step_node(result, op)
         if op.makes_mask:
             axis = node._outputs[0]._sequence_axis
             self.masks.setdefault(axis.name, self.graph.call_function(_getitem, (result, 1)))
@@ -230,11 +253,12 @@ def _getitem(seq, k):
 
 def lower(outputs, arguments, training=False):
     """The cached LoweredFunction computing ``outputs`` from ``arguments`` (Variables)."""
-    key = (tuple(o.uid for o in outputs), tuple(a.uid for a in arguments), bool(training))
+    key = (tuple(o.uid for o in outputs), tuple(a.uid for a in arguments), bool(training), fused_kernels_enabled())
     per_output = _CACHE.setdefault(outputs[0], {})
     module = per_output.get(key)
     if module is None:
         b = _Builder(arguments, training)
+        b.outputs = list(outputs)
         results = [b.value(o) for o in outputs]
         made = b.output_masks(outputs, arguments)
         b.graph.output(tuple(results + [b.masks[n] for n in made]))

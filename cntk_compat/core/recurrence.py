@@ -13,6 +13,9 @@ import torch.fx
 
 from .carried_state import carried_state_of
 from .dtypes import to_torch_dtype
+from .fused_recurrence import FusedLSTM, match_lstm
+from .initial_state import initial_state_steps
+from .loop_hoisting import hoist
 from .registry import get_op
 
 DELAY_OPS = ("PastValue", "FutureValue")
@@ -55,6 +58,7 @@ class Loop(object):
                 seen.add(i.uid)
                 self.external_inputs.append(i)
         self.variables = [o for n in nodes for o in n._outputs]
+        self.lowered_generic = False  # set once a fused lowering left the other loop values unavailable
 
 
 def find_loops(start, node_inputs, done):
@@ -99,19 +103,6 @@ def find_loops(start, node_inputs, done):
     return loops, set(index)
 
 
-def initial_state_steps(init, init_dynamic, batch, steps, shape, dtype):
-    """A delay's initial state laid out as ``steps`` steps (B, steps, *shape): a constant broadcast, or one
-    value per sequence (init_dynamic). Leading 1s of its shape that ``shape`` has no axes for are dropped (a
-    scalar initial_state is often given as shape (1,))."""
-    lead = init.shape[0] if init_dynamic else 1
-    static = tuple(init.shape[1:] if init_dynamic else init.shape)
-    extra = len(static) - len(shape)
-    if extra > 0 and all(d == 1 for d in static[:extra]):
-        static = static[extra:]
-    full = init.reshape((lead, 1) + (1,) * (len(shape) - len(static)) + static)
-    return full.expand((batch, steps) + tuple(shape)).to(dtype)
-
-
 class RecurrentLoop(torch.nn.Module):
     """forward(mask, slots, *external_tensors) -> one (B, T, ...) tensor per loop variable.
 
@@ -122,8 +113,9 @@ class RecurrentLoop(torch.nn.Module):
     carried: per delay node its CarriedState (past_value loops), used when slots (SequenceSlots) is given.
     """
 
-    def __init__(self, step, on_axis, delays, backward, carried):
+    def __init__(self, step, on_axis, delays, backward, carried, prelude=None):
         super(RecurrentLoop, self).__init__()
+        self.prelude = prelude
         self.step = step
         self.on_axis = list(on_axis)
         self.delays = list(delays)
@@ -136,13 +128,19 @@ class RecurrentLoop(torch.nn.Module):
             raise ValueError("a recurrent loop cannot run over empty sequences")
         if self.backward:
             slots = None  # a future_value cannot read the next batch: a piece's end takes the initial state
+        if self.prelude is not None:
+            externals = externals + tuple(self.prelude(*externals))
         history = [None] * steps
         heads = [self._head(externals, batch, d, k, slots) for k, d in enumerate(self.delays)]
         order = range(steps - 1, -1, -1) if self.backward else range(steps)
+        # each step's slice of the inputs on the sequence axis, as views made in one call per input
+        per_step = [e.split(1, 1) if on else None for e, on in zip(externals, self.on_axis)]
+        step_masks = mask.split(1, 1)
+        step = self.step.forward
         for t in order:
-            step_inputs = [e[:, t:t + 1] if on else e for e, on in zip(externals, self.on_axis)]
+            step_inputs = [e if p is None else p[t] for e, p in zip(externals, per_step)]
             delayed = [self._delayed(history, mask, t, steps, d, head) for d, head in zip(self.delays, heads)]
-            history[t] = self.step(*step_inputs, *delayed, mask[:, t:t + 1])
+            history[t] = step(*step_inputs, *delayed, step_masks[t])
         n_vars = len(history[0])
         results = tuple(torch.cat([history[t][k] for t in range(steps)], 1) for k in range(n_vars))
         if slots is not None:
@@ -213,14 +211,45 @@ def lower_loop(builder, loop, make_builder):
     step.masks[loop.axis.name] = step.graph.placeholder("step_mask")
     results = [step.value(v) for v in loop.variables]
     step.graph.output(tuple(results))
-    step_module = torch.fx.GraphModule(step.root, step.graph, class_name="RecurrentStep")
     on_axis = [e._sequence_axis is not None and e.uid not in sequence_inits for e in loop.external_inputs]
+    prelude, hoisted_on_axis = hoist(step.graph, len(loop.external_inputs), on_axis)
+    prelude_module = None if prelude is None else torch.fx.GraphModule(step.root, prelude, class_name="LoopPrelude")
+    step_module = torch.fx.GraphModule(step.root, step.graph, class_name="RecurrentStep")
     carried = [] if loop.backward else [carried_state_of(d) for d in loop.delays]
-    module = RecurrentLoop(step_module, on_axis, delays, loop.backward, carried)
-    name = "loop%d" % len([m for m in builder.root.children() if isinstance(m, RecurrentLoop)])
-    builder.root.add_module(name, module)
+    module = RecurrentLoop(step_module, on_axis + hoisted_on_axis, delays, loop.backward, carried, prelude_module)
+    name = "loop%d" % len([m for m in builder.root.children() if isinstance(m, (RecurrentLoop, FusedLSTM))])
     mask = builder.mask(loop.axis, loop.delays[0])
     slots = builder.slots.get(loop.axis.name)
+    fused = None if loop.lowered_generic else _fused(builder, loop, sequence_inits, module, var_index)
+    if fused is not None:
+        fused_module, inputs, h_var = fused
+        builder.root.add_module(name, fused_module)
+        builder.env[h_var.uid] = builder.graph.call_module(name, (mask, slots) + inputs + tuple(outer_values))
+        # the loop's other values are read by nothing outside it; asking for one lowers the loop again, generically
+        loop.lowered_generic = True
+        return
+    builder.root.add_module(name, module)
     node = builder.graph.call_module(name, (mask, slots) + tuple(outer_values))
     for k, v in enumerate(loop.variables):
         builder.env[v.uid] = builder.graph.call_function(operator.getitem, (node, k))
+
+
+def _fused(builder, loop, sequence_inits, generic, var_index):
+    """(FusedLSTM, its fx inputs, the h Variable) when the loop is an LSTM that torch's kernel runs, else None
+    (the rules that send a loop back to the step loop are listed in core.fused_recurrence)."""
+    match = match_lstm(loop)
+    if match is None:
+        return None
+    inits = [d._inputs[1] for d in (match.h_delay, match.c_delay)]
+    if any(i.uid in sequence_inits for i in inits):
+        return None
+    h_var = match.h_delay._inputs[0]
+    members = {id(n) for n in loop.nodes}
+    for v in loop.variables:
+        if v is not h_var and builder.read_outside(v, members):
+            return None
+    values = tuple(None if v is None else builder.value(v) for v in (match.x, match.W, match.H, match.b))
+    out = match.h_delay._outputs[0]
+    module = FusedLSTM(match.dim, loop.backward, tuple(i._n_dynamic > 0 for i in inits), match.b is not None,
+                       to_torch_dtype(out._dtype), generic, var_index[h_var.uid])
+    return module, values + tuple(builder.env[i.uid] for i in inits), h_var

@@ -29,13 +29,18 @@ class OpDef(object):
     uses_mask: compute receives mask= (B, T) bool for the sequence axis of its first sequence input.
     uses_masks: compute receives masks= a tuple with, per input, its (B, T) bool mask or None.
     uses_random: a random node (CNTK's RngUser): compute receives random= the node's RandomStream
-        (core.random_stream), which owns its seed and offset.
+        (core.random_stream), which owns its seed and offset. Each evaluation is a new draw, so inside a
+        recurrent loop it runs once per step (it is not hoisted out of the step loop).
     makes_mask: compute returns (value, mask): the output lies on a sequence axis made by this op, whose
         (B, T') bool mask the lowering carries from here on (keyed by the axis name).
+    algebra: the op's math in the small vocabulary the core's pattern matchers read (recurrent cells run on
+        torch's fused kernels are recognized by it): "matmul" (times of a vector by a matrix when output_rank is
+        1), "add", "mul", "sigmoid", "tanh", "relu", "slice", "identity"; None for every other op.
     """
 
     def __init__(self, name, infer, compute, prepare=None, elementwise=False, uses_training=False,
-                 uses_mask=False, uses_masks=False, makes_mask=False, uses_random=False):
+                 uses_mask=False, uses_masks=False, makes_mask=False, uses_random=False,
+                 algebra=None):
         self.name = name
         self.infer = infer
         self.compute = compute
@@ -46,6 +51,7 @@ class OpDef(object):
         self.uses_masks = uses_masks
         self.makes_mask = makes_mask
         self.uses_random = uses_random
+        self.algebra = algebra
 
     def __repr__(self):
         return "OpDef(%s)" % self.name

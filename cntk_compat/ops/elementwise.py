@@ -143,8 +143,12 @@ _UNARY = {
     "alias": ("Alias", _identity),
 }
 
+# what the core's pattern matchers may know about an op's math (registry data, see core.registry.OpDef.algebra)
+_ALGEBRA = {"Sigmoid": "sigmoid", "Tanh": "tanh", "ReLU": "relu", "Alias": "identity", "Plus": "add",
+            "ElementTimes": "mul"}
+
 for _public, (_op_name, _fn) in _UNARY.items():
-    register_elementwise(_op_name, _fn)
+    register_elementwise(_op_name, _fn, algebra=_ALGEBRA.get(_op_name))
 
 
 def _unary(public, x, name, attributes=None):
@@ -414,7 +418,7 @@ _BINARY = {
 }
 
 for _public, (_op_name, _fn, _args) in _BINARY.items():
-    register_elementwise(_op_name, _fn)
+    register_elementwise(_op_name, _fn, algebra=_ALGEBRA.get(_op_name))
 register_elementwise("Select", _element_select)
 register_elementwise("Clip", _clip)
 

@@ -78,7 +78,7 @@ def _times_prepare(node):
     return {"k": k, "x_dyn": x._n_dynamic, "w_dyn": w._n_dynamic}
 
 
-register_op("Times", _times_infer, _times, prepare=_times_prepare)
+register_op("Times", _times_infer, _times, prepare=_times_prepare, algebra="matmul")
 
 
 def times(left, right, output_rank=1, infer_input_rank_to_map=TIMES_NO_INFERRED_INPUT_RANK, name=""):

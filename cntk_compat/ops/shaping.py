@@ -140,7 +140,7 @@ def _slice_prepare(node):
     return {"index": tuple(idx)}
 
 
-register_op("Slice", _slice_infer, _slice, prepare=_slice_prepare)
+register_op("Slice", _slice_infer, _slice, prepare=_slice_prepare, algebra="slice")
 
 
 def slice(x, axis, begin_index, end_index, strides=None, name=""):

@@ -36,8 +36,8 @@ def test_lowered_module_is_cached_per_argument_order_and_mode():
     plan = call_plan(f.outputs)
     f.eval({x: np.ones((1, 2), np.float32)})
     f.eval({x: np.ones((4, 2), np.float32)})
-    assert list(plan.modules) == [((x,), False)]
-    module = plan.modules[((x,), False)]
+    assert list(plan.modules) == [((x,), False, True)]
+    module = plan.modules[((x,), False, True)]
     assert not module.training and plan.module([x], True).training
 
 

@@ -1,0 +1,289 @@
+"""Recurrent loops that are an LSTM run as ONE call of torch's fused LSTM kernel over packed sequences.
+
+The loop is recognized by its math, read from the ops' registry data (OpDef.algebra), not by the layer that
+built it: a loop of two delays (time_step 1, same direction) of h and c with
+
+    G = x·W + h_prev·H [+ b]                   (any order of the terms; b without dynamic axes)
+    i, g, f, o = four consecutive slices of G along its (only) static axis, of the size of h
+    c = sigmoid(f) * c_prev + sigmoid(i) * tanh(g)
+    h = sigmoid(o) * tanh(c)
+
+is CNTK's LSTM with default settings (cntk.layers.LSTM builds exactly this, and so does the same cell written
+with the graph API). The Parameters stay CNTK's: the gate blocks (i, g, f, o) are reordered into torch's
+(i, f, g, o) at call time, inside autograd, so gradients, learners, save/load and ``.value`` do not change.
+
+Anything else runs on the generic step loop (core.recurrence), which is also the fallback:
+- peepholes, self-stabilization, a projection (cell_shape), other activations: the math differs from the pattern;
+- a delay with time_step other than 1, or a sequence as initial state;
+- loop values other than h read outside the loop (return_full_state reads c's sequence, which the kernel does
+  not return);
+- truncated BPTT (sequences continuing from the previous minibatch: carried state) at run time.
+"""
+import torch
+from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
+
+from .initial_state import initial_state_steps
+
+
+_ENABLED = [True]
+
+
+def fused_kernels_enabled():
+    return _ENABLED[0]
+
+
+class use_fused_kernels(object):
+    """``with use_fused_kernels(False):`` lowers every recurrence on the generic step loop (to compare, or to
+    debug); the lowering cache keeps the two kinds of modules apart."""
+
+    def __init__(self, enabled):
+        self.enabled = bool(enabled)
+
+    def __enter__(self):
+        self.previous = _ENABLED[0]
+        _ENABLED[0] = self.enabled
+        return self
+
+    def __exit__(self, *exc):
+        _ENABLED[0] = self.previous
+        return False
+
+
+class _Expr(object):
+    """A value of the loop as the matcher sees it: the op's algebra (None: a leaf or an op it does not know), the
+    primitive node, the operand expressions (sums and products flattened), the Variable (only when the
+    lowering can compute it outside the step: a leaf or a variable outside every block), and whether it
+    depends on a delayed value of the loop."""
+    __slots__ = ("algebra", "node", "args", "var", "in_loop")
+
+    def __init__(self, algebra, node, args, var, in_loop):
+        self.algebra, self.node, self.args, self.var, self.in_loop = algebra, node, args, var, in_loop
+
+
+class _Resolver(object):
+    """Expressions of the loop's values: loop members (and the insides of member blocks) are followed; a value
+    computed outside the loop is a leaf, or, when it is a matmul, one level of it (x·W computed outside)."""
+
+    def __init__(self, loop):
+        self.delay_outputs = {d._outputs[0].uid: d for d in loop.delays}
+        self.members = {id(n) for n in loop.nodes}
+        self.memo = {}
+
+    def expr(self, v, context=None):
+        key = (v.uid, id(context))
+        if key not in self.memo:
+            self.memo[key] = None  # a cycle that does not pass a delay of this loop: opaque
+            self.memo[key] = self._expr(v, context)
+        return self.memo[key] or _Expr(None, None, (), None, True)
+
+    def _expr(self, v, context):
+        if context is not None and v.uid in context:  # a block's placeholder: its argument outside
+            outer, outer_context = context[v.uid]
+            return self.expr(outer, outer_context)
+        addressable = v if (context is None or not v.is_output) else None
+        if v.uid in self.delay_outputs:
+            return _Expr(None, self.delay_outputs[v.uid], (), addressable, True)
+        if not v.is_output:
+            return _Expr(None, None, (), addressable, False)
+        node = v.owner
+        if context is None and id(node) not in self.members:
+            if node._op.algebra == "matmul":
+                args = tuple(_Expr(None, None, (), i, False) for i in node._inputs)
+                return _Expr("matmul", node, args, v, False)
+            return _Expr(None, None, (), v, False)
+        if node._block_root is not None:
+            inner_context = {ph.uid: (outer, context) for ph, outer in node._block_arguments}
+            inner = node._block_root._outputs[node._outputs.index(v)]
+            e = self.expr(inner, inner_context)
+            return _Expr(e.algebra, e.node, e.args, addressable, e.in_loop)
+        algebra = node._op.algebra
+        if algebra == "identity":
+            e = self.expr(node._inputs[0], context)
+            return _Expr(e.algebra, e.node, e.args, addressable or e.var, e.in_loop)
+        if algebra is None:
+            # an op the matcher does not know: opaque; if it reads the loop, the loop is no LSTM
+            in_loop = any(self.expr(i, context).in_loop for i in node._inputs)
+            return _Expr(None, node, (), addressable, in_loop)
+        args = [self.expr(i, context) for i in node._inputs]
+        if algebra in ("add", "mul"):  # flatten sums and products
+            flat = []
+            for a in args:
+                flat.extend(a.args if a.algebra == algebra else [a])
+            args = flat
+        return _Expr(algebra, node, tuple(args), addressable, any(a.in_loop for a in args))
+
+
+def _static_shape(var):
+    return tuple(var._shape) if var is not None and var._shape is not None else None
+
+
+def _slice_block(e, gates, dim):
+    """k if e is the k-th block of ``dim`` rows of ``gates`` along its only static axis, else None."""
+    if e.algebra != "slice" or e.args[0].node is not gates.node:
+        return None
+    attrs = e.node._attributes
+    if tuple(attrs.get("strides", (1,))) != (1,) or tuple(attrs["axes"]) not in ((0,), (-1,)):
+        return None
+    begin, end = attrs["begins"][0], attrs["ends"][0]
+    if begin % dim or end != begin + dim:
+        return None
+    return begin // dim
+
+
+def _unary(e, algebra):
+    return e.args[0] if e.algebra == algebra and len(e.args) == 1 else None
+
+
+def _split_pair(e, test):
+    """(a, b) of a product of two factors where test(a) holds, else None."""
+    if e.algebra != "mul" or len(e.args) != 2:
+        return None
+    a, b = e.args
+    if test(a):
+        return a, b
+    if test(b):
+        return b, a
+    return None
+
+
+class LSTMMatch(object):
+    """What the fused kernel needs: Variables of x, W, H, b (or None) and of the delays' initial states."""
+
+    def __init__(self, h_delay, c_delay, x, W, H, b, dim):
+        self.h_delay, self.c_delay = h_delay, c_delay
+        self.x, self.W, self.H, self.b, self.dim = x, W, H, b, dim
+
+
+def match_lstm(loop):
+    """An LSTMMatch if the loop computes CNTK's default LSTM (see the module docstring), else None."""
+    if not _ENABLED[0] or len(loop.delays) != 2 or any(d._attributes.get("time_step") != 1 for d in loop.delays):
+        return None
+    resolver = _Resolver(loop)
+    for h_delay, c_delay in (loop.delays, loop.delays[::-1]):
+        found = _match_assignment(resolver, h_delay, c_delay)
+        if found is not None:
+            return found
+    return None
+
+
+def _match_assignment(resolver, h_delay, c_delay):
+    h, c = resolver.expr(h_delay._inputs[0]), resolver.expr(c_delay._inputs[0])
+    # h = sigmoid(o) * tanh(c)
+    pair = _split_pair(h, lambda a: a.algebra == "sigmoid")
+    if pair is None or _unary(pair[1], "tanh") is None or _unary(pair[1], "tanh").node is not c.node:
+        return None
+    o_pre = _unary(pair[0], "sigmoid")
+    # c = sigmoid(f) * c_prev + sigmoid(i) * tanh(g)
+    if c.algebra != "add" or len(c.args) != 2:
+        return None
+    forget = input_gate = None
+    for term in c.args:
+        keep = _split_pair(term, lambda a: a.algebra is None and a.node is c_delay)
+        if keep is not None and _unary(keep[1], "sigmoid") is not None:
+            forget = _unary(keep[1], "sigmoid")
+            continue
+        new = _split_pair(term, lambda a: a.algebra == "tanh")
+        if new is not None and _unary(new[1], "sigmoid") is not None:
+            input_gate = (_unary(new[1], "sigmoid"), _unary(new[0], "tanh"))
+    if forget is None or input_gate is None:
+        return None
+    gates = o_pre.args[0] if o_pre.algebra == "slice" else None
+    shape = _static_shape(h_delay._outputs[0])
+    if gates is None or shape is None or len(shape) != 1 or gates.algebra != "add":
+        return None
+    dim = shape[0]
+    blocks = [_slice_block(e, gates, dim) for e in (input_gate[0], input_gate[1], forget, o_pre)]
+    if blocks != [0, 1, 2, 3]:
+        return None
+    return _match_gates(gates, h_delay, c_delay, dim)
+
+
+def _match_gates(gates, h_delay, c_delay, dim):
+    """G = x·W + h_prev·H [+ b] with W (in, 4 dim), H (dim, 4 dim), b (4 dim,) and nothing else."""
+    x = W = H = b = None
+    for term in gates.args:
+        if term.algebra == "matmul" and term.node._attributes.get("output_rank") == 1:
+            left, right = term.args
+            if right.in_loop or right.var is None or right.var._n_dynamic or len(right.var._shape) != 2:
+                return None
+            if left.algebra is None and left.node is h_delay:
+                if H is not None or tuple(right.var._shape) != (dim, 4 * dim):
+                    return None
+                H = right.var
+            elif not left.in_loop and left.var is not None and x is None:
+                if tuple(right.var._shape)[1] != 4 * dim or len(left.var._shape) != 1:
+                    return None
+                x, W = left.var, right.var
+            else:
+                return None
+        elif not term.in_loop and term.var is not None and b is None and term.var._n_dynamic == 0 and \
+                tuple(term.var._shape) == (4 * dim,):
+            b = term.var
+        else:
+            return None
+    if x is None or H is None or x._sequence_axis is None:
+        return None
+    dtypes = {v._dtype for v in (x, W, H, b) if v is not None}
+    if len(dtypes) != 1:
+        return None
+    return LSTMMatch(h_delay, c_delay, x, W, H, b, dim)
+
+
+def _to_torch_gate_order(m, dim):
+    """CNTK's gate blocks (i, g, f, o) along the last axis as torch's (i, f, g, o)."""
+    i, g, f, o = m.split(dim, dim=-1)
+    return torch.cat([i, f, g, o], -1)
+
+
+def _reversal_index(lengths, steps, device):
+    """Per sequence the index that reverses its first lengths[b] steps (padding stays in place)."""
+    t = torch.arange(steps, device=device)[None, :]
+    n = lengths[:, None]
+    return torch.where(t < n, n - 1 - t, t)
+
+
+class FusedLSTM(torch.nn.Module):
+    """forward(mask, slots, x, W, H, b, init_h, init_c, *generic_externals) -> (B, T, dim) sequence of h.
+
+    generic: the step-loop module of the same loop (RecurrentLoop), used when sequences continue from the
+    previous minibatch (truncated BPTT: its carried state lives there); generic_index: the position of h among
+    its outputs."""
+
+    def __init__(self, dim, backward, init_dynamic, has_bias, dtype, generic, generic_index):
+        super(FusedLSTM, self).__init__()
+        self.dim, self.backward, self.init_dynamic, self.has_bias = dim, backward, init_dynamic, has_bias
+        self.dtype = dtype
+        self.generic, self.generic_index = generic, generic_index
+
+    def forward(self, mask, slots, x, W, H, b, init_h, init_c, *generic_externals):
+        if slots is not None and not self.backward:
+            return self.generic(mask, slots, *generic_externals)[self.generic_index]
+        batch, steps = mask.shape[0], mask.shape[1]
+        if steps == 0:
+            raise ValueError("a recurrent loop cannot run over empty sequences")
+        dim = self.dim
+        h0 = initial_state_steps(init_h, self.init_dynamic[0], batch, 1, (dim,), self.dtype)[:, 0]
+        c0 = initial_state_steps(init_c, self.init_dynamic[1], batch, 1, (dim,), self.dtype)[:, 0]
+        w_ih = _to_torch_gate_order(W, dim).t()
+        w_hh = _to_torch_gate_order(H, dim).t()
+        b_ih = _to_torch_gate_order(b, dim) if self.has_bias else x.new_zeros(4 * dim)
+        weights = [w_ih, w_hh, b_ih, torch.zeros_like(b_ih)]
+        x = x.to(self.dtype)
+        lengths = mask.sum(1)
+        full = bool(mask.all())
+        if self.backward:
+            index = None if full else _reversal_index(lengths, steps, x.device)
+            x = x.flip(1) if full else x.gather(1, index[..., None].expand(x.shape))
+        if full:
+            out = torch._VF.lstm(x, (h0[None], c0[None]), weights, True, 1, 0.0, self.training, False, True)[0]
+        else:
+            packed = pack_padded_sequence(x, lengths.cpu(), batch_first=True, enforce_sorted=False)
+            order = packed.sorted_indices
+            hx = (h0.index_select(0, order)[None], c0.index_select(0, order)[None])
+            data = torch._VF.lstm(packed.data, packed.batch_sizes, hx, weights, True, 1, 0.0, self.training,
+                                  False)[0]
+            out = pad_packed_sequence(PackedSequence(data, packed.batch_sizes, order, packed.unsorted_indices),
+                                      batch_first=True, total_length=steps)[0]
+        if self.backward:
+            out = out.flip(1) if full else out.gather(1, index[..., None].expand(out.shape))
+        return out

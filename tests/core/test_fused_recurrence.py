@@ -1,0 +1,121 @@
+"""Recurrences that are an LSTM run on torch's fused kernel; they must give the step loop's values and gradients,
+and everything the kernel cannot express must fall back to the step loop with the same results."""
+import numpy as np
+import pytest
+import torch
+
+import cntk as C
+from cntk_compat.core.engine import call_plan, evaluate_tensors
+from cntk_compat.core.fused_recurrence import FusedLSTM, use_fused_kernels
+
+
+def _fused_modules(f):
+    plan = call_plan(f.outputs)
+    return [m for module in plan.modules.values() for m in module.modules() if isinstance(m, FusedLSTM)]
+
+
+def _run(f, x, data, params, weights):
+    """(output over the valid steps, gradients of a weighted sum of it wrt params and the input)."""
+    for p in params:
+        p.tensor.grad = None
+    (out,), info = evaluate_tensors(f.outputs, {x: data}, requires_grad=True, training=True)
+    lengths = info.lengths_by_axis[x._sequence_axis.name]
+    valid = torch.arange(out.shape[1])[None, :] < torch.as_tensor(lengths)[:, None]
+    picked = out[valid]
+    grads = torch.autograd.grad((picked * weights[:picked.shape[0]]).sum(), [p.tensor for p in params])
+    return picked.detach().numpy(), [g.numpy() for g in grads]
+
+
+def _compare(f, x, data, dtype, expect_fused):
+    params = f.parameters
+    rng = np.random.default_rng(1)
+    weights = torch.as_tensor(rng.standard_normal((400, f.output.shape[-1])), dtype=torch.float64 if
+                              dtype == np.float64 else torch.float32)
+    fused_out, fused_grads = _run(f, x, data, params, weights)
+    assert bool(_fused_modules(f)) == expect_fused
+    with use_fused_kernels(False):
+        loop_out, loop_grads = _run(f, x, data, params, weights)
+    tol = 1e-10 if dtype == np.float64 else 1e-5
+    np.testing.assert_allclose(fused_out, loop_out, rtol=tol, atol=tol)
+    for a, b in zip(fused_grads, loop_grads):
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+
+
+def _data(rng, lengths, dim, dtype):
+    return [rng.standard_normal((n, dim)).astype(dtype) for n in lengths]
+
+
+@pytest.mark.parametrize("go_backwards", [False, True])
+def test_lstm_layer_fused_equals_step_loop(go_backwards):
+    rng = np.random.default_rng(0)
+    x = C.sequence.input_variable(3)
+    f = C.layers.Recurrence(C.layers.LSTM(4), go_backwards=go_backwards, initial_state=0.5)(x)
+    _compare(f, x, _data(rng, [1, 7, 3, 7, 2], 3, np.float32), np.float32, True)
+    _compare(f, x, _data(rng, [4, 4, 4], 3, np.float32), np.float32, True)  # equal lengths: the unpacked path
+
+
+def _hand_written_lstm(x, d, dtype, go_backwards):
+    """CNTK's LSTM cell written with the graph API (no layer, no block), terms in another order."""
+    W = C.parameter((x.shape[0], 4 * d), init=C.glorot_uniform(), dtype=dtype)
+    H = C.parameter((d, 4 * d), init=C.glorot_uniform(), dtype=dtype)
+    b = C.parameter(4 * d, init=0.1, dtype=dtype)
+    delay = C.sequence.future_value if go_backwards else C.sequence.past_value
+    h_fwd, c_fwd = C.placeholder(), C.placeholder()
+    h_prev, c_prev = delay(h_fwd), delay(c_fwd)
+    gates = C.times(h_prev, H) + b + C.times(x, W)
+    i, g, f_, o = (C.slice(gates, 0, k * d, (k + 1) * d) for k in range(4))
+    c = C.sigmoid(i) * C.tanh(g) + c_prev * C.sigmoid(f_)
+    h = C.tanh(c) * C.sigmoid(o)
+    h.replace_placeholders({h_fwd: h.output, c_fwd: c.output})
+    return C.combine([h])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("go_backwards", [False, True])
+def test_hand_written_lstm_cell_is_recognized_by_its_math(dtype, go_backwards):
+    rng = np.random.default_rng(0)
+    x = C.sequence.input_variable(3, dtype=dtype)
+    f = _hand_written_lstm(x, 5, dtype, go_backwards)
+    _compare(f, x, _data(rng, [2, 6, 1, 6], 3, dtype), dtype, True)
+    _compare(f, x, _data(rng, [3, 3], 3, dtype), dtype, True)
+
+
+def test_stacked_layers_fuse_layer_by_layer_and_per_sequence_initial_state():
+    rng = np.random.default_rng(0)
+    x = C.sequence.input_variable(3)
+    f = C.layers.Sequential([C.layers.Recurrence(C.layers.LSTM(4)), C.layers.Recurrence(C.layers.LSTM(6))])(x)
+    _compare(f, x, _data(rng, [3, 5], 3, np.float32), np.float32, True)
+    assert len(_fused_modules(f)) == 2
+    init = C.input_variable(4)
+    g = C.layers.RecurrenceFrom(C.layers.LSTM(4))(init, init, x)
+    data = _data(rng, [3, 5], 3, np.float32)
+    starts = rng.standard_normal((2, 4)).astype(np.float32)
+    out = g.eval({x: data, init: starts})
+    assert _fused_modules(g)
+    with use_fused_kernels(False):
+        ref = g.eval({x: data, init: starts})
+    for a, b in zip(out, ref):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: C.layers.Recurrence(C.layers.LSTM(4, use_peepholes=True)),             # peepholes
+    lambda: C.layers.Recurrence(C.layers.RNNStep(4)),                              # not an LSTM
+    lambda: C.layers.Recurrence(C.layers.LSTM(4, cell_shape=6)),                   # a projection
+    lambda: C.layers.Recurrence(C.layers.LSTM(4, activation=C.relu)),              # another activation
+    lambda: C.layers.Recurrence(C.layers.GRU(4)),                                  # not an LSTM
+])
+def test_what_the_kernel_cannot_express_falls_back_with_equal_results(make):
+    rng = np.random.default_rng(0)
+    x = C.sequence.input_variable(3)
+    _compare(make()(x), x, _data(rng, [2, 5, 1], 3, np.float32), np.float32, False)
+
+
+def test_return_full_state_falls_back_because_c_is_read_outside_the_loop():
+    rng = np.random.default_rng(0)
+    x = C.sequence.input_variable(3)
+    f = C.layers.Recurrence(C.layers.LSTM(4), return_full_state=True)(x)
+    data = _data(rng, [2, 5], 3, np.float32)
+    h, c = f.eval({x: data}).values()
+    assert not _fused_modules(f)
+    assert len(h) == 2 and len(c) == 2
