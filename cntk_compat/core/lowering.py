@@ -3,7 +3,13 @@
 The module is a torch.fx.GraphModule: generated Python code calling each op's torch computation, with
 the graph's Parameters registered as module parameters and Constants as buffers. Autograd, DDP,
 torch.compile and ONNX export all take it as it is.
+
+Parameters and Constants are named from their CNTK names inside the blocks (layers) that hold them:
+``hidden.W`` for the W of a layer named 'hidden', ``dense.b`` for an unnamed Dense (its op name in lower case),
+``W`` outside any block; a name already taken in its scope gets ``_1``, ``_2``... in the order of the lowering
+walk. So state_dict() keys are the same in every session and after save/load of the same model.
 """
+import keyword
 import re
 import weakref
 
@@ -32,23 +38,33 @@ def _safe(name):
     return re.sub(r"\W", "_", name) or "v"
 
 
-class LoweredFunction(torch.nn.Module):
+class LoweredFunction(torch.fx.GraphModule):
     """forward(*argument_tensors, *masks, *slots) -> tuple of output tensors, then the masks of the sequence
     axes named by made_mask_axes (axes that ops such as sequence.where created and that an output lies on).
 
     slots (optional, one per mask): the SequenceSlots of that sequence axis, for batches whose sequences
     may continue those of the previous call (truncated BPTT; see carried_state)."""
 
-    def __init__(self, graph_module, arguments, mask_axes, outputs, made_mask_axes=()):
-        super(LoweredFunction, self).__init__()
-        self.graph_module = graph_module
+    def __init__(self, root, graph, arguments, mask_axes, outputs, made_mask_axes=()):
+        super(LoweredFunction, self).__init__(root, graph, class_name="CNTKFunction")
         self.argument_uids = [a.uid for a in arguments]
         self.mask_axes = mask_axes
         self.output_uids = [o.uid for o in outputs]
         self.made_mask_axes = list(made_mask_axes)
 
-    def forward(self, *tensors):
-        return self.graph_module.forward(*tensors)
+
+# names a parameter cannot take as a module attribute (a suffix "_" is added)
+_RESERVED = set(dir(LoweredFunction)) | {"training", "meta", "argument_uids", "mask_axes", "output_uids",
+                                         "made_mask_axes"}
+
+
+def _attribute_name(name):
+    name = _safe(name)
+    if name[0].isdigit():
+        name = "v" + name
+    if keyword.iskeyword(name) or name in _RESERVED or name.startswith("_"):
+        name = name + "_"
+    return name
 
 
 class _Builder(object):
@@ -58,6 +74,9 @@ class _Builder(object):
         self.root = torch.nn.Module()
         self.training = training
         self.env = {}
+        self.scope = ()       # attribute names of the blocks being lowered, outermost first
+        self.taken = {}       # scope -> attribute names used in it
+        self.leaf_paths = {}  # uid of a Parameter/Constant -> its attribute path
         self.masks = {}
         self.slots = {}
         self.mask_axes = []
@@ -74,6 +93,17 @@ class _Builder(object):
                 self.mask_axes.append(axis.name)
         for name in self.mask_axes:
             self.slots[name] = self.graph.placeholder("slots_%s" % _safe(name), default_value=None)
+
+    def unique_name(self, name):
+        """An attribute name from the CNTK ``name``, unique in the current scope."""
+        name = _attribute_name(name)
+        taken = self.taken.setdefault(self.scope, set())
+        candidate, k = name, 0
+        while candidate in taken:
+            k += 1
+            candidate = "%s_%d" % (name, k)
+        taken.add(candidate)
+        return candidate
 
     def mask(self, axis, node):
         if axis.name not in self.masks:
@@ -93,13 +123,20 @@ class _Builder(object):
 
     def leaf(self, v):
         if v.is_parameter or v.is_constant:
-            attr = "%s_%s" % (v.uid, _safe(v.name)) if v.name else v.uid
-            if not hasattr(self.root, attr):
+            path = self.leaf_paths.get(v.uid)
+            if path is None:
+                module = self.root
+                for segment in self.scope:
+                    if not hasattr(module, segment):
+                        module.add_module(segment, torch.nn.Module())
+                    module = getattr(module, segment)
+                attr = self.unique_name(v.name or ("parameter" if v.is_parameter else "constant"))
                 if v.is_parameter:
-                    self.root.register_parameter(attr, v.tensor)
+                    module.register_parameter(attr, v.tensor)
                 else:
-                    self.root.register_buffer(attr, v.tensor)
-            return self.graph.get_attr(attr)
+                    module.register_buffer(attr, v.tensor)
+                path = self.leaf_paths[v.uid] = ".".join(self.scope + (attr,))
+            return self.graph.get_attr(path)
         if v.is_placeholder:
             raise ValueError("the Function still has an unbound placeholder %r (%s); apply it to input variables "
                              "first (e.g. model(x))" % (v.name, v.uid))
@@ -190,8 +227,13 @@ class _Builder(object):
         if node._block_root is not None:
             for inner_ph, outer in node._block_arguments:
                 self.env[inner_ph.uid] = self.env[outer.uid]
-            for inner_out, out in zip(node._block_root._outputs, node._outputs):
-                self.env[out.uid] = self.value(inner_out)
+            outer_scope = self.scope
+            self.scope = outer_scope + (self.unique_name(node._name or node._op_name.lower()),)
+            try:
+                for inner_out, out in zip(node._block_root._outputs, node._outputs):
+                    self.env[out.uid] = self.value(inner_out)
+            finally:
+                self.scope = outer_scope
             return
         for o in node._outputs:
             # -1 (inferred) left in a shape comes from inputs declared with it: sized by the data, like -3
@@ -262,8 +304,7 @@ def lower(outputs, arguments, training=False):
         results = [b.value(o) for o in outputs]
         made = b.output_masks(outputs, arguments)
         b.graph.output(tuple(results + [b.masks[n] for n in made]))
-        gm = torch.fx.GraphModule(b.root, b.graph, class_name="CNTKFunction")
-        module = LoweredFunction(gm, arguments, b.mask_axes, outputs, made)
+        module = LoweredFunction(b.root, b.graph, arguments, b.mask_axes, outputs, made)
         module.train(training)
         per_output[key] = module
     return module

@@ -122,7 +122,7 @@ class _TracingInterpreter(torch.fx.Interpreter):
 def _trace_forward(module, inputs, output):
     if not isinstance(module, LoweredFunction):
         return None
-    gm = module.graph_module
+    gm = module
     level, timing = _settings["level"], _settings["timing"]
     out = sys.stderr
     if level > 0:

@@ -30,8 +30,10 @@ typedef struct {
 
 static int buffer_reserve(Buffer *b, size_t extra)
 {
-    if (b->len + extra <= b->cap)
+    if (b->len + extra <= b->cap && extra <= SIZE_MAX - b->len)
         return 0;
+    if (extra > SIZE_MAX / 2 - b->len)   /* the doubling below would overflow */
+        return -1;
     size_t cap = b->cap ? b->cap : 4096;
     while (cap < b->len + extra)
         cap *= 2;
@@ -425,8 +427,9 @@ static int read_streams(Parse *ps, PyObject *aliases, PyObject *dims, PyObject *
         s->sparse = PyObject_IsTrue(PyTuple_GET_ITEM(sparse, k));
         if ((s->dim < 0 && PyErr_Occurred()) || s->sparse < 0)
             return -1;
-        if (s->sparse && s->dim > INT32_MAX) {
-            PyErr_Format(PyExc_ValueError, "sparse dimension %lld does not fit int32 indices", (long long)s->dim);
+        if (s->dim < 1 || s->dim > INT32_MAX) {   /* checked before anything is allocated for it */
+            PyErr_Format(PyExc_ValueError, "stream '%s' has dimension %lld; it must be in [1, %d]", alias,
+                         (long long)s->dim, INT32_MAX);
             return -1;
         }
         if (s->sparse && buffer_reserve(&s->indptr, sizeof(int32_t)) == 0) {

@@ -114,7 +114,7 @@ class CTFParser(object):
     def start(self, data, share=1.0):
         """Begin parsing ``data`` (whole lines) on ``share`` of the block threads (less when another chunk is
         parsed at the same time); ``finish`` completes it."""
-        if self._native_args is None:
+        if self._native_args is None or data.find(b'\0') >= 0:  # the numpy parser words the NUL error
             return data, [(0, len(data))], [None]
         bounds = list(_line_blocks(data, _native_block_bytes(len(data), int(_WORKERS * share))))
         view, args = memoryview(data), self._native_args
@@ -188,6 +188,11 @@ class CTFParser(object):
     def _parse_block(self, b, line0):
         n = len(b)
         nl = np.flatnonzero(b == _NL)
+        nul = np.flatnonzero(b == 0)
+        if len(nul):
+            line = int(np.searchsorted(nl, nul[0]))
+            raise self._error(line0 + line, "NUL byte (\\x00) at column %d; a CTF file is text"
+                              % (nul[0] - (nl[line - 1] + 1 if line else 0) + 1))
         line_start = np.concatenate([[0], nl[:-1] + 1])
         pipes = np.flatnonzero(b == _PIPE)
         pipe_line = np.searchsorted(nl, pipes)
@@ -342,6 +347,11 @@ class CTFParser(object):
                 lengths = np.ones(len(lines), np.int64) if seq_of_line is first else \
                     np.bincount(seq_of_line, minlength=len(first))
             else:
+                repeated = np.flatnonzero(sample_lines[1:] == sample_lines[:-1])
+                if len(repeated):
+                    raise self._error(int(sample_lines[repeated[0]]),
+                                      "input '%s' appears more than once on the line (a line holds at most one "
+                                      "sample of each input)" % alias)
                 lengths = np.bincount(seq_of_line[np.searchsorted(lines, sample_lines)], minlength=len(first))
             empty = np.flatnonzero(lengths == 0)
             if len(empty):

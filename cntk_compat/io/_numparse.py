@@ -1,17 +1,19 @@
 """Vectorized decimal-number parsing of whitespace-separated tokens held in a byte array.
 
 Tokens are gathered into a matrix aligned on their decimal point, so that every column stands for
-one decimal place; the mantissa is then a single matrix-vector product.  Exponents (``1e-5``) are
-handled the same way on a second, small matrix.  Tokens that are not plain decimal numbers
-(``nan``, ``inf``, garbage) are handed to Python's ``float`` one by one, and reported if that
-fails too.
+one decimal place; the digits become one exact integer per token.  Exponents (``1e-5``) are handled the
+same way on a second, small matrix.  An integer below 2**53 scaled by an exactly representable power of
+ten is correctly rounded in one float64 operation; all other tokens (more digits, large exponents,
+``nan``, ``inf``, garbage) are handed to Python's ``float`` one by one (correctly rounded as well), and
+reported if that fails too.
 """
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 _DOT, _MINUS, _PLUS = 46, 45, 43
-_MAX_DIGITS = 40           # wider tokens go through the slow path
-_POW10 = np.array([float('1e%d' % k) for k in range(-330, 331)])
+_MAX_DIGITS = 17           # wider tokens go through the slow path (their digits would not fit an int64)
+_POW10_INT = 10 ** np.arange(_MAX_DIGITS + 1, dtype=np.int64)
+_POW10_EXACT = np.array([float(10 ** k) for k in range(23)])  # the powers of ten a float64 holds exactly
 
 
 def token_bounds(sep):
@@ -28,7 +30,7 @@ def _first_in_token(positions, starts, ends, default):
     out = default.copy()
     if len(positions):
         tok = np.searchsorted(starts, positions, side="right") - 1
-        inside = positions < ends[tok]
+        inside = (tok >= 0) & (positions < ends[np.maximum(tok, 0)])  # before the first token: in none
         tok, pos = tok[inside], positions[inside]
         first = np.ones(len(tok), bool)
         first[1:] = tok[1:] != tok[:-1]
@@ -44,7 +46,7 @@ def _aligned(b, anchor, left, right):
 
 
 def parse_numbers(b, starts, ends):
-    """Parse the tokens b[starts[i]:ends[i]] as decimal numbers.
+    """Parse the tokens b[starts[i]:ends[i]] as decimal numbers, correctly rounded to float64.
 
     Returns ``(values, bad)``: float64 values, and the indices of tokens that are not numbers.
     """
@@ -60,11 +62,10 @@ def parse_numbers(b, starts, ends):
     dpos = _first_in_token(dots, starts, ends, epos)
     int_digits = dpos - mstart
     frac_digits = np.maximum(epos - dpos - 1, 0)
-    slow = (int_digits + frac_digits > _MAX_DIGITS) | (epos == mstart)
-    ok = ~slow
-    left = int(int_digits[ok].max()) if ok.any() else 0
-    right = int(frac_digits[ok].max()) + 1 if ok.any() else 1
-    idx = np.flatnonzero(ok)
+    slow = (int_digits + frac_digits > _MAX_DIGITS) | (epos == mstart) | (int_digits < 0)
+    idx = np.flatnonzero(~slow)
+    left = int(int_digits[idx].max()) if len(idx) else 0
+    right = int(frac_digits[idx].max()) + 1 if len(idx) else 1
     mat = _aligned(b, dpos[idx], left, right).astype(np.int16) - 48
     col = np.arange(-left, right, dtype=np.int64)
     rel_lo = (mstart[idx] - dpos[idx])[:, None]
@@ -73,23 +74,32 @@ def parse_numbers(b, starts, ends):
     digit = (mat >= 0) & (mat <= 9)
     invalid = (inside & ~digit).any(axis=1)
     invalid |= int_digits[idx] + frac_digits[idx] == 0
-    weights = np.where(col < 0, _POW10[330 - col - 1], 0.0)
-    weights[col > 0] = _POW10[330 - col[col > 0]]
-    mantissa = np.where(inside & digit, mat, 0).astype(np.float64) @ weights
+    # the digits as one exact integer: each digit times 10 ** (the token's digits right of it)
+    after = np.cumsum(inside[:, ::-1], axis=1)[:, ::-1] - inside
+    mantissa = (np.where(inside & digit, mat, 0).astype(np.int64) * _POW10_INT[after]).sum(axis=1)
+    scale = -frac_digits[idx]
     has_exp = epos[idx] < ends[idx]
     if has_exp.any():
         eidx = np.flatnonzero(has_exp)
         exps, ebad = _parse_exponents(b, epos[idx][eidx] + 1, ends[idx][eidx])
         invalid[eidx[ebad]] = True
-        exps = np.clip(exps, -330, 330)
-        mantissa[eidx] *= _POW10[330 + exps]
-    mantissa[first[idx] == _MINUS] *= -1.0
-    values[idx] = mantissa
-    bad = np.concatenate([idx[invalid], np.flatnonzero(slow)])
+        scale[eidx] += exps
+    # an integer below 2**53 times or over an exact power of ten (10**0 ... 10**22) is one correctly rounded
+    # operation; the other numbers go to Python's float, which rounds correctly too
+    exact = (mantissa <= 2 ** 53) & (np.abs(scale) <= 22)
+    power = _POW10_EXACT[np.clip(np.abs(scale), 0, 22)]
+    number = mantissa.astype(np.float64)
+    number = np.where(scale >= 0, number * power, number / power)
+    number[first[idx] == _MINUS] *= -1.0
+    values[idx] = number
+    bad = np.concatenate([idx[invalid | ~exact], np.flatnonzero(slow)])
     still_bad = []
     for t in bad:
+        token = b[starts[t]:ends[t]].tobytes()
         try:
-            values[t] = float(b[starts[t]:ends[t]].tobytes())
+            if b'_' in token:  # Python reads 1_0 as 10; a CTF number has no digit separators
+                raise ValueError(token)
+            values[t] = float(token)
         except ValueError:
             still_bad.append(t)
     return values, np.sort(np.array(still_bad, np.int64))

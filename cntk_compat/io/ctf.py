@@ -16,8 +16,13 @@ DEFAULT_CHUNK_SIZE_IN_BYTES = 32 * 1024 * 1024
 _SCAN_BYTES = 8 * 1024 * 1024
 
 
+_BOM = b'\xef\xbb\xbf'  # the UTF-8 byte order mark some editors write first; CNTK skips it
+
+
 def _line_id(line):
     """The sequence id text of a CTF line (bytes), or None when the line has none."""
+    if line.startswith(_BOM):
+        line = line[len(_BOM):]
     head = line.split(b'|', 1)[0].strip()
     return head or None
 
@@ -98,8 +103,12 @@ class _CTF(Deserializer):
 
     def __init__(self, filename, streams):
         super(_CTF, self).__init__()
+        if os.path.isdir(filename):
+            raise IsADirectoryError("CTFDeserializer: '%s' is a directory; give the path of a CTF file" % filename)
         if not os.path.isfile(filename):
             raise IOError("CTFDeserializer: input file '%s' does not exist" % filename)
+        if os.path.getsize(filename) == 0:
+            raise ValueError("CTFDeserializer: input file '%s' is empty" % filename)
         self.filename = filename
         self._streams, spec, inputs = {}, [], {}
         for name, s in streams.items():
@@ -144,6 +153,8 @@ class _CTF(Deserializer):
         with open(self.filename, 'rb') as f:
             f.seek(begin)
             data = f.read(end - begin)
+        if begin == 0 and data.startswith(_BOM):
+            data = b' ' * len(_BOM) + data[len(_BOM):]  # blanked, so byte offsets stay those of the file
         return chunk_id, self._parser.start(data, share)
 
     def chunk(self, chunk_id, seed):

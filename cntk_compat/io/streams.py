@@ -32,12 +32,24 @@ def StreamDef(field=None, shape=None, is_sparse=False, transforms=None, context=
     return config
 
 
+MAX_SAMPLE_DIM = 2 ** 31 - 1  # values per sample (sparse indices are int32 in the readers)
+
+
 def stream_dim(stream, name, who):
     """The flat dimension of a StreamDef (``shape`` may be an int or a tuple)."""
     dim = stream.get('dim')
     if dim is None:
         raise ValueError("%s: stream '%s' needs a shape" % (who, name))
-    return int(np.prod(dim)) if isinstance(dim, (tuple, list)) else int(dim)
+    dims = list(dim) if isinstance(dim, (tuple, list)) else [dim]
+    for d in dims:
+        if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)) or d < 1:
+            raise ValueError("%s: stream '%s' has shape %r; its dimensions must be positive integers"
+                             % (who, name, dim))
+    total = int(np.prod([int(d) for d in dims], dtype=object))
+    if total > MAX_SAMPLE_DIM:
+        raise ValueError("%s: stream '%s' has shape %r, %d values per sample; at most %d are supported"
+                         % (who, name, dim, total, MAX_SAMPLE_DIM))
+    return total
 
 
 class StreamConfiguration(object):
