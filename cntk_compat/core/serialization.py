@@ -77,6 +77,27 @@ def register_model_reader(name, detect, load):
     _model_readers[name] = (detect, load)
 
 
+# the default format save() writes, registered by model_formats: (to_bytes(function), the exception it raises
+# when the graph has something that format cannot express); without one, or for such a graph, save() writes
+# this package's archive
+_default_writer = []
+
+
+def register_default_writer(to_bytes, not_expressible):
+    _default_writer[:] = [(to_bytes, not_expressible)]
+
+
+def default_format_bytes(function):
+    """The bytes save() writes: CNTK's v2 format where it can express the graph, else this package's archive."""
+    if _default_writer:
+        to_bytes, not_expressible = _default_writer[0]
+        try:
+            return to_bytes(function)
+        except not_expressible:
+            pass
+    return model_bytes(function)
+
+
 def _model_source(model):
     """(bytes, description) of a file name or a bytes buffer."""
     if isinstance(model, (bytes, bytearray, memoryview)):
@@ -250,7 +271,7 @@ def model_bytes(function):
 
 def save(function, filename):
     """Writes the model file atomically (core.atomic_file): a kill or a full disk leaves the previous file."""
-    atomic_file.write_atomically(filename, model_bytes(function), "model file")
+    atomic_file.write_atomically(filename, default_format_bytes(function), "model file")
 
 
 # ----------------------------------------------------------------------------------------------- loading
@@ -418,9 +439,27 @@ def load(model, device=None):
     return Function._composite(outputs, arg_order=arguments or None, name=graph.get("combine_name"))
 
 
+def _restore_parameters(function, loaded, what):
+    leaves, _, _ = _walk(function.outputs)
+    mine = [v for v in leaves if v.is_parameter]
+    saved = [v for v in _walk(loaded.outputs)[0] if v.is_parameter]
+    if len(saved) != len(mine):
+        raise ValueError("restore: %s has %d parameters, this Function has %d" % (what, len(saved), len(mine)))
+    for s, v in zip(saved, mine):
+        if tuple(s.shape) != tuple(v.shape):
+            raise ValueError("restore: parameter %r of shape %s in %s does not match %r of shape %s"
+                             % (s.name, tuple(s.shape), what, v.name, tuple(v.shape)))
+    for s, v in zip(saved, mine):
+        v.set_value(s.tensor.detach().cpu())
+
+
 def restore(function, model):
-    """Copies the Parameter and Constant values saved in ``model`` into ``function`` (same architecture)."""
-    graph, tensors = _read_archive(model)
+    """Copies the Parameter values (and, from this package's archive, the Constant values) saved in ``model``
+    into ``function`` (same architecture)."""
+    data, what = _model_source(model)
+    if not _is_archive(data):
+        return _restore_parameters(function, load(data), what)
+    graph, tensors = _read_archive_bytes(data, what)
     saved = [r for r in graph["variables"] if r["kind"] in (VariableKind.PARAMETER, VariableKind.CONSTANT)]
     leaves, _, _ = _walk(function.outputs)
     mine = [v for v in leaves if v.is_parameter or v.is_constant]

@@ -327,6 +327,16 @@ def _unpack_batch(inputs, attrs, name):
     return _C().unpack_batch(inputs[0], name=name)
 
 
+def _top_k(inputs, attrs, name):
+    return _C().top_k(inputs[0], attrs["numItems"], axis=static_axis(attrs.get("axis", StoredAxis(0, "", True)),
+                                                                     "TopK"), name=name)
+
+
+def _unpack_sequence(inputs, attrs, name):
+    return _C().sequence.unpack(inputs[0], attrs.get("sequenceUnpackPaddingValue", 0.0),
+                                no_mask_output=bool(attrs.get("sequenceUnpackSuppressMaskOutput", False)), name=name)
+
+
 def _optimized_rnnstack(inputs, attrs, name):
     return _C().optimized_rnnstack(inputs[0], inputs[1], attrs["hiddenSize"], attrs["numLayers"],
                                    bidirectional=bool(attrs.get("bidirectional", False)),
@@ -344,7 +354,7 @@ BUILDERS = {
     38: _delay("future_value"), 39: _reduce, 40: _batch_normalization, 41: _clip, 42: _select, 43: _splice,
     48: _logistic, 49: _optimized_rnnstack, 50: _reconcile, 51: _softmax_like("log_softmax"),
     52: _binary("log_add_exp"), 53: _binary("cosine_distance"), 54: _unary("sin"), 55: _unary("cos"),
-    56: _pass, 58: _unpooling, 62: _pass, 64: _stop_gradient, 65: _elu, 68: _one_hot, 69: _pow, 74: _gather,
+    56: _pass, 58: _unpooling, 72: _unpack_sequence, 87: _top_k, 62: _pass, 64: _stop_gradient, 65: _elu, 68: _one_hot, 69: _pow, 74: _gather,
     75: _unary("sigmoid"), 77: _unary("sinh"), 78: _unary("cosh"), 79: _unpack_batch, 80: _to_batch,
     81: _unary("asin"), 82: _unary("acos"), 85: _unary("atanh"), 86: _unary("asinh"), 88: _squeeze, 91: _cast,
     95: _unary("tan"), 96: _unary("atan"),

@@ -37,8 +37,8 @@ def parse(data, what):
     try:
         message.ParseFromString(data)
     except Exception as e:
-        raise ValueError("load_model: %s is not a readable CNTK v2 model (%s: %s)" % (what, type(e).__name__, e)) \
-            from None
+        raise ValueError("load_model: %s looks like a CNTK v2 model but is truncated or corrupt (%s: %s)"
+                         % (what, type(e).__name__, e)) from None
     return dictionary_from_message(message, what)
 
 
@@ -175,7 +175,7 @@ class _Reader(object):
             except Exception as e:
                 raise ValueError("%s: function %s (%s%s): %s" % (self.what, uid, OP_NAMES.get(op, op),
                                                                   " '%s'" % name if name else "", e)) from e
-        self._define(uid, f)
+        self._define(uid, f, attrs.get("customAttributes"))
 
     def _input(self, u):
         return self.variable(u)
@@ -187,9 +187,11 @@ class _Reader(object):
                              "may read" % (self.what, reader, u, OP_NAMES[v.op]))
         return v
 
-    def _define(self, uid, f):
+    def _define(self, uid, f, custom=None):
         node = f.root_function if f.is_composite else f
         node._uid = uid
+        if custom:
+            node._custom_attributes = dict(custom)
         closing = {}
         for i, out in enumerate(f.outputs):
             key = "%s_Output_%d" % (uid, i)
@@ -266,14 +268,22 @@ def load(data, what, udf_callbacks, device=None):
         raise ValueError("load_model: %s is a CNTK Dictionary but not a model (no 'root'/'primitive_functions'; "
                          "keys %s)" % (what, ", ".join(sorted(top))))
     reader = _Reader(top, what, udf_callbacks, device)
-    outputs = reader.composite(top)
+    try:
+        outputs = reader.composite(top)
+    except KeyError as e:
+        raise ValueError("load_model: %s is a truncated or corrupt CNTK v2 model (a record lacks %s)"
+                         % (what, e)) from None
     if reader.stand_ins:
         raise ValueError("%s: the file reads %s, never defined" % (what, ", ".join(sorted(reader.stand_ins))))
     # a function listed before the one whose output it reads, outside any loop, still reads the stand-in
     substitute_in_place(outputs, reader.closed)
     infer_in_place(outputs)
     _uid.reserve(reader.max_uid_number)
-    f = Function._composite(outputs, name=top.get("name") or None)
+    name = top.get("name") or None
+    owners = {id(o.owner) for o in outputs if o.is_output}
+    if name and len(owners) == 1 and outputs[0].is_output and outputs[0].owner.name == name:
+        name = None  # the composite's name is its root's (CNTK writes it in both places)
+    f = Function._composite(outputs, name=name)
     f._uid = top.get("uid") or f._uid
     return f
 

@@ -51,7 +51,7 @@ def _hard_sigmoid(x, alpha=0.2, beta=0.5):
 
 
 def _element_not(x):
-    return (x == 0).to(x.dtype)
+    return (x <= 0).to(x.dtype)  # CNTK 2.7: true means > 0, so negatives are false
 
 
 def _straight_through(x):
@@ -351,15 +351,15 @@ def _param_relu(alpha, x):
 
 
 def _element_and(a, b):
-    return ((a != 0) & (b != 0)).to(a.dtype)
+    return ((a > 0) & (b > 0)).to(a.dtype)
 
 
 def _element_or(a, b):
-    return ((a != 0) | (b != 0)).to(a.dtype)
+    return ((a > 0) | (b > 0)).to(a.dtype)
 
 
 def _element_xor(a, b):
-    return ((a != 0) ^ (b != 0)).to(a.dtype)
+    return ((a > 0) ^ (b > 0)).to(a.dtype)
 
 
 def _element_select(flag, if_true, if_false):

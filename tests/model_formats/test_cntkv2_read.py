@@ -122,3 +122,21 @@ def test_descriptor_parses_its_own_output():
     again.ParseFromString(m.SerializeToString())
     assert list(again.data["s"].nd_shape_value.shape_dim) == [4, 3]  # stored innermost first
     assert list(again.data["t"].nd_array_view_value.float_values.value) == [0, 1, 2, 3, 4, 5]
+
+
+@pytest.mark.parametrize("name", EVALUATED)
+def test_real_file_load_save_load_keeps_graph_and_values(name, tmp_path):
+    d, man = _legacy(name)
+    model = C.load_model(os.path.join(d, man["model"]))
+    path = str(tmp_path / "again.model")
+    model.save(path)
+    again = C.load_model(path)
+    assert sorted((p.name, p.shape) for p in again.parameters) == sorted((p.name, p.shape) for p in model.parameters)
+    for p in again.parameters:
+        q = [m for m in model.parameters if m.uid == p.uid]
+        if q:
+            np.testing.assert_array_equal(p.value, q[0].value)
+    for case in man["cases"]:
+        expected = np.load(os.path.join(d, case["expected_cntk27"]))
+        got = evaluate_case(again, d, man, case)
+        np.testing.assert_allclose(got.reshape(expected.shape), expected, rtol=1e-4, atol=1e-5)

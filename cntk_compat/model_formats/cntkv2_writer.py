@@ -1,0 +1,563 @@
+"""Writing a Function in CNTK's v2 model format, the form CNTK 2.7's own save() writes.
+
+Each registered op either has an encoder here (op code, CNTK's input order, attributes with the value types
+CNTK reads them as), an expansion into encodable ops written as a block function under CNTK's op name (as CNTK
+itself writes ELU, Softplus, ElementDivide, ...), or is listed in NOT_EXPRESSIBLE with the reason; a graph that
+uses one of those cannot be written in this format (save() then keeps this package's archive format).
+"""
+import numpy as np
+
+from ..core.reinference import primitive_nodes
+from .cntkv2_values import (AXIS_ALL_STATIC, AXIS_DYNAMIC, CODE_OF_DTYPE, Float32, Shape, SizeT, StoredAxis,
+                            dictionary_to_message)
+
+COMPOSITE_VERSION = 3
+PRIMITIVE_VERSION = 24  # what CNTK 2.7 writes; it reads every older record version too
+VARIABLE_VERSION = 1
+_KIND = {"Input": 0, "Output": 1, "Parameter": 2, "Constant": 3, "Placeholder": 4}
+
+
+class NotExpressible(ValueError):
+    """The graph uses something CNTK's format cannot express."""
+
+
+def _static(axis, rank, what):
+    """A Python static axis as CNTK's stored axis (counted from the innermost)."""
+    from ..core.axis import Axis
+    if isinstance(axis, Axis):
+        if axis._index is not None:
+            axis = axis._index
+        elif axis.name == "AllStaticAxes":
+            return StoredAxis(AXIS_ALL_STATIC, "AllStaticAxes", False)
+        else:
+            return StoredAxis(AXIS_DYNAMIC, axis.name, axis.is_ordered)
+    axis = int(axis)
+    if axis < 0:
+        axis += rank
+    if not 0 <= axis < rank:
+        raise NotExpressible("%s: axis %d is outside a rank-%d operand" % (what, axis, rank))
+    k = rank - 1 - axis
+    return StoredAxis(k, "staticAxisIdx=%d" % k, True)
+
+
+def _rank(v):
+    return len(v._shape)
+
+
+def _bools(values, rank):
+    values = list(values) if isinstance(values, (list, tuple)) else [values]
+    return [bool(b) for b in reversed(values)]
+
+
+def _shape(values):
+    return Shape(int(v) for v in values)
+
+
+# ------------------------------------------------------------------------------------------- encoders
+# encoder(node) -> (op code, inputs in CNTK's order, attributes)
+
+def _plain(code):
+    def encode(node):
+        return code, list(node._inputs), {}
+    return encode
+
+
+def _times(node):
+    a = node._attributes
+    return 31, [node._inputs[1], node._inputs[0]], {"outputRank": SizeT(a.get("output_rank", 1)),
+                                                    "inferInputRankToMap": int(a.get("infer_input_rank_to_map", -1))}
+
+
+def _transpose_times(node):
+    return 32, [node._inputs[1], node._inputs[0]], {"outputRank": SizeT(1)}
+
+
+def _softmax(node):
+    axis = node._attributes.get("axis")
+    x = node._inputs[0]
+    if axis is not None and not (isinstance(axis, int) and axis in (-1, _rank(x) - 1) and _rank(x) == 1):
+        raise NotExpressible("Softmax over axis %r of a rank-%d operand" % (axis, _rank(x)))
+    return 10, [x], {}
+
+
+def _dropout(node):
+    a = node._attributes
+    return 15, list(node._inputs), {"dropoutRate": float(a.get("dropoutRate", 0.0)),
+                                    "rngSeed": SizeT(a.get("rngSeed", 0)), "rngOffset": SizeT(0)}
+
+
+def _reshape(node):
+    a = node._attributes
+    x = node._inputs[0]
+    r = _rank(x)
+    b = a.get("begin_axis")
+    e = a.get("end_axis")
+    b = 0 if b is None else (b + r if b < 0 else b)
+    e = r if e is None else (e + r if e < 0 else e)
+    return 16, [x], {"newShape": _shape(a["shape"]), "beginAxis": StoredAxis(r - e, "staticAxisIdx=%d" % (r - e), True),
+                     "endAxis": StoredAxis(r - b, "staticAxisIdx=%d" % (r - b), True)}
+
+
+def _slice(node):
+    a = node._attributes
+    x = node._inputs[0]
+    r = _rank(x)
+    return 14, [x], {"axisVec": [_static(ax, r, "Slice") for ax in a["axes"]],
+                     "beginIndexVec": [int(v) for v in a["begins"]], "endIndexVec": [int(v) for v in a["ends"]],
+                     "sliceStridesVec": [int(v) for v in a["strides"]]}
+
+
+def _splice(node):
+    ins = list(node._inputs)
+    r = max(_rank(i) for i in ins)
+    return 43, ins, {"axis": _static(node._attributes["axis"], r, "Splice")}
+
+
+def _transpose(node):
+    x = node._inputs[0]
+    r = _rank(x)
+    perm = list(node._attributes["perm"])
+    # CNTK's permutation, innermost first: output axis i (CNTK) is input axis axisVec[i] (CNTK)
+    cntk = [r - 1 - perm[r - 1 - i] for i in range(r)]
+    return 12, [x], {"axisVec": [StoredAxis(k, "staticAxisIdx=%d" % k, True) for k in cntk]}
+
+
+def _geometry_attributes(a, kernel_rank, what):
+    if a.get("lower_pad") is not None or a.get("upper_pad") is not None:
+        raise NotExpressible("%s with explicit lower/upper padding" % what)
+    return {"lowerPad": Shape((0,)), "upperPad": Shape((0,))}
+
+
+def _per_axis(values, rank):
+    values = tuple(values) if isinstance(values, (list, tuple)) else (values,)
+    if len(values) > rank:
+        values = values[len(values) - rank:]
+    return (values[0],) * (rank - len(values)) + values
+
+
+def _convolution(node, transpose=False):
+    a = node._attributes
+    w, x = node._inputs
+    if a.get("reduction_rank", 1) != 1 or a.get("groups", 1) != 1:
+        raise NotExpressible("Convolution with reduction_rank %s / groups %s"
+                             % (a.get("reduction_rank"), a.get("groups")))
+    r = _rank(x)
+    attrs = {"strides": _shape(_per_axis(a["strides"], r)), "sharing": [True] * r,
+             "autoPadding": _bools(_per_axis(a["auto_padding"], r), r),
+             "dilation": _shape(_per_axis(a["dilation"], r)), "transpose": bool(transpose),
+             "maxTempMemSizeInSamples": SizeT(0), "kernelShape": _shape(w._shape[1:] if not transpose
+                                                                         else (w._shape[0],) + tuple(w._shape[2:])),
+             "outputShape": Shape((0,)) if not a.get("output_shape") else _shape(a["output_shape"])}
+    attrs.update(_geometry_attributes(a, r, "Convolution"))
+    return 33, [w, x], attrs
+
+
+def _pooling(node):
+    a = node._attributes
+    x = node._inputs[0]
+    window = tuple(a["window"] or ())
+    if not window:
+        raise NotExpressible("global pooling")
+    attrs = {"poolingType": SizeT(a["pooling_type"]), "poolingWindowShape": _shape(window),
+             "strides": _shape(_per_axis(a["strides"], len(window))),
+             "autoPadding": _bools(_per_axis(a["auto_padding"], len(window)), len(window)),
+             "ceilOutDim": bool(a.get("ceil_out_dim", False)), "includePad": bool(a.get("include_pad", False))}
+    attrs.update(_geometry_attributes(a, len(window), "Pooling"))
+    return 17, [x], attrs
+
+
+def _delay(code):
+    def encode(node):
+        return code, list(node._inputs), {"offset": SizeT(node._attributes.get("time_step", 1))}
+    return encode
+
+
+_REDUCTION_NAMES = {"sum": "Sum", "log_sum_exp": "LogSum", "mean": "Mean", "max": "Max", "min": "Min",
+                    "prod": "Prod"}
+
+
+def _reduce(node):
+    a = node._attributes
+    x = node._inputs[0]
+    if a.get("batch") or a.get("all_dynamic"):
+        raise NotExpressible("a reduction over the batch/dynamic axes")
+    name = _REDUCTION_NAMES.get(a["kind"])
+    if name is None:
+        raise NotExpressible("reduction %r" % a["kind"])
+    axes = a.get("axes")
+    r = _rank(x)
+    stored = [StoredAxis(AXIS_ALL_STATIC, "AllStaticAxes", False)] if axes is None else \
+        [_static(ax, r, "Reduce") for ax in axes]
+    return 39, [x], {"reductionOpName": name, "axisVec": stored,
+                     "reductionKeepDimensions": bool(a.get("keepdims", True))}
+
+
+def _arg_reduce(name):
+    def encode(node):
+        x = node._inputs[0]
+        axis = node._attributes.get("axis")
+        stored = StoredAxis(AXIS_ALL_STATIC, "AllStaticAxes", False) if axis is None \
+            else _static(axis, _rank(x), name)
+        return 39, [x], {"reductionOpName": name, "axis": stored, "reductionKeepDimensions": True}
+    return encode
+
+
+def _batch_normalization(node):
+    a = node._attributes
+    return 40, list(node._inputs), {
+        "spatial": bool(a["spatial"]), "normalizationTimeConstant": float(a["normalization_time_constant"]),
+        "blendTimeConstant": float(a["blend_time_constant"]), "epsilon": float(a["epsilon"]),
+        "useCuDNNEngine": False, "disableRegularization": bool(a.get("disable_regularization", False))}
+
+
+def _one_hot(node):
+    a = node._attributes
+    x = node._inputs[0]
+    axis = a.get("axis", -1)
+    r = _rank(x) + 1
+    return 68, [x], {"numClass": SizeT(a["num_classes"]), "oneHotOutputSparse": bool(a.get("sparse_output", False)),
+                     "onehotAxis": _static(axis, r, "OneHot")}
+
+
+def _gather(node):
+    if node._attributes.get("axis") is not None:
+        raise NotExpressible("Gather along an axis")
+    return 74, [node._inputs[1], node._inputs[0]], {}
+
+
+def _cast(node):
+    return 91, list(node._inputs), {"newDataType": int(CODE_OF_DTYPE[np.dtype(node._attributes["dtype"])])}
+
+
+def _squeeze(node):
+    axes = node._attributes.get("axes")
+    x = node._inputs[0]
+    if axes is None:
+        return 88, [x], {}
+    return 88, [x], {"axisVec": [_static(ax, _rank(x), "Squeeze") for ax in axes]}
+
+
+def _top_k(node):
+    a = node._attributes
+    x = node._inputs[0]
+    return 87, [x], {"numItems": SizeT(a["k"]), "axis": _static(a.get("axis", -1), _rank(x), "TopK")}
+
+
+def _elu(node):
+    if node._attributes.get("alpha", 1.0) != 1.0:
+        raise NotExpressible("ELU with alpha %r" % node._attributes["alpha"])
+    return 65, list(node._inputs), {}
+
+
+ENCODERS = {
+    "Negate": _plain(0), "Sigmoid": _plain(75), "Tanh": _plain(2), "ReLU": _plain(3), "Exp": _plain(4),
+    "Log": _plain(5), "Sqrt": _plain(6), "Floor": _plain(7), "Abs": _plain(8), "Reciprocal": _plain(9),
+    "Softmax": _softmax, "Hardmax": _plain(11), "Transpose": _transpose, "Slice": _slice, "Dropout": _dropout,
+    "Reshape": _reshape, "Pooling": _pooling, "Plus": _plain(19), "Minus": _plain(20), "ElementTimes": _plain(21),
+    "Equal": _plain(22), "NotEqual": _plain(23), "Less": _plain(24), "LessEqual": _plain(25),
+    "Greater": _plain(26), "GreaterEqual": _plain(27), "Times": _times, "TransposeTimes": _transpose_times,
+    "Convolution": _convolution, "ConvolutionTranspose": lambda n: _convolution(n, transpose=True),
+    "PastValue": _delay(37), "FutureValue": _delay(38), "BatchNormalization": _batch_normalization,
+    "Clip": _plain(41), "Select": _plain(42), "Splice": _splice, "ReconcileDynamicAxis": _plain(50),
+    "LogPlus": _plain(52), "Sin": _plain(54), "Cos": _plain(55), "Alias": _plain(62), "StopGradient": _plain(64),
+    "ELU": _elu, "OneHot": _one_hot, "Pow": _plain(69), "Gather": _gather, "Sinh": _plain(77), "Cosh": _plain(78),
+    "Asin": _plain(81), "Acos": _plain(82), "Atanh": _plain(85), "Asinh": _plain(86), "Squeeze": _squeeze,
+    "Cast": _cast, "Tan": _plain(95), "Atan": _plain(96), "TopK": _top_k, "Argmax": _arg_reduce("Argmax"),
+    "Argmin": _arg_reduce("Argmin"),
+}
+for _name in ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceLogSum"):
+    ENCODERS[_name] = _reduce
+
+
+# ------------------------------------------------------------------------------------------- expansions
+# op name -> (CNTK's block op name, build(inputs, attributes) -> Function over those inputs, from encodable ops)
+
+def _C():
+    import cntk_compat
+    return cntk_compat
+
+
+def _constant(value, like):
+    return _C().Constant(np.asarray(value, dtype=np.dtype(like.dtype)))
+
+
+def _leaky(ins, a):
+    C = _C()
+    x = ins[0]
+    return C.element_select(C.less(x, _constant(0, x)), C.element_times(_constant(a.get("alpha", 0.01), x), x), x)
+
+
+def _selu(ins, a):
+    C = _C()
+    x = ins[0]
+    neg = C.element_times(_constant(a["alpha"], x), C.elu(x))
+    return C.element_times(_constant(a["scale"], x), C.element_select(C.less(x, _constant(0, x)), neg, x))
+
+
+def _softplus(ins, a):
+    C = _C()
+    x = ins[0]
+    k = a.get("steepness", 1.0)
+    if k == 1.0:
+        return C.log_add_exp(_constant(0, x), x)
+    return C.element_times(_constant(1.0 / k, x), C.log_add_exp(_constant(0, x), C.element_times(_constant(k, x), x)))
+
+
+def _positive(x):
+    return _C().greater(x, _constant(0, x))
+
+
+def _reduce_expansion(inner, outer=None):
+    def build(ins, a):
+        C = _C()
+        if a.get("batch") or a.get("all_dynamic"):
+            raise NotExpressible("a reduction over the batch/dynamic axes")
+        axes = a.get("axes")
+        axis = None if axes is None else (axes[0] if len(axes) == 1 else tuple(axes))
+        y = C.reduce_sum(inner(ins[0]), axis=axis, keepdims=bool(a.get("keepdims", True)))
+        return outer(y) if outer else y
+    return build
+
+
+def _log_softmax(ins, a):
+    C = _C()
+    x = ins[0]
+    axis = a.get("axis")
+    return C.minus(x, C.reduce_log_sum_exp(x, axis=C.Axis.all_static_axes() if axis is None else axis))
+
+
+def _expand_dims(ins, a):
+    return _C().reshape(ins[0], a["output_shape"])
+
+
+def _hard_sigmoid(ins, a):
+    C = _C()
+    x = ins[0]
+    return C.clip(C.plus(C.element_times(_constant(a["alpha"], x), x), _constant(a["beta"], x)),
+                  _constant(0, x), _constant(1, x))
+
+
+def _prelu(ins, a):
+    C = _C()
+    alpha, x = ins
+    return C.element_select(C.less(x, _constant(0, x)), C.element_times(alpha, x), x)
+
+
+EXPANSIONS = {
+    "ElementAnd": ("And", lambda ins, a: _positive(_C().element_times(_positive(ins[0]), _positive(ins[1])))),
+    "ElementOr": ("Or", lambda ins, a: _positive(_C().plus(_positive(ins[0]), _positive(ins[1])))),
+    "ElementXor": ("Xor", lambda ins, a: _C().not_equal(_positive(ins[0]), _positive(ins[1]))),
+    "ElementNot": ("Not", lambda ins, a: _C().less_equal(ins[0], _constant(0, ins[0]))),
+    "HardSigmoid": ("HardSigmoid", _hard_sigmoid), "PReLU": ("PReLU", _prelu), "LogSoftmax": ("LogSoftmax", _log_softmax),
+    "ReduceL1": ("ReduceL1", _reduce_expansion(lambda x: _C().abs(x))),
+    "ReduceL2": ("ReduceL2", _reduce_expansion(lambda x: _C().element_times(x, x), lambda y: _C().sqrt(y))),
+    "ReduceSumSquare": ("ReduceSumSquare", _reduce_expansion(lambda x: _C().element_times(x, x))),
+    "ElementDivide": ("ElementDivide", lambda ins, a: _C().element_times(ins[0], _C().reciprocal(ins[1]))),
+    "Square": ("Square", lambda ins, a: _C().element_times(ins[0], ins[0])),
+    "Round": ("Round", lambda ins, a: _C().floor(_C().plus(ins[0], _constant(0.5, ins[0])))),
+    "Ceil": ("Ceil", lambda ins, a: _C().negate(_C().floor(_C().negate(ins[0])))),
+    "ElementMax": ("ElementMax", lambda ins, a: _C().element_select(_C().greater(ins[0], ins[1]), ins[0], ins[1])),
+    "ElementMin": ("ElementMin", lambda ins, a: _C().element_select(_C().less(ins[0], ins[1]), ins[0], ins[1])),
+    "ExpandDims": ("ExpandDims", _expand_dims), "LeakyReLU": ("LeakyReLU", _leaky), "SELU": ("SELU", _selu), "Softplus": ("Softplus", _softplus),
+    "Softsign": ("Softsign", lambda ins, a: _C().element_times(
+        ins[0], _C().reciprocal(_C().plus(_constant(1, ins[0]), _C().abs(ins[0]))))),
+}
+
+# registered ops CNTK's format has no record for; a graph using one is saved in this package's archive format
+_SEQUENCE = "CNTK writes it as a Where/PackedIndex/GatherPacked (or unpack) chain, which this writer does not produce yet"
+_RANDOM = "CNTK's RandomDistribution records are not mapped yet"
+_NOT_MAPPED = "no CNTK record is mapped for it yet"
+NOT_EXPRESSIBLE = {
+    "UserFunction": "a Python user function: CNTK would need the user's class (this package's archive keeps its "
+                    "serialize() state)",
+    "Assign": _NOT_MAPPED, "ConstantLike": _NOT_MAPPED, "CosineDistanceWithNegativeSamples": _NOT_MAPPED,
+    "Crop": _NOT_MAPPED, "DepthToSpace": _NOT_MAPPED, "SpaceToDepth": _NOT_MAPPED,
+    "EditDistanceError": _NOT_MAPPED, "EyeLikeOp": _NOT_MAPPED, "LambdaRank": _NOT_MAPPED, "NDCG1Eval": _NOT_MAPPED,
+    "LocalResponseNormalization": _NOT_MAPPED, "MeanVarianceNormalization": _NOT_MAPPED, "Pad": _NOT_MAPPED,
+    "ROIPooling": _NOT_MAPPED, "StraightThrough": _NOT_MAPPED, "Unpooling": _NOT_MAPPED,
+    "SequentialConvolution": _NOT_MAPPED, "ToBatch": _NOT_MAPPED, "UnpackBatch": _NOT_MAPPED,
+    "RandomSample": _RANDOM, "RandomSampleInclusionFrequency": _RANDOM, "BernoulliRandom": _RANDOM,
+    "BernoulliRandomLike": _RANDOM, "GumbelRandom": _RANDOM, "GumbelRandomLike": _RANDOM, "NormalRandom": _RANDOM,
+    "NormalRandomLike": _RANDOM, "UniformRandom": _RANDOM, "UniformRandomLike": _RANDOM,
+}
+for _name in ("SequenceBroadcastAs", "SequenceFirst", "SequenceGather", "SequenceIsFirst", "SequenceIsLast",
+              "SequenceLast", "SequenceReduceMax", "SequenceReduceSum", "SequenceScatter", "SequenceSlice",
+              "SequenceSoftmax", "ToSequenceLikeOp", "ToSequenceOp", "UnpackSequence", "Where"):
+    NOT_EXPRESSIBLE[_name] = _SEQUENCE
+for _name in ("ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd",
+              "ReduceSum", "ReduceSumSquare"):
+    NOT_EXPRESSIBLE[_name + "OverSequences"] = "a reduction over the sequence axis: " + _SEQUENCE
+
+
+def encodable(op_name):
+    return op_name in ENCODERS or op_name in EXPANSIONS or op_name in ("Block", "Combine")
+
+
+def _custom_value(v, key):
+    if isinstance(v, (bool, str, float)) or v is None:
+        return v
+    if isinstance(v, (int, np.integer)):
+        return SizeT(v) if v >= 0 else int(v)
+    raise NotExpressible("custom attribute %r of type %s" % (key, type(v).__name__))
+
+
+# ------------------------------------------------------------------------------------------- the writer
+class _Writer(object):
+    def __init__(self):
+        self.leaves = {}      # uid -> record (the model's "inputs")
+        self.uid_of = {}      # id(Variable) -> uid in the file
+        self.node_uids = {}   # id(node) -> uid in the file
+        self.counter = 0
+        self.keep = []        # write-time expansions, kept alive while writing
+        self.records = []     # every primitive function, blocks' bodies included, each after its inputs
+        self.written = set()
+
+    def fresh(self, prefix):
+        self.counter += 1
+        return "%s_w%d" % (prefix, self.counter)
+
+    def variable_uid(self, v):
+        if v.is_output:
+            node = v.owner
+            return "%s_Output_%d" % (self.node_uid(node), node._outputs.index(v))
+        uid = self.uid_of.get(id(v))
+        if uid is None:
+            uid = self.uid_of[id(v)] = v.uid
+            self.leaves[uid] = self.variable_record(v, uid)
+        return uid
+
+    def node_uid(self, node):
+        uid = self.node_uids.get(id(node))
+        if uid is None:
+            uid = self.node_uids[id(node)] = node.uid
+        return uid
+
+    def variable_record(self, v, uid, kind=None):
+        if v._shape is None or v._dynamic_axes is None or (v._dtype is None and not v.is_placeholder):
+            raise NotExpressible("variable %s has an unknown shape or type" % (v.name or v.uid))
+        data_type = 0 if v._dtype is None else CODE_OF_DTYPE[np.dtype(v._dtype)]  # 0: CNTK's DataType::Unknown
+        record = {"version": SizeT(VARIABLE_VERSION), "type": "Variable", "uid": uid,
+                  "kind": SizeT(_KIND[kind or v._kind]), "data_type": SizeT(data_type),
+                  "dynamic_axis": [StoredAxis(AXIS_DYNAMIC, a.name, a.is_ordered) for a in v._dynamic_axes],
+                  "is_sparse": bool(v._is_sparse), "name": v.name, "needs_gradient": bool(v._needs_gradient),
+                  "shape": Shape(v._shape)}
+        if kind is None and (v.is_parameter or v.is_constant):
+            record["value"] = v.value if isinstance(v.value, np.ndarray) else np.asarray(v.value)
+        return record
+
+    def forward_reference(self, v):
+        """An output read before its function is written (a loop): listed as a placeholder leaf with its uid."""
+        uid = self.variable_uid(v)
+        if uid not in self.leaves:
+            record = self.variable_record(v, uid, kind="Placeholder")
+            record["name"] = ""
+            self.leaves[uid] = record
+        return uid
+
+    def composite(self, outputs, uid, name=""):
+        """A composite's record; its functions go to the one flat list (CNTK lists a block's body functions
+        among the model's, before the block, and the block's composite names only its root)."""
+        written = self.written
+        for node in primitive_nodes(outputs, into_blocks=False):
+            if id(node) not in written:
+                record = self.function(node, written)
+                written.add(id(node))
+                self.records.append(record)
+        owners = {id(o.owner) for o in outputs if o.is_output}
+        root = None
+        if len(owners) == 1 and outputs and all(o.is_output for o in outputs):
+            node = outputs[0].owner
+            if list(node._outputs) == list(outputs) and node._op.name != "Combine":
+                root = self.node_uid(node)
+        if root is None:
+            root = self.fresh("Combine")
+            self.records.append({"version": SizeT(PRIMITIVE_VERSION), "type": "PrimitiveFunction", "op": SizeT(44),
+                            "uid": root, "name": "", "inputs": [self.variable_uid(o) for o in outputs],
+                            "attributes": {}})
+        record = {"version": SizeT(COMPOSITE_VERSION), "type": "CompositeFunction", "uid": uid, "root": root}
+        if name:
+            record["name"] = name
+        return record
+
+    def _input_uid(self, v, written):
+        if v.is_output and id(v.owner) not in written:
+            return self.forward_reference(v)
+        return self.variable_uid(v)
+
+    def function(self, node, written):
+        record = self._function(node, written)
+        if not record.get("name"):
+            record.pop("name", None)
+        custom = getattr(node, "_custom_attributes", None)
+        if custom:
+            record["attributes"]["customAttributes"] = {str(k): _custom_value(v, k) for k, v in custom.items()}
+        return record
+
+    def _function(self, node, written):
+        op = node._op.name
+        uid = self.node_uid(node)
+        where = "%s%s" % (node.op_name, " '%s'" % node.name if node.name else "")
+        if op == "Block":
+            return self.block(node, uid, node.op_name, [(ph, outer) for ph, outer in node._block_arguments],
+                              node._block_root._outputs, written)
+        if op == "Combine":
+            return {"version": SizeT(PRIMITIVE_VERSION), "type": "PrimitiveFunction", "op": SizeT(44), "uid": uid,
+                    "name": node.name, "inputs": [self._input_uid(i, written) for i in node._inputs],
+                    "attributes": {}}
+        if op in ENCODERS:
+            try:
+                code, inputs, attrs = ENCODERS[op](node)
+            except NotExpressible as e:
+                raise NotExpressible("%s: %s" % (where, e)) from None
+            return {"version": SizeT(PRIMITIVE_VERSION), "type": "PrimitiveFunction", "op": SizeT(code), "uid": uid,
+                    "name": node.name, "inputs": [self._input_uid(i, written) for i in inputs], "attributes": attrs}
+        if op in EXPANSIONS:
+            return self.expansion(node, uid, written)
+        raise NotExpressible("%s: op %s has no record in CNTK's model format%s"
+                             % (where, op, " (%s)" % NOT_EXPRESSIBLE[op] if op in NOT_EXPRESSIBLE else ""))
+
+    def expansion(self, node, uid, written):
+        C = _C()
+        block_name, build = EXPANSIONS[node._op.name]
+        placeholders = []
+        for i in node._inputs:
+            p = C.placeholder(shape=i._shape, dynamic_axes=i._dynamic_axes, name="")
+            p._dtype, p._is_sparse = i._dtype, i._is_sparse
+            placeholders.append(p)
+        # expansions see the node's attributes and its output's shape
+        body = build(placeholders, dict(node._attributes, output_shape=node._outputs[0]._shape))
+        self.keep.append(body)
+        return self.block(node, uid, block_name, list(zip(placeholders, node._inputs)), body.outputs, written,
+                          attributes={})
+
+    def block(self, node, uid, op_name, arguments, inner_outputs, written, attributes=None):
+        for ph, _ in arguments:
+            self.variable_uid(ph)
+        body = self.composite(list(inner_outputs), self.fresh("CompositeFunction"))
+        mapped = {id(ph) for ph, _ in arguments}
+        captured = []  # as CNTK lists them: the leaves the body captures (parameters, constants), then arguments
+        for inner in primitive_nodes(list(inner_outputs), into_blocks=True):
+            for i in inner._inputs:
+                if not i.is_output and id(i) not in mapped and i not in captured:
+                    captured.append(i)
+        # a block's outputs are its own: the output uids "<block uid>_Output_i"
+        return {"version": SizeT(PRIMITIVE_VERSION), "type": "PrimitiveFunction", "op": SizeT(57), "uid": uid,
+                "name": node.name, "attributes": attributes or {},
+                "inputs": [self.variable_uid(c) for c in captured] +
+                          [self._input_uid(outer, written) for _, outer in arguments],
+                "block_function_op_name": op_name, "block_function_composite": body,
+                "block_function_composite_arguments_map_keys": [self.variable_uid(ph) for ph, _ in arguments],
+                "block_function_composite_arguments_map_values": [self._input_uid(o, written) for _, o in arguments]}
+
+
+def model_dictionary(function):
+    """The CNTK v2 Dictionary (as Python values) of ``function``; NotExpressible names what cannot be written."""
+    writer = _Writer()
+    top = writer.composite(list(function.outputs), function.uid, function.name)
+    top["inputs"] = list(writer.leaves.values())
+    top["primitive_functions"] = writer.records
+    return top
+
+
+def model_bytes(function):
+    return dictionary_to_message(model_dictionary(function)).SerializeToString()

@@ -1,0 +1,230 @@
+"""Writing CNTK's v2 model format (the default of Function.save): every registered op has a CNTK mapping or a
+stated reason why not; a model per mapped op is saved, loaded back here, and -- where real CNTK 2.7 is installed
+(CNTK27_PYTHON, default /root/.cache/cntk27/bin/python-cntk27) -- loaded and evaluated by CNTK 2.7 itself."""
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import cntk_compat as C
+from cntk_compat.core.registry import registered_ops
+from cntk_compat.layers import LSTM, Dense, Recurrence
+from cntk_compat.model_formats import cntkv2_writer as W
+
+CNTK27 = os.environ.get("CNTK27_PYTHON", "/root/.cache/cntk27/bin/python-cntk27")
+RNG = np.random.RandomState(7)
+X = RNG.uniform(-1, 1, (2, 3, 4)).astype(np.float32)
+S = [RNG.uniform(-1, 1, (4, 3)).astype(np.float32), RNG.uniform(-1, 1, (2, 3)).astype(np.float32)]
+
+
+def _const(shape, low=-1.0, high=1.0, seed=0):
+    return C.Constant(np.random.RandomState(seed).uniform(low, high, shape).astype(np.float32))
+
+
+def _param(shape, seed=1):
+    return C.Parameter(shape, init=np.random.RandomState(seed).uniform(-1, 1, shape).astype(np.float32))
+
+
+def _unit(x):
+    return C.sigmoid(x)  # values in (0, 1) for ops with a restricted domain
+
+
+def _batch_norm(x):
+    shape = (3, 4)
+    return C.batch_normalization(x, _param(shape, 2), _param(shape, 3), _const(shape, seed=4),
+                                 _const(shape, 0.5, 2.0, seed=5), False, running_count=C.Constant(np.float32(10)))
+
+
+def _cases():
+    c = _const((3, 4), seed=9)
+    binary = {"Plus": C.plus, "Minus": C.minus, "ElementTimes": C.element_times, "Equal": C.equal,
+              "NotEqual": C.not_equal, "Less": C.less, "LessEqual": C.less_equal, "Greater": C.greater,
+              "GreaterEqual": C.greater_equal, "LogPlus": C.log_add_exp, "ElementDivide": C.element_divide,
+              "ElementMax": C.element_max, "ElementMin": C.element_min, "ElementAnd": C.element_and,
+              "ElementOr": C.element_or, "ElementXor": C.element_xor}
+    unary = {"Negate": C.negate, "Sigmoid": C.sigmoid, "Tanh": C.tanh, "ReLU": C.relu, "Exp": C.exp,
+             "Floor": C.floor, "Abs": C.abs, "Sin": C.sin, "Cos": C.cos, "Alias": C.alias,
+             "StopGradient": C.stop_gradient, "ELU": C.elu, "Sinh": C.sinh, "Cosh": C.cosh, "Asinh": C.asinh,
+             "Atan": C.atan, "Square": C.square, "Round": C.round, "Ceil": C.ceil, "LeakyReLU": C.leaky_relu,
+             "SELU": C.selu, "Softplus": C.softplus, "Softsign": C.softsign, "ElementNot": C.element_not,
+             "Log": lambda x: C.log(_unit(x)), "Sqrt": lambda x: C.sqrt(_unit(x)),
+             "Reciprocal": lambda x: C.reciprocal(_unit(x)), "Asin": lambda x: C.asin(C.tanh(x)),
+             "Acos": lambda x: C.acos(C.tanh(x)), "Atanh": lambda x: C.atanh(C.tanh(x) * 0.9),
+             "Tan": lambda x: C.tan(C.tanh(x)), "Pow": lambda x: C.pow(_unit(x), C.abs(c)),
+             "HardSigmoid": lambda x: C.hard_sigmoid(x, 0.2, 0.5), "PReLU": lambda x: C.param_relu(_param((3, 4)), x)}
+    cases = {name: (lambda fn: lambda x, s: fn(x, c))(fn) for name, fn in binary.items()}
+    cases.update({name: (lambda fn: lambda x, s: fn(x))(fn) for name, fn in unary.items()})
+    cases.update({
+        "Softmax": lambda x, s: C.softmax(C.reshape(x, (12,))),
+        "LogSoftmax": lambda x, s: C.log_softmax(C.reshape(x, (12,))),
+        "Hardmax": lambda x, s: C.hardmax(C.reshape(x, (12,))),
+        "Transpose": lambda x, s: C.transpose(x, (1, 0)),
+        "Slice": lambda x, s: C.slice(x, [0, 1], [1, 0], [3, 3]),
+        "Dropout": lambda x, s: C.dropout(x, 0.5),
+        "Reshape": lambda x, s: C.reshape(x, (2, 6)),
+        "ExpandDims": lambda x, s: C.expand_dims(x, 1),
+        "Squeeze": lambda x, s: C.squeeze(C.reshape(x, (1, 12))),
+        "Pooling": lambda x, s: C.pooling(C.reshape(x, (1, 3, 4)), C.MAX_POOLING, (2, 2), strides=(1, 1)),
+        "Times": lambda x, s: C.times(x, _param((4, 5))),
+        "TransposeTimes": lambda x, s: C.times_transpose(x, _param((5, 4))),
+        "Convolution": lambda x, s: C.convolution(_param((2, 1, 2, 2)), C.reshape(x, (1, 3, 4))),
+        "ConvolutionTranspose": lambda x, s: C.convolution_transpose(_param((1, 2, 2, 2)), C.reshape(x, (1, 3, 4)),
+                                                                      auto_padding=[False]),
+        "BatchNormalization": lambda x, s: _batch_norm(x),
+        "Clip": lambda x, s: C.clip(x, -0.5, 0.5),
+        "Select": lambda x, s: C.element_select(C.greater(x, c), x, c),
+        "Splice": lambda x, s: C.splice(x, c, axis=0),
+        "OneHot": lambda x, s: C.one_hot(C.floor(_unit(x) * 3), 3),
+        "Gather": lambda x, s: C.gather(_const((5, 2)), C.floor(_unit(x) * 5)),
+        "Cast": lambda x, s: C.cast(x, np.float64),
+        "TopK": lambda x, s: C.top_k(C.reshape(x, (12,)), 3),
+        "Argmax": lambda x, s: C.argmax(x, 1), "Argmin": lambda x, s: C.argmin(x, 0),
+        "ReduceSum": lambda x, s: C.reduce_sum(x, 1), "ReduceMean": lambda x, s: C.reduce_mean(x),
+        "ReduceMax": lambda x, s: C.reduce_max(x, 0, keepdims=False), "ReduceMin": lambda x, s: C.reduce_min(x, 1),
+        "ReduceProd": lambda x, s: C.reduce_prod(x, 1), "ReduceLogSum": lambda x, s: C.reduce_log_sum_exp(x, 0),
+        "ReduceL1": lambda x, s: C.reduce_l1(x, 1), "ReduceL2": lambda x, s: C.reduce_l2(x, 0),
+        "ReduceSumSquare": lambda x, s: C.reduce_sum_square(x, 1),
+        "Block": lambda x, s: Dense(3, activation=C.relu)(x),
+        "Combine": lambda x, s: C.combine([C.reduce_sum(x, 0), C.abs(x)]),
+        "PastValue": lambda x, s: C.sequence.past_value(s, C.Constant(np.float32(0.5))),
+        "FutureValue": lambda x, s: C.sequence.future_value(s, time_step=2),
+        "ReconcileDynamicAxis": lambda x, s: C.reconcile_dynamic_axes(C.reshape(C.reduce_sum(x, 1), (3,)), s) + s,
+        "LSTM loop": lambda x, s: Recurrence(LSTM(4))(s),
+    })
+    return cases
+
+
+CASES = _cases()
+
+
+def test_every_registered_op_is_mapped_or_says_why_not():
+    unaccounted = sorted(op for op in registered_ops() if not W.encodable(op) and op not in W.NOT_EXPRESSIBLE)
+    assert unaccounted == [], "ops with neither a CNTK mapping nor a reason in NOT_EXPRESSIBLE: %s" % unaccounted
+    assert not set(W.NOT_EXPRESSIBLE) & (set(W.ENCODERS) | set(W.EXPANSIONS))
+
+
+def test_every_mapped_op_has_a_case():
+    assert sorted(op for op in list(W.ENCODERS) + list(W.EXPANSIONS) + ["Block", "Combine"] if op not in CASES) == []
+
+
+def _build(name):
+    x = C.input_variable((3, 4), name="x")
+    s = C.sequence.input_variable(3, name="s")
+    model = CASES[name](x, s)
+    return model, x, s
+
+
+def _feed(model, x, s):
+    feed = {}
+    for a in model.arguments:
+        feed[a] = X if a.name == "x" else S
+    return feed
+
+
+def _first_output(model, x, s):
+    out = model.outputs[0]
+    return model.eval(_feed(model, x, s), outputs=[out])
+
+
+def _same(a, b):
+    if isinstance(a, list):
+        assert len(a) == len(b)
+        for u, v in zip(a, b):
+            _same(u, v)
+        return
+    np.testing.assert_allclose(np.asarray(a, np.float64), np.asarray(b, np.float64), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_saved_in_cntk_format_and_loaded_back(name, tmp_path):
+    model, x, s = _build(name)
+    path = str(tmp_path / "m.model")
+    model.save(path)
+    with open(path, "rb") as f:
+        assert f.read(4)[:1] == b"\x08", "save() must write CNTK's format for %s" % name
+    loaded = C.load_model(path)
+    names = sorted(a.name for a in loaded.arguments)
+    assert names == sorted(a.name for a in model.arguments)
+    _same(_first_output(loaded, x, s), _first_output(model, x, s))
+
+
+def test_graph_with_a_user_function_falls_back_to_the_archive(tmp_path):
+    from cntk_compat.ops.functions import UserFunction
+
+    class Twice(UserFunction):
+        def __init__(self, arg, name="Twice"):
+            super().__init__([arg], name=name)
+
+        def forward(self, argument, device=None, outputs_to_retain=None):
+            return None, argument * 2
+
+        def backward(self, state, root_gradients):
+            return root_gradients * 2
+
+        def infer_outputs(self):
+            a = self.inputs[0]
+            return [C.output_variable(a.shape, a.dtype, a.dynamic_axes)]
+
+    x = C.input_variable(2)
+    with pytest.raises(W.NotExpressible, match="UserFunction"):
+        W.model_bytes(C.user_function(Twice(x)))
+
+
+_ORACLE = r'''
+import sys, os, numpy as np
+import cntk as C
+folder = sys.argv[1]
+x = np.load(os.path.join(folder, "x.npy"))
+s = [np.load(os.path.join(folder, "s%d.npy" % i)) for i in range(2)]
+for name in sorted(os.listdir(folder)):
+    if not name.endswith(".model"):
+        continue
+    stem = name[:-6]
+    try:
+        m = C.load_model(os.path.join(folder, name))
+        feed = dict((a, x if a.name == "x" else s) for a in m.arguments)
+        out = m.eval(feed, outputs=[m.outputs[0]])
+        if isinstance(out, list):
+            for i, o in enumerate(out):
+                np.save(os.path.join(folder, "%s.out%d.npy" % (stem, i)), np.asarray(o, np.float64))
+        else:
+            np.save(os.path.join(folder, "%s.out.npy" % stem), np.asarray(out, np.float64))
+    except Exception as e:
+        open(os.path.join(folder, stem + ".err"), "w").write("%s: %s" % (type(e).__name__, str(e).splitlines()[0]))
+'''
+
+
+@pytest.mark.skipif(not os.path.exists(CNTK27), reason="real CNTK 2.7 (the oracle) is not installed")
+def test_cntk27_loads_every_case_and_computes_the_same(tmp_path):
+    folder = tmp_path / "cases"
+    folder.mkdir()
+    np.save(str(folder / "x.npy"), X)
+    for i, seq in enumerate(S):
+        np.save(str(folder / ("s%d.npy" % i)), seq)
+    expected = {}
+    for name in CASES:
+        model, x, s = _build(name)
+        stem = name.replace(" ", "_")
+        model.save(str(folder / (stem + ".model")))
+        expected[stem] = _first_output(model, x, s)
+    script = tmp_path / "oracle.py"
+    script.write_text(_ORACLE)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    subprocess.run([CNTK27, str(script), str(folder)], cwd=str(tmp_path), env=env, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=600)
+    failures = []
+    for stem, ours in sorted(expected.items()):
+        err = folder / (stem + ".err")
+        if err.exists():
+            failures.append("%s: CNTK 2.7 failed: %s" % (stem, err.read_text()))
+            continue
+        if isinstance(ours, list):
+            theirs = [np.load(str(folder / ("%s.out%d.npy" % (stem, i)))) for i in range(len(ours))]
+        else:
+            theirs = np.load(str(folder / ("%s.out.npy" % stem)))
+        try:
+            _same(ours, theirs)
+        except AssertionError as e:
+            failures.append("%s: %s" % (stem, str(e).strip().splitlines()[-1]))
+    assert failures == []
