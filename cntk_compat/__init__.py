@@ -42,3 +42,6 @@ from .core.cntk_rng import SentinelValueForAutoSelectRandomSeed as auto_select  
 from .train import trainer  # noqa: E402
 from . import sample_installer  # noqa: E402
 from .sample_installer import install_samples  # noqa: E402
+# numpy scalars print as under the numpy 1.x CNTK ran with (see numpy_printing.py and docs/NUMBERS.md)
+from . import numpy_printing as _numpy_printing  # noqa: E402
+_numpy_printing.apply_default()

@@ -67,7 +67,11 @@ class DistributedLearner(object):
         self._learner.reset_learning_rate(learning_rate)
 
     def add_progress_writers(self, progress_writers):
-        self._learner.add_progress_writers(progress_writers)
+        """Kept on the distributed learner and not passed to the local one, as in CNTK: a Trainer with a
+        distributed learner prints no "Learning rate per ..." lines."""
+        writers = progress_writers if isinstance(progress_writers, (list, tuple)) else [progress_writers]
+        self._progress_writers = getattr(self, "_progress_writers", []) + \
+            [w for w in writers if w not in getattr(self, "_progress_writers", [])]
 
     def communicator(self):
         """The :class:`Communicator` of the workers."""

@@ -2,6 +2,7 @@
 one test minibatch."""
 import torch
 
+from ..core import graph_version
 from ..core.engine import evaluate_tensors, normalize_arguments
 from ..core.function import Function, as_variable
 from ..io.minibatch_data import MinibatchData
@@ -65,14 +66,42 @@ def _mask(var, tensor, info):
 
 
 def sample_count(var, tensor, info):
-    """The number of samples a criterion value covers: its batch (x valid sequence steps), or the minibatch's
-    sample count for a value without a batch axis."""
+    """The number of samples a criterion value covers, by CNTK's rule: its batch (x valid sequence steps); for
+    a value without a batch axis (a loss summed over the batch), those of the first variable with a batch axis
+    met in a depth-first walk of the graph below it."""
     if not var._has_batch:
-        return info.num_samples or 1
+        var = _first_batched_variable(var)
+        if var is None:
+            return info.num_samples or 1
+        tensor = None
     if var._sequence_axis is None:
-        return int(tensor.shape[0])
+        return int(tensor.shape[0]) if tensor is not None else int(info.num_sequences)
     lengths = info.lengths_by_axis.get(var._sequence_axis.name)
-    return int(sum(lengths)) if lengths is not None else int(tensor.shape[0] * tensor.shape[1])
+    if lengths is not None:
+        return int(sum(lengths))
+    return int(tensor.shape[0] * tensor.shape[1]) if tensor is not None else int(info.num_samples)
+
+
+_BATCHED_BELOW = {}  # (uid of a variable without a batch axis, graph version) -> the variable counted for it
+
+
+def _first_batched_variable(var):
+    key = (var.uid, graph_version.current())
+    if key not in _BATCHED_BELOW:
+        found, seen, stack = None, set(), [var]
+        while stack and found is None:
+            v = stack.pop()
+            if v.uid in seen:
+                continue
+            seen.add(v.uid)
+            if v is not var and v._has_batch:
+                found = v
+            elif v.owner is not None:
+                stack.extend(reversed(v.owner.root_function.inputs))
+        if len(_BATCHED_BELOW) > 1024:
+            _BATCHED_BELOW.clear()
+        _BATCHED_BELOW[key] = found
+    return _BATCHED_BELOW[key]
 
 
 def summed(var, tensor, info):
