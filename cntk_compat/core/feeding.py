@@ -118,7 +118,7 @@ def _from_sparse(var, data, device, dtype, shape, is_seq):
 def _from_array(var, data, device, dtype, shape, is_seq):
     """An array (or scalar) of [batch] x [sequence] x shape, or of one sample / one sequence. The tensor shares
     the array's memory when dtype and layout already fit (no copy on the CPU)."""
-    arr = np.asarray(data)
+    arr = data if type(data) is np.ndarray else np.asarray(data)
     _check_dtype(var, arr)
     if _shape_matches(arr.shape, shape):
         arr = arr[None]
@@ -132,7 +132,9 @@ def _from_array(var, data, device, dtype, shape, is_seq):
             arr = arr.reshape((arr.shape[0],) + shape)
         else:
             raise _sample_shape_error(var, arr.shape, "data")
-    tensor = torch.from_numpy(np.ascontiguousarray(arr, dtype=dtype))
+    if arr.dtype != dtype or not arr.flags.c_contiguous:
+        arr = np.ascontiguousarray(arr, dtype=dtype)
+    tensor = torch.from_numpy(arr)
     if tensor.device != device:
         tensor = tensor.to(device)
     return Value(_tensor=tensor, _lengths=[arr.shape[1]] * arr.shape[0] if is_seq else None,

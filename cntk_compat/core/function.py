@@ -306,7 +306,8 @@ class Function(TensorOpsMixin):
 
     @property
     def signature(self):
-        return tuple(a for a in self.arguments if a not in Function._placeholders_under_construction)
+        building = Function._placeholders_under_construction
+        return tuple(a for a in self.arguments if a not in building) if building else tuple(self.arguments)
 
     @property
     def parameters(self):
@@ -373,7 +374,7 @@ class Function(TensorOpsMixin):
                             % (" '%s'" % self.name if self.name else "", len(params),
                                ", ".join(p.name or p.uid for p in params), len(args) + len(kwargs)))
         mapping = dict(zip(params, args))
-        by_name = {p.name: p for p in params}
+        by_name = {p.name: p for p in params} if kwargs else None
         for k, v in kwargs.items():
             if k not in by_name:
                 raise TypeError("Function has no argument named %r (arguments: %s)"

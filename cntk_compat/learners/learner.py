@@ -237,11 +237,12 @@ class Learner(object):
             raise TypeError("gradient_values must be a dict mapping each Parameter to its gradient, got %r"
                             % type(gradient_values))
         self._report("Learning rate", self._lr_schedule, self._lr_origin)
-        if self.learning_rate() == 0.0:
+        current = self.learning_rate()  # looked up once per update
+        if current == 0.0:
             return False
         n = _sample_count(training_sample_count)
         self._on_minibatch(n)
-        lr = self._effective_learning_rate(n)
+        lr = self._effective_learning_rate(n, current)
         with torch.no_grad():
             self._apply(gradient_values, lr, n)
         self._sample_count += n
@@ -288,8 +289,7 @@ class Learner(object):
             return schedule[self._sweep_count - origin[1]]
         return schedule[self._sample_count - origin[0]]
 
-    def _effective_learning_rate(self, n):
-        lr = self.learning_rate()
+    def _effective_learning_rate(self, n, lr):
         if self.is_compatible_mode():
             return lr
         reference = self._lr_schedule.minibatch_size

@@ -40,6 +40,8 @@ def _is_number(x):
 
 
 def _check_count(value, argument):
+    if type(value) is int and value >= 0:  # the common case, without the slower numbers.Integral check
+        return value
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
         raise ValueError("%s must be a non-negative integer, got %r" % (argument, value))
     return int(value)

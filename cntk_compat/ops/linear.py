@@ -45,8 +45,20 @@ def _times_infer(inputs, attributes):
     return [OutputSpec(tuple(lead) + tuple(w._shape[k:]), dtype, axes)]
 
 
-def _times(x, w, k, x_dyn, w_dyn):
+def _sparse_rows_times(x, w):
+    """x·w for a sparse input held densely (one-hot words): the rows of w its nonzeros pick, weighted and summed,
+    instead of a dense product over the whole vocabulary (in both directions of autograd)."""
+    flat = x.reshape(-1, x.shape[-1])
+    rows, cols = flat.nonzero(as_tuple=True)
+    picked = w.index_select(0, cols) * flat[rows, cols].unsqueeze(1).to(w.dtype)
+    out = w.new_zeros((flat.shape[0], w.shape[1])).index_add_(0, rows, picked)
+    return out.reshape(tuple(x.shape[:-1]) + (w.shape[1],))
+
+
+def _times(x, w, k, x_dyn, w_dyn, sparse_left=False):
     if k == 1 and not w_dyn and w.dim() == 2:  # the common case: a matrix times the last axis
+        if sparse_left and not x.requires_grad:
+            return _sparse_rows_times(x, w)
         return torch.matmul(x, w)
     # sizes from the run-time tensor: free dimensions (FreeDimension) are only known here
     w_static = tuple(w.shape[w_dyn:])
@@ -75,7 +87,7 @@ def _times(x, w, k, x_dyn, w_dyn):
 def _times_prepare(node):
     x, w = node._inputs
     k = len(w._shape) - node._attributes["output_rank"]
-    return {"k": k, "x_dyn": x._n_dynamic, "w_dyn": w._n_dynamic}
+    return {"k": k, "x_dyn": x._n_dynamic, "w_dyn": w._n_dynamic, "sparse_left": bool(x._is_sparse)}
 
 
 register_op("Times", _times_infer, _times, prepare=_times_prepare, algebra="matmul")
