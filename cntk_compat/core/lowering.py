@@ -52,6 +52,65 @@ class LoweredFunction(torch.fx.GraphModule):
         self.output_uids = [o.uid for o in outputs]
         self.made_mask_axes = list(made_mask_axes)
 
+    def __reduce__(self):
+        """Pickled as its graph and the modules and tensors it reads (torch.save(module)); fx's own reduce would
+        trace the generated code again, which the ops' Python control flow does not allow."""
+        root = torch.nn.Module()
+        for name, value in self.__dict__["_modules"].items():
+            root.add_module(name, value)
+        for name, value in self.__dict__["_parameters"].items():
+            root.register_parameter(name, value)
+        for name, value in self.__dict__["_buffers"].items():
+            root.register_buffer(name, value)
+        owned = {n.target: getattr(self, n.target) for n in self.graph.nodes
+                 if n.op == "get_attr" and "." not in n.target and n.target not in root._modules
+                 and n.target not in root._parameters and n.target not in root._buffers}
+        extra = {"argument_uids": self.argument_uids, "mask_axes": self.mask_axes, "output_uids": self.output_uids,
+                 "made_mask_axes": self.made_mask_axes, "training": self.training}
+        return (_rebuild_lowered, (root, owned, _graph_records(self.graph), extra))
+
+
+class _NodeRef(object):
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __reduce__(self):
+        return (_NodeRef, (self.name,))
+
+
+def _graph_records(graph):
+    """The fx graph as plain records (an fx.Graph itself does not pickle): op, name, target, args, kwargs with
+    nodes named by _NodeRef."""
+    ref = lambda n: _NodeRef(n.name)  # noqa: E731
+    return [(n.op, n.name, n.target, torch.fx.node.map_arg(n.args, ref), torch.fx.node.map_arg(n.kwargs, ref),
+             n.meta.get("cntk_uid")) for n in graph.nodes]
+
+
+def _graph_from_records(records):
+    graph = torch.fx.Graph()
+    env = {}
+    back = lambda a: env[a.name] if isinstance(a, _NodeRef) else a  # noqa: E731
+    for op, name, target, args, kwargs, uid in records:
+        node = graph.create_node(op, target, torch.fx.node.map_aggregate(args, back),
+                                 torch.fx.node.map_aggregate(kwargs, back), name=name)
+        if uid is not None:
+            node.meta["cntk_uid"] = uid
+        env[name] = node
+    return graph
+
+
+def _rebuild_lowered(root, owned, records, extra):
+    graph = _graph_from_records(records)
+    for name, value in owned.items():
+        setattr(root, name, value)
+    module = LoweredFunction.__new__(LoweredFunction)
+    torch.fx.GraphModule.__init__(module, root, graph, class_name="CNTKFunction")
+    for name, value in extra.items():
+        setattr(module, name, value)
+    return module
+
 
 # names a parameter cannot take as a module attribute (a suffix "_" is added)
 _RESERVED = set(dir(LoweredFunction)) | {"training", "meta", "argument_uids", "mask_axes", "output_uids",
@@ -262,6 +321,10 @@ class _Builder(object):
             kwargs["training"] = self.training
         if op.uses_random:
             kwargs["random"] = self.random_stream(node)
+        if op.owned_state is not None:
+            attr = "state_%d_%s" % (len(self.env), "".join(c if c.isalnum() else "_" for c in node.uid))
+            setattr(self.root, attr, op.owned_state(node))
+            kwargs["state"] = self.graph.get_attr(attr)
         if op.uses_mask:
             axes = [i._sequence_axis for i in node._inputs if i._sequence_axis is not None]
             if not axes:

@@ -31,6 +31,9 @@ class OpDef(object):
     uses_random: a random node (CNTK's RngUser): compute receives random= the node's RandomStream
         (core.random_stream), which owns its seed and offset. Each evaluation is a new draw, so inside a
         recurrent loop it runs once per step (it is not hoisted out of the step loop).
+    owned_state(node) -> torch.nn.Module: state the node's computation needs beyond tensors (a user function's
+        Python object); the lowered module owns it as a submodule and compute receives it as state=, so the
+        module needs no process-global registry and survives its Function, deepcopy and pickling.
     makes_mask: compute returns (value, mask): the output lies on a sequence axis made by this op, whose
         (B, T') bool mask the lowering carries from here on (keyed by the axis name).
     algebra: the op's math in the small vocabulary the core's pattern matchers read (recurrent cells run on
@@ -40,7 +43,7 @@ class OpDef(object):
 
     def __init__(self, name, infer, compute, prepare=None, elementwise=False, uses_training=False,
                  uses_mask=False, uses_masks=False, makes_mask=False, uses_random=False,
-                 algebra=None):
+                 algebra=None, owned_state=None):
         self.name = name
         self.infer = infer
         self.compute = compute
@@ -52,6 +55,7 @@ class OpDef(object):
         self.makes_mask = makes_mask
         self.uses_random = uses_random
         self.algebra = algebra
+        self.owned_state = owned_state
 
     def __repr__(self):
         return "OpDef(%s)" % self.name

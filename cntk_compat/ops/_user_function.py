@@ -3,7 +3,7 @@
 Every user function lowers to the one registered op "UserFunction", whose computation runs the user's
 forward/backward inside a torch.autograd.Function.
 """
-import weakref
+import copy
 
 import numpy as np
 import torch
@@ -15,9 +15,6 @@ from ..core.registry import register_op
 from ..core.serialization import user_function_classes
 from ..core.value import NDArrayView, Value
 from ..core.variables import make_output
-
-_LIVE = weakref.WeakValueDictionary()
-
 
 def _lengths(mask):
     return None if mask is None else [int(n) for n in mask.sum(1).tolist()]
@@ -123,14 +120,28 @@ def _result_tensor(data, var, mask, device):
     return _as_tensor(data, mask).to(device=device, dtype=dtype)
 
 
-def _run(*tensors, udf_uid, masks):
-    udf = _LIVE[udf_uid]
-    outs = _UserAutograd.apply(udf, masks, *tensors)
+class UserFunctionState(torch.nn.Module):
+    """The user function a lowered module calls, owned by that module (no global registry): the module keeps
+    working after its Function is gone. A deepcopy of the module shares the user function (it is code and the
+    user's own state, like a Python callable); pickling pickles it, so its class must be importable."""
+
+    def __init__(self, udf):
+        super().__init__()
+        self.udf = udf
+
+    def __deepcopy__(self, memo):
+        twin = UserFunctionState.__new__(UserFunctionState)
+        memo[id(self)] = twin
+        twin.__dict__.update({k: (v if k == "udf" else copy.deepcopy(v, memo)) for k, v in self.__dict__.items()})
+        return twin
+
+
+def _run(*tensors, state, masks):
+    outs = _UserAutograd.apply(state.udf, masks, *tensors)
     return outs[0] if len(outs) == 1 else outs
 
 
-_OP = register_op("UserFunction", infer=None, compute=_run, prepare=lambda node: {"udf_uid": node.uid},
-                  uses_masks=True)
+_OP = register_op("UserFunction", infer=None, compute=_run, owned_state=UserFunctionState, uses_masks=True)
 
 
 class UserFunction(Function):
@@ -153,7 +164,6 @@ class UserFunction(Function):
         else:
             self._outputs = [make_output(o._shape, o._dtype, o._is_sparse, o._dynamic_axes, o.name, self,
                                          needs_gradient=grad and o.needs_gradient) for o in self._declared_outputs()]
-        _LIVE[self.uid] = self
 
     def _declared_outputs(self):
         try:
