@@ -118,6 +118,14 @@ def normalize_arguments(known, arguments, what="the Function"):
     return result, starts
 
 
+def _quoted(variable):
+    return "'%s'" % variable.name if variable.name else variable.uid
+
+
+def _brief(lengths):
+    return str(list(lengths[:8])) + ("..." if len(lengths) > 8 else "")
+
+
 def prepare_inputs(outputs, arguments, device=None, plan=None):
     """(lowering arguments, their tensors + masks, BatchInfo, per-axis lengths) for a computation."""
     plan = plan or call_plan(outputs)
@@ -138,12 +146,24 @@ def prepare_inputs(outputs, arguments, device=None, plan=None):
     values = [Value.create(a, args[a], seq_starts[a], dev) if a in seq_starts else to_value(a, args[a], dev)
               for a in order]
     lengths_by_axis, masks, slots = {}, [], []
-    info = None
-    for (axis, has_batch), v in zip(layout, values):
+    info, first_of_axis, first_batched = None, {}, None
+    for a, (axis, has_batch), v in zip(order, layout, values):
         if axis is not None and axis not in lengths_by_axis:
             lengths_by_axis[axis] = v.lengths
+            first_of_axis[axis] = a
             masks.append(v.mask_tensor())
             slots.append(v.slots)
+        elif axis is not None and v.lengths != lengths_by_axis[axis]:
+            raise ValueError("arguments %s and %s lie on the same sequence axis but their data have different "
+                             "sequence lengths (%s vs %s)" % (_quoted(first_of_axis[axis]), _quoted(a),
+                                                               _brief(lengths_by_axis[axis]), _brief(v.lengths)))
+        if has_batch:
+            if first_batched is None:
+                first_batched = (a, v.tensor.shape[0])
+            elif v.tensor.shape[0] != first_batched[1]:
+                raise ValueError("arguments %s and %s have data for different numbers of samples or sequences "
+                                 "(%d vs %d); every argument needs one per batch entry"
+                                 % (_quoted(first_batched[0]), _quoted(a), first_batched[1], v.tensor.shape[0]))
         if info is None and has_batch:
             n_seq = v.tensor.shape[0]
             n_samples = int(sum(v.lengths)) if v.lengths is not None else n_seq

@@ -24,6 +24,9 @@ def _check_dtype(var, arr):
                          "numpy arrays" % _describe(var))
     if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
         raise TypeError("%s: expected numeric data, got dtype %s" % (_describe(var), arr.dtype))
+    if np.issubdtype(arr.dtype, np.complexfloating):
+        raise ValueError("%s: only integer, bool, float16, float32 and float64 data are supported, got %s (its "
+                         "imaginary part would be lost)" % (_describe(var), arr.dtype))
     if arr.dtype != var._dtype:
         warn_dtype_conversion(var, arr.dtype)
 

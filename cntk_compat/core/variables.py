@@ -30,7 +30,7 @@ def sanitize_shape(shape, argument="shape"):
     if shape is None:
         return ()
     if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
+        shape = (int(shape),)
     try:
         dims = tuple(int(d) for d in shape)
     except TypeError:
@@ -403,12 +403,21 @@ def make_output(shape, dtype, is_sparse, dynamic_axes, name, owner, needs_gradie
 def input_variable(shape, dtype=np.float32, needs_gradient=False, is_sparse=False,
                    dynamic_axes=(Axis.default_batch_axis(),), name=""):
     """A data input with the batch axis (and whatever dynamic_axes says)."""
-    return Variable(shape, dtype, needs_gradient, is_sparse, dynamic_axes, name)
+    return Variable(_input_shape(shape, "input_variable"), dtype, needs_gradient, is_sparse, dynamic_axes, name)
+
+
+def _input_shape(shape, who):
+    dims = sanitize_shape(shape, "%s: shape" % who)
+    if 0 in dims:
+        raise ValueError("%s: shape %r has a zero dimension; an input holds at least one value per sample"
+                         % (who, shape))
+    return dims
 
 
 def sequence_input_variable(shape, dtype=np.float32, needs_gradient=False, is_sparse=False,
                             sequence_axis=Axis.default_dynamic_axis(), name=""):
-    return Variable(shape, dtype, needs_gradient, is_sparse, (sequence_axis, Axis.default_batch_axis()), name)
+    return Variable(_input_shape(shape, "sequence.input_variable"), dtype, needs_gradient, is_sparse,
+                    (sequence_axis, Axis.default_batch_axis()), name)
 
 
 def placeholder(shape=None, dynamic_axes=None, name=""):

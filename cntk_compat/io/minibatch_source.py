@@ -260,6 +260,10 @@ class MinibatchSource(object):
         its share of the minibatch and disjoint data; together they read every sequence of a sweep.
         The data stays in host memory; ``device`` is where it will be placed when it is fed.
         """
+        if isinstance(minibatch_size_in_samples, bool) or \
+                not isinstance(minibatch_size_in_samples, (int, np.integer)):
+            raise TypeError('next_minibatch: minibatch_size_in_samples must be an int, got %r'
+                            % (minibatch_size_in_samples,))
         if minibatch_size_in_samples <= 0:
             raise ValueError('minibatch_size_in_samples must be > 0, got %s' % minibatch_size_in_samples)
         parts = 1 if num_data_partitions is None else int(num_data_partitions)

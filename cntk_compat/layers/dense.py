@@ -21,6 +21,9 @@ def Dense(shape, activation=default_override_or(identity), init=default_override
     if input_rank is not None and map_rank is not None:
         raise ValueError("Dense: input_rank and map_rank cannot be specified at the same time.")
     output_shape = _as_tuple(shape)
+    if any(isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1 for d in output_shape):
+        raise ValueError("Dense: shape must be a positive int or a tuple of them (the output dimensions), got %r"
+                         % (shape,))
     output_rank = len(output_shape)
     input_shape = (InferredDimension,) * (input_rank if input_rank is not None else 1)
     infer_input_rank_to_map = -1 if input_rank is not None else (0 if map_rank is None else map_rank)

@@ -33,8 +33,18 @@ def as_schedule(value, reference, epoch_size, argument, use_mean_gradient=None):
     """A number, list or schedule -> a schedule owned by the learner (never the caller's object).
 
     Numbers and lists get the learner's reference minibatch size (:data:`IGNORE` when it has none); a schedule
-    whose reference size was not given explicitly takes the learner's.
+    whose reference size was not given explicitly takes the learner's. A momentum must lie in [0, 1].
     """
+    schedule = _as_schedule(value, reference, epoch_size, argument, use_mean_gradient)
+    if "momentum" in argument:
+        too_large = [v for v in schedule._values if v > 1]
+        if too_large:
+            raise ValueError("%s: a momentum must be in [0, 1] (the fraction of the previous update kept), got %r"
+                             % (argument, too_large[0]))
+    return schedule
+
+
+def _as_schedule(value, reference, epoch_size, argument, use_mean_gradient):
     if _is_number(value) or _is_schedule_list(value):
         return learning_parameter_schedule(value, IGNORE if reference is None else reference, epoch_size)
     if isinstance(value, TrainingParameterSchedule):

@@ -51,8 +51,8 @@ def _check_value(value, argument):
     if not _is_number(value):
         raise ValueError("%s: schedule values must be numbers, got %r" % (argument, value))
     value = float(value)
-    if not value >= 0:
-        raise ValueError("%s: schedule values must be non-negative, got %r" % (argument, value))
+    if not value >= 0 or value == float("inf"):
+        raise ValueError("%s: schedule values must be finite and non-negative, got %r" % (argument, value))
     return value
 
 

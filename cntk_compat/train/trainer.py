@@ -30,6 +30,8 @@ class Trainer(object):
         self._model = as_function(model, "Trainer model") if model is not None else None
         learners = parameter_learners if isinstance(parameter_learners, (list, tuple)) else [parameter_learners]
         self._learners = list(learners)
+        if not self._learners:
+            raise ValueError("Trainer: parameter_learners is empty; there must be at least one learner")
         self._progress_writers = progress_writer_list(progress_writers)
         for learner in self._learners:
             learner.add_progress_writers(self._progress_writers)
