@@ -18,6 +18,7 @@ import io
 import json
 import os
 import zipfile
+import zlib
 
 import numpy as np
 import torch
@@ -286,7 +287,8 @@ def _read_archive_bytes(data, what):
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             graph = json.loads(archive.read(_GRAPH).decode("utf-8"))
             tensor_bytes = archive.read(_TENSORS)
-    except (zipfile.BadZipFile, KeyError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as e:
+    except (zipfile.BadZipFile, KeyError, EOFError, UnicodeDecodeError, json.JSONDecodeError, zlib.error,
+            RecursionError) as e:  # zlib: damaged compressed data; RecursionError: absurdly nested JSON
         raise ValueError("load_model: %s is not a model saved by cntk-compat (archive format) nor a CNTK v2 "
                          "model, or it is truncated or corrupt (%s: %s)"
                          % (what, type(e).__name__, e)) from None

@@ -192,7 +192,9 @@ def _dropout(inputs, attrs, name):
     C = _C()
     seed = attrs.get("rngSeed")
     kw = {} if seed is None else {"seed": int(seed)}
-    return C.dropout(inputs[0], attrs.get("dropoutRate", 0.0), name=name, **kw)
+    f = C.dropout(inputs[0], attrs.get("dropoutRate", 0.0), name=name, **kw)
+    f.root_function._attributes["rngOffset"] = int(attrs.get("rngOffset", 0))  # where its random stream was
+    return f
 
 
 _REDUCTIONS = {"Sum": "reduce_sum", "LogSum": "reduce_log_sum_exp", "Mean": "reduce_mean", "Max": "reduce_max",

@@ -83,7 +83,8 @@ def _softmax(node):
 def _dropout(node):
     a = node._attributes
     return 15, list(node._inputs), {"dropoutRate": float(a.get("dropoutRate", 0.0)),
-                                    "rngSeed": SizeT(a.get("rngSeed", 0)), "rngOffset": SizeT(0)}
+                                    "rngSeed": SizeT(a.get("rngSeed", 0)),
+                                    "rngOffset": SizeT(a.get("rngOffset", 0))}
 
 
 def _reshape(node):

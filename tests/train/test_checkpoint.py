@@ -160,3 +160,15 @@ def test_resume_with_dropout_and_a_sampler_is_bitwise_equal_to_an_uninterrupted_
     assert len(offsets) == 2 and min(offsets) > 0
     assert [n.attributes["rngOffset"] for n in random_nodes(z2)] == offsets
 
+
+
+def test_a_saved_and_loaded_model_continues_its_dropout_stream(tmp_path):
+    x = C.input_variable(50, name="x")
+    z = C.dropout(x, 0.5, seed=11)
+    data = np.ones((4, 50), np.float32)
+    masks = lambda f: list(f.forward({f.arguments[0]: data}, f.outputs, set(f.outputs))[1].values())[0]  # noqa
+    masks(z)  # draw once: rngOffset moves on
+    z.save(str(tmp_path / "d.model"))
+    loaded = C.load_model(str(tmp_path / "d.model"))
+    assert random_nodes(loaded)[0].attributes["rngOffset"] == 200
+    np.testing.assert_array_equal(masks(loaded), masks(z))
