@@ -87,7 +87,7 @@ class Numbered(C.io.UserMinibatchSource):
         self.cursor = state["cursor"]
 
 
-def train(folder, faults=None):
+def train(folder, faults=None, preserve_all=False):
     """Trains with checkpoints in ``folder`` (restoring the newest one); returns the final parameters and
     the samples seen right after the restore."""
     np.random.seed(0)
@@ -103,7 +103,8 @@ def train(folder, faults=None):
     session = C.training_session(trainer, source, MINIBATCH, {x: source.fsi, y: source.lsi},
                                  max_samples=SAMPLES,
                                  checkpoint_config=C.CheckpointConfig(os.path.join(folder, "model.ckp"),
-                                                                      frequency=EVERY, restore=True))
+                                                                      frequency=EVERY, restore=True,
+                                                                      preserve_all=preserve_all))
     restored = []
     original_restore = session._restore
 
@@ -157,16 +158,16 @@ def in_child(body):
     return code, (json.loads(text) if text else None)
 
 
-def checkpoint_faults(root):
+def checkpoint_faults(root, preserve_all):
     reference_dir = os.path.join(root, "reference")
     os.makedirs(reference_dir)
-    code, reference = in_child(lambda: train(reference_dir)[0].tolist())
+    code, reference = in_child(lambda: train(reference_dir, preserve_all=preserve_all)[0].tolist())
     assert code == 0, reference
     counter = {}
 
     def count():
         faults = Faults()
-        train(os.path.join(root, "count"), faults)
+        train(os.path.join(root, "count"), faults, preserve_all)
         return faults.calls
     os.makedirs(os.path.join(root, "count"))
     code, calls = in_child(count)
@@ -178,15 +179,16 @@ def checkpoint_faults(root):
     for at, mode in points:
         folder = os.path.join(root, "%s-%d" % (mode, at))
         os.makedirs(folder)
-        code, result = in_child(lambda: train(folder, Faults(at, mode))[1])
-        checkpoint = os.path.join(folder, "model.ckp")
+        code, result = in_child(lambda: train(folder, Faults(at, mode), preserve_all)[1])
+        checkpoint = os.path.join(folder, "model.ckp" + ("1" if preserve_all else ""))
         if mode == "enospc":
             assert code == 3 and "No space left" in result["error"] and checkpoint in result["error"], \
                 (at, result)
         elif at <= len(calls):
             assert code == -signal.SIGKILL, (at, mode, code, result)
         killed_run = served(folder)
-        code, resumed = in_child(lambda: [v.tolist() if hasattr(v, "tolist") else v for v in train(folder)])
+        code, resumed = in_child(lambda: [v.tolist() if hasattr(v, "tolist") else v
+                                          for v in train(folder, preserve_all=preserve_all)])
         assert code == 0, (at, mode, resumed)
         parameters, restored_at = resumed
         assert restored_at in (EVERY, 2 * EVERY), (at, mode, restored_at)
@@ -197,9 +199,10 @@ def checkpoint_faults(root):
         assert not leftovers, (at, mode, leftovers)
         key = "%s: resumed from the %s checkpoint" % (mode, "new" if restored_at == 2 * EVERY else "previous")
         outcomes[key] = outcomes.get(key, 0) + 1
-    counter["checkpoint save os calls"] = len(calls)
-    counter["checkpoint fault points"] = len(points)
-    counter["checkpoint outcomes"] = outcomes
+    what = "checkpoint (preserve_all)" if preserve_all else "checkpoint"
+    counter["%s save os calls" % what] = len(calls)
+    counter["%s fault points" % what] = len(points)
+    counter["%s outcomes" % what] = outcomes
     return counter
 
 
@@ -251,8 +254,11 @@ def model_faults(root):
 
 if __name__ == "__main__":
     root = sys.argv[1]
-    os.makedirs(os.path.join(root, "checkpoints"))
-    report = checkpoint_faults(os.path.join(root, "checkpoints"))
+    report = {}
+    for preserve_all in (False, True):
+        folder = os.path.join(root, "checkpoints-preserve_all" if preserve_all else "checkpoints")
+        os.makedirs(folder)
+        report.update(checkpoint_faults(folder, preserve_all))
     os.makedirs(os.path.join(root, "models"))
     report.update(model_faults(os.path.join(root, "models")))
     print(json.dumps(report, sort_keys=True))
