@@ -46,3 +46,11 @@ def test_top_level_cntk_py_is_cntk_cntk_py():
     assert _cntk_py is cntk.cntk_py
     assert set_fixed_random_seed is cntk.cntk_py.set_fixed_random_seed
     assert force_deterministic_algorithms is cntk.cntk_py.force_deterministic_algorithms
+
+
+def test_layers_star_import_gives_the_sequence_ops_as_in_cntk():
+    # CNTK's examples do `from cntk import sequence` then `from cntk.layers import *` and call sequence.slice
+    namespace = {}
+    exec("from cntk import sequence\nfrom cntk.layers import *\nfrom cntk.layers.sequence import *", namespace)
+    assert namespace["sequence"] is cntk.ops.sequence
+    assert namespace["Recurrence"] is cntk_compat.layers.Recurrence

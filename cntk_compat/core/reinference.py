@@ -54,18 +54,64 @@ def _known(v):
     return v._shape is not None and v._dynamic_axes is not None
 
 
-def _elementwise_from_known(inputs):
+def _elementwise_from_known(inputs, guess):
     """An elementwise result typed by the operands whose types are known: inside a loop the other operand
-    (a delayed copy of the result) takes its type from the result."""
+    (a delayed copy of the result) takes its type from the result. guess 1 trusts only operands with a dimension
+    above 1 (a scalar such as a stabilizer's factor says nothing of the result's shape); guess 2, the last
+    resort of a loop that settles no other way, trusts any."""
     from ..ops._common import broadcast_shape, dynamic_axes_of
     known = [i for i in inputs if _known(i)]
-    if not known:
+    if not known or (guess < 2 and all(all(d == 1 for d in i._shape) for i in known)):
         return None
     return [OutputSpec(broadcast_shape([i._shape for i in known]), promote(*[i._dtype for i in known]),
                        dynamic_axes_of(known))]
 
 
-def _node_specs(node):
+def _nodes_on_cycles(nodes):
+    """ids of the nodes (of ``nodes``) that lie on a cycle through their inputs (Tarjan's SCC, iterative)."""
+    members = {id(n) for n in nodes}
+    index, low, on_stack, stack, cyclic = {}, {}, set(), [], set()
+
+    def successors(node):
+        return [i.owner for i in node._inputs if i.is_output and id(i.owner) in members]
+
+    for root in nodes:
+        if id(root) in index:
+            continue
+        work = [(root, iter(successors(root)))]
+        index[id(root)] = low[id(root)] = len(index)
+        stack.append(root)
+        on_stack.add(id(root))
+        while work:
+            node, it = work[-1]
+            nxt = next(it, None)
+            if nxt is not None:
+                if id(nxt) not in index:
+                    index[id(nxt)] = low[id(nxt)] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(id(nxt))
+                    work.append((nxt, iter(successors(nxt))))
+                elif id(nxt) in on_stack:
+                    low[id(node)] = min(low[id(node)], index[id(nxt)])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[id(parent)] = min(low[id(parent)], low[id(node)])
+            if low[id(node)] == index[id(node)]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(id(member))
+                    component.append(member)
+                    if member is node:
+                        break
+                if len(component) > 1 or node in successors(node):
+                    cyclic.update(id(m) for m in component)
+    return cyclic
+
+
+def _node_specs(node, guess):
     op = node._op
     if op.infer is None:  # a user function: its infer_outputs() may manage with some inputs still unknown
         if not hasattr(node, "_declared_outputs") or not any(_known(i) for i in node._inputs):
@@ -82,8 +128,9 @@ def _node_specs(node):
         if all(_known(i) for i in node._inputs):
             raise
         return None
-    if op.elementwise and specs[0].shape is None:
-        return _elementwise_from_known(node._inputs) or specs
+    if op.elementwise and specs[0].shape is None and guess:
+        # a guess found in an earlier pass stays until the shape rule itself knows better
+        return _elementwise_from_known(node._inputs, guess) or (None if node._outputs[0]._shape is not None else specs)
     return specs
 
 
@@ -95,19 +142,21 @@ def _set_type(v, shape, dtype, dynamic_axes, is_sparse):
     return True
 
 
-def _infer_node(node):
-    """Re-run one node's shape rule; True if an output's type changed."""
+def _infer_node(node, guess):
+    """Re-run one node's shape rule; True if an output's type changed. guess (0, 1, 2): how far an elementwise
+    node may take its type from part of its inputs; only nodes on a cycle guess (elsewhere an unknown input,
+    such as a free placeholder, keeps the result unknown)."""
     if node._op.name == _COMBINE:
         return False
     if node._block_root is not None:
         for inner, outer in node._block_arguments:
             _set_type(inner, outer._shape, outer._dtype, outer._dynamic_axes, outer._is_sparse)
-        infer_in_place(node._block_root._outputs)
+        infer_in_place(node._block_root._outputs, guess or None)
         changed = False
         for o, inner_o in zip(node._outputs, node._block_root._outputs):
             changed |= _set_type(o, inner_o._shape, inner_o._dtype, inner_o._dynamic_axes, inner_o._is_sparse)
         return changed
-    specs = _node_specs(node)
+    specs = _node_specs(node, guess)
     if specs is None:
         return False
     changed = False
@@ -119,15 +168,23 @@ def _infer_node(node):
     return changed
 
 
-def infer_in_place(outputs):
+def infer_in_place(outputs, cycle_guess=None):
     """Infer the types of every node below ``outputs`` again, until nothing changes (loops need several
-    passes: a delayed value learns its type from the result it delays)."""
+    passes: a delayed value learns its type from the result it delays). cycle_guess: these nodes are the inside
+    of a block on a cycle, inferred at that guess level (see _infer_node)."""
     nodes = primitive_nodes(outputs, into_blocks=False)
-    for _ in range(len(nodes) + 2):
+    cyclic = None if cycle_guess is not None else _nodes_on_cycles(nodes)
+    guess = 1
+    for _ in range(2 * len(nodes) + 4):
         changed = False
         for node in nodes:
-            changed |= _infer_node(node)
-        if not changed:
+            level = cycle_guess if cyclic is None else (guess if id(node) in cyclic else 0)
+            changed |= _infer_node(node, level)
+        if changed:
+            guess = 1
+            graph_version.bump()
+        elif guess == 1 and cyclic and any(o._shape is None for n in nodes if id(n) in cyclic for o in n._outputs):
+            guess = 2
+        else:
             return
-        graph_version.bump()
     raise ValueError("shape inference did not settle: the loop's types keep changing")

@@ -7,6 +7,7 @@ import numpy as np
 import torch
 
 from . import device as _device
+from ..default_options import default_override_or, get_default_override
 from .axis import Axis, BATCH_AXIS_NAME, SEQUENCE_AXIS_NAME
 from .dtypes import sanitize_dtype, to_torch_dtype
 from .operators import TensorOpsMixin
@@ -32,8 +33,10 @@ def sanitize_shape(shape, argument="shape"):
     if isinstance(shape, (int, np.integer)):
         shape = (int(shape),)
     try:
+        if isinstance(shape, (str, bytes)):
+            raise TypeError(shape)
         dims = tuple(int(d) for d in shape)
-    except TypeError:
+    except (TypeError, ValueError):
         raise TypeError("%s: expected an int or a tuple of ints, got %r" % (argument, shape)) from None
     for d in dims:
         if d < 0 and d not in (InferredDimension, FreeDimension):
@@ -328,11 +331,12 @@ class _SharedDraw(object):
 class Parameter(_TensorHolder):
     """A learnable tensor. ``init`` is a value (scalar, list, ndarray) or an initializer."""
 
-    def __init__(self, shape=None, init=None, dtype=None, device=None, name=""):
-        from ..default_options import default_override_or, get_default_override
+    def __init__(self, shape=None, init=None, dtype=default_override_or(np.float32), device=None, name=""):
         if get_default_override(None, pure=default_override_or(False)):
             raise TypeError("parameters cannot be created inside a @Function def")
-        dtype = sanitize_dtype(dtype)
+        # as CNTK: the class converts its init to float32 (or default_options' dtype); a dtype of None (what
+        # cntk.parameter() passes) keeps a numpy array's precision
+        dtype = sanitize_dtype(get_default_override(Parameter, dtype=dtype))
         if init is None:
             init = 0
         if isinstance(init, (np.ndarray, list, tuple)) or (np.isscalar(init) and not isinstance(init, str)):
@@ -362,8 +366,8 @@ class Parameter(_TensorHolder):
 class Constant(_TensorHolder):
     """A tensor that training does not change (assign() may)."""
 
-    def __init__(self, value=None, shape=None, dtype=None, device=None, name=""):
-        dtype = sanitize_dtype(dtype)
+    def __init__(self, value=None, shape=None, dtype=default_override_or(np.float32), device=None, name=""):
+        dtype = sanitize_dtype(get_default_override(Constant, dtype=dtype))  # as Parameter's
         if value is None:
             value = 0
         if hasattr(value, "generate"):

@@ -15,3 +15,6 @@ from ..core.variables import Variable  # noqa: F401,E402
 from ..initializer import glorot_uniform  # noqa: F401,E402
 from ..ops import (alias, combine, placeholder, reconcile_dynamic_axes, sigmoid, slice, softplus,  # noqa: F401,E402
                    tanh)
+# CNTK's `from .sequence import *` (its layers/sequence.py has no __all__) rebinds cntk.layers.sequence to the
+# cntk.ops.sequence module that file imports; scripts that star-import cntk.layers call sequence.slice etc. on it
+from ..ops import sequence  # noqa: F401,E402

@@ -19,8 +19,9 @@ _STACKED_HIDDEN = {"RNNStep": 1, "GRU": 2, "LSTM": 4}  # gate blocks in H
 
 
 def _gate(stacked, index, dim):
-    # the stacked projections are vectors, so axis 0 is the stacking axis (and is valid before shapes are known)
-    return slice(stacked, 0, index * dim, (index + 1) * dim)
+    # stacked along the last axis, as CNTK's stack_axis = -1: the projection of an input with leading axes
+    # (e.g. an attention context of shape (1, 1, d) spliced into x) keeps them
+    return slice(stacked, -1, index * dim, (index + 1) * dim)
 
 
 def _recurrent_cell(kind, shape, cell_shape, activation, use_peepholes, init, init_bias,

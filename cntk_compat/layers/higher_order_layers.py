@@ -9,15 +9,10 @@ from .blocks import _inject_name, identity
 __all__ = ["Sequential", "For", "SequentialClique", "ResNetBlock"]
 
 
-def _apply(g, f):
-    return g(*f) if isinstance(f, tuple) else g(f)
-
-
 def _compose(f, g):
-    """f >> g, where a tuple g applies each of its functions to f and yields the tuple of results."""
-    if isinstance(g, tuple):
-        return tuple(_apply(h, f) for h in g)
-    return _apply(g, f)
+    """f >> g (Function.__rshift__: CNTK's rules for tuples and multi-output functions); a layer may have
+    returned a Variable."""
+    return (f if isinstance(f, Function) else combine([f])) >> g
 
 
 def Sequential(layers, name=""):
@@ -26,10 +21,7 @@ def Sequential(layers, name=""):
     if not isinstance(layers, list):
         return layers
     layers = [Sequential(layer) for layer in layers]
-    composed = reduce(_compose, layers, identity)
-    if isinstance(composed, tuple):
-        composed = combine(list(composed))
-    return _inject_name(composed, name)
+    return _inject_name(reduce(_compose, layers, identity), name)
 
 
 def For(what_range, constructor, name=""):

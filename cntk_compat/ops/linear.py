@@ -22,6 +22,8 @@ def _resolve_right(x, w, output_rank, infer_input_rank_to_map):
     if infer_input_rank_to_map >= 0 and len(red) == 1 and red[0] == -1:
         red = x._shape[infer_input_rank_to_map:]
     else:
+        if len(x._shape) < len(red):
+            return  # the left operand cannot fill them (the shape rule reports the mismatch)
         tail = x._shape[len(x._shape) - len(red):] if red else ()
         red = tuple(t if r == -1 else r for r, t in zip(red, tail))
     w._resolve_inferred_shape(tuple(red) + tuple(out_dims))

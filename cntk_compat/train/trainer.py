@@ -46,6 +46,9 @@ class Trainer(object):
         self._test_acc = None
 
     # ------------------------------------------------------------------ construction helpers
+    # CNTK's helper (loss, metric or None) from a criterion; CNTK's examples call it to build their own evaluators
+    _get_loss_metric = staticmethod(criterion_pair)
+
     def _check_learners(self):
         owner = {}
         for learner in self._learners:

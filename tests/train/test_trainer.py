@@ -104,3 +104,13 @@ def test_sum_gradient_matches_manual_sgd():
     prob /= prob.sum(1, keepdims=True)
     expected = W0 - 0.01 * X.T @ (prob - Y)
     np.testing.assert_allclose(p["W"].value, expected, rtol=1e-4, atol=1e-6)
+
+
+def test_get_loss_metric_splits_a_criterion_as_cntk_does():
+    # CNTK's CMUDict example builds its own evaluator with Trainer._get_loss_metric(criterion)
+    x = C.input_variable(2)
+    loss, metric = C.plus(x, 1), C.minus(x, 1)
+    both = C.combine([loss, metric])
+    got_loss, got_metric = C.Trainer._get_loss_metric(both)
+    assert got_loss.output.uid == loss.output.uid and got_metric.output.uid == metric.output.uid
+    assert C.Trainer._get_loss_metric(loss) == (loss, None)
