@@ -264,8 +264,8 @@ class FusedLSTM(torch.nn.Module):
         dim = self.dim
         h0 = initial_state_steps(init_h, self.init_dynamic[0], batch, 1, (dim,), self.dtype)[:, 0]
         c0 = initial_state_steps(init_c, self.init_dynamic[1], batch, 1, (dim,), self.dtype)[:, 0]
-        w_ih = _to_torch_gate_order(W, dim).t()
-        w_hh = _to_torch_gate_order(H, dim).t()
+        w_ih = _to_torch_gate_order(W, dim).t().contiguous()
+        w_hh = _to_torch_gate_order(H, dim).t().contiguous()
         b_ih = _to_torch_gate_order(b, dim) if self.has_bias else x.new_zeros(4 * dim)
         weights = [w_ih, w_hh, b_ih, torch.zeros_like(b_ih)]
         x = x.to(self.dtype)

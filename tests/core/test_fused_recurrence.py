@@ -119,3 +119,16 @@ def test_return_full_state_falls_back_because_c_is_read_outside_the_loop():
     h, c = f.eval({x: data}).values()
     assert not _fused_modules(f)
     assert len(h) == 2 and len(c) == 2
+
+
+@pytest.mark.parametrize("go_backwards", [False, True])
+def test_fold_over_an_lstm_is_fused(go_backwards):
+    rng = np.random.default_rng(0)
+    x = C.sequence.input_variable(3)
+    f = C.layers.Fold(C.layers.LSTM(4), go_backwards=go_backwards)(x)
+    data = _data(rng, [3, 1, 6], 3, np.float32)
+    out = f.eval({x: data})
+    assert _fused_modules(f)
+    with use_fused_kernels(False):
+        ref = f.eval({x: data})
+    np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-6)
