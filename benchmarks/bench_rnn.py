@@ -15,6 +15,7 @@ Workloads (batch of one-hot word sequences, vocabulary VOCAB, embedding EMBED):
 The CNTK side is fed one-hot sparse Values (as a reader delivers them), the torch side index tensors.
 For the LSTM workloads the first loss of both sides is checked to agree (same function, same weights).
 
+Both sides compute the loss and the classification error of every minibatch (the Trainer's criterion pair).
 Timing: alternating rounds, median per step, process CPU time and wall time. Goal: every ratio <= 1.00.
 Usage: python benchmarks/bench_rnn.py [--rounds R] [--steps N] [--threads N] [--only lstm,lm,...]
 """
@@ -95,11 +96,17 @@ def _torch_step(parameters, forward):
 
     def step(feed):
         opt.zero_grad(set_to_none=True)
-        loss = forward(*feed)
+        loss, errors = forward(*feed)
         loss.backward()
         opt.step()
-        return loss.detach()
+        return loss.detach(), errors
     return step
+
+
+def _loss_and_errors(logits, labels):
+    """The summed cross entropy, and the error count the Trainer's metric computes on every minibatch."""
+    loss = torch.nn.functional.cross_entropy(logits, labels, reduction="sum")
+    return loss, (logits.detach().argmax(-1) != labels).sum()
 
 
 def classifier(kind, rng, args):
@@ -136,7 +143,7 @@ def classifier(kind, rng, args):
             return net(packed)[1][0][0] if kind == "lstm" else net(packed)[1][0]
 
     def forward(words, lens, labels):
-        return torch.nn.functional.cross_entropy(lin(last_h(emb(words), lens)), labels, reduction="sum")
+        return _loss_and_errors(lin(last_h(emb(words), lens)), labels)
 
     batches = _batches(rng, args.steps, 32, (5, 60), VOCAB)
     return _pair(trainer, x, y, CLASSES, False, batches, forward, params, kind != "gru")
@@ -192,7 +199,7 @@ def language_model(rng, args):
 
     def forward(words, lens, labels):
         out = net(emb(words))[0]  # every sequence has the full length T
-        return torch.nn.functional.cross_entropy(lin(out).reshape(-1, VOCAB), labels, reduction="sum")
+        return _loss_and_errors(lin(out).reshape(-1, VOCAB), labels)
 
     batches = _batches(rng, args.steps, 20, (35, 35), VOCAB, per_token_classes=VOCAB)
     params = list(emb.parameters()) + list(net.parameters()) + list(lin.parameters())
@@ -223,7 +230,7 @@ def bilstm_tagger(rng, args):
         packed = torch.nn.utils.rnn.pack_padded_sequence(emb(words), lens, batch_first=True, enforce_sorted=False)
         out, _ = torch.nn.utils.rnn.pad_packed_sequence(net(packed)[0], batch_first=True)
         valid = torch.arange(out.shape[1])[None, :] < lens[:, None]
-        return torch.nn.functional.cross_entropy(lin(out[valid]), labels, reduction="sum")
+        return _loss_and_errors(lin(out[valid]), labels)
 
     batches = _batches(rng, args.steps, 32, (5, 60), VOCAB, per_token_classes=tags)
     params = list(emb.parameters()) + list(net.parameters()) + list(lin.parameters())
@@ -237,7 +244,7 @@ def _pair(trainer, x, y, n_labels, per_token, batches, forward, params, check_lo
     first = None
     if check_loss:
         with torch.no_grad():
-            theirs = float(forward(*torch_feeds[0]))
+            theirs = float(forward(*torch_feeds[0])[0])
         trainer.train_minibatch(cntk_feeds[0])
         ours = trainer.previous_minibatch_loss_average * trainer.previous_minibatch_sample_count
         first = (ours, theirs)

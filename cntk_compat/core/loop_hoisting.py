@@ -5,7 +5,8 @@ time steps before the step loop, and the step reads its slice of the result.
 An op computed on (B, T, ...) gives per time step what it gives on each (B, 1, ...) slice, because inside a
 loop every op acts on each step by itself (ops that see whole sequences are rejected there). Ops are kept in the
 step when their registry entry says they must run once per step (uses_random: each call is a new draw), see
-masks or the training flag, or when they read something computed in the step.
+masks or the training flag, change the dynamic axes (a reduction over the batch or all axes), or when they
+read something computed in the step.
 """
 import torch.fx
 
@@ -14,9 +15,18 @@ def _kept_in_step(op):
     return op.uses_training or op.uses_mask or op.uses_masks or op.makes_mask or op.uses_random
 
 
-def mark_step_node(fx_node, op):
-    """Records on an fx node computing ``op`` whether it may be hoisted."""
-    fx_node.meta["cntk_hoistable"] = not _kept_in_step(op)
+def _keeps_step_layout(node):
+    """Whether the node's outputs lie on (batch, sequence) like its sequence inputs, so that its result over all
+    steps sliced at step t is its result at step t (a reduction over a dynamic axis is not), or whether it reads
+    nothing with dynamic axes at all."""
+    if not any(i._n_dynamic for i in node._inputs):
+        return True
+    return all(o._n_dynamic == 2 and o._sequence_axis is not None for o in node._outputs)
+
+
+def mark_step_node(fx_node, op, node):
+    """Records on the fx node computing ``node`` (a primitive applying ``op``) whether it may be hoisted."""
+    fx_node.meta["cntk_hoistable"] = not _kept_in_step(op) and _keeps_step_layout(node)
 
 
 def hoist(graph, n_inputs, on_axis):

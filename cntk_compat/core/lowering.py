@@ -340,7 +340,7 @@ class _Builder(object):
         result = self.graph.call_function(op.compute, tuple(args), kwargs)
         result.meta["cntk_uid"] = node.uid  # for per-node reports (debugging tracer, node timing)
         if self.loop_step:
-            mark_step_node(result, op)
+            mark_step_node(result, op, node)
         if op.makes_mask:
             axis = node._outputs[0]._sequence_axis
             self.masks.setdefault(axis.name, self.graph.call_function(_getitem, (result, 1)))
