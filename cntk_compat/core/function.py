@@ -541,7 +541,8 @@ class Function(TensorOpsMixin):
     def save(self, filename, format=None, use_external_files_to_store_parameters=False):
         """Saves the graph and its Parameter/Constant values to ``filename`` (see core.serialization)."""
         from . import serialization
-        serialization.check_format(format, "save")
+        if serialization.check_format(format, "save") == serialization.ModelFormat.ONNX:
+            return serialization.save_onnx(self, filename)
         serialization.save(self, filename)
 
     def restore(self, filename):
@@ -553,7 +554,8 @@ class Function(TensorOpsMixin):
     def load(model, device=None, format=None):
         """The Function saved by save(): ``model`` is a file name or a bytes buffer."""
         from . import serialization
-        serialization.check_format(format, "load")
+        if serialization.check_format(format, "load") == serialization.ModelFormat.ONNX:
+            return serialization.load_onnx(model)
         return serialization.load(model, device)
 
     @staticmethod

@@ -254,6 +254,9 @@ class FusedLSTM(torch.nn.Module):
         self.dim, self.backward, self.init_dynamic, self.has_bias = dim, backward, init_dynamic, has_bias
         self.dtype = dtype
         self.generic, self.generic_index = generic, generic_index
+        # set while exporting a graph whose callers feed only equal-length sequences (all-true masks): the
+        # mask is then not read, so no data-dependent branch enters the traced graph
+        self.sequences_are_full = False
 
     def forward(self, mask, slots, x, W, H, b, init_h, init_c, *generic_externals):
         if slots is not None and not self.backward:
@@ -269,13 +272,14 @@ class FusedLSTM(torch.nn.Module):
         b_ih = _to_torch_gate_order(b, dim) if self.has_bias else x.new_zeros(4 * dim)
         weights = [w_ih, w_hh, b_ih, torch.zeros_like(b_ih)]
         x = x.to(self.dtype)
-        lengths = mask.sum(1)
-        full = bool(mask.all())
+        full = self.sequences_are_full or bool(mask.all())
+        lengths = None if self.sequences_are_full else mask.sum(1)
         if self.backward:
             index = None if full else _reversal_index(lengths, steps, x.device)
             x = x.flip(1) if full else x.gather(1, index[..., None].expand(x.shape))
         if full:
-            out = torch._VF.lstm(x, (h0[None], c0[None]), weights, True, 1, 0.0, self.training, False, True)[0]
+            # contiguous initial states: an exported graph's loop carries them with their strides
+            out = torch._VF.lstm(x, (h0[None].contiguous(), c0[None].contiguous()), weights, True, 1, 0.0, self.training, False, True)[0]
         else:
             packed = pack_padded_sequence(x, lengths.cpu(), batch_first=True, enforce_sorted=False)
             order = packed.sorted_indices

@@ -45,13 +45,34 @@ class ModelFormat(enum.Enum):
 
 
 def check_format(format, what):
-    """None means CNTKv2, this package's own format; ONNX is not supported."""
+    """None and CNTKv2 mean CNTK's v2 format (or this package's archive); ONNX goes to the registered ONNX
+    reader/writer. Returns the ModelFormat."""
     if format is None or format == ModelFormat.CNTKv2:
-        return
+        return ModelFormat.CNTKv2
     if format == ModelFormat.ONNX:
-        raise NotImplementedError("%s: ModelFormat.ONNX is not supported; export f.torch_module() with "
-                                  "torch.onnx.export instead" % what)
+        if not _onnx:
+            raise NotImplementedError("%s: ModelFormat.ONNX needs the onnx extra (pip install cntk-compat[onnx])"
+                                      % what)
+        return format
     raise ValueError("%s: format must be a ModelFormat, got %r" % (what, format))
+
+
+# ONNX: {"save": save(function, filename), "load": load(bytes, description)}, registered by model_formats when
+# the onnx package is installed
+_onnx = {}
+
+
+def register_onnx(save, load):
+    _onnx.update(save=save, load=load)
+
+
+def save_onnx(function, filename):
+    _onnx["save"](function, filename)
+
+
+def load_onnx(model):
+    data, what = _model_source(model)
+    return _onnx["load"](data, what)
 
 
 # op name of a user function -> callback(inputs, name, state) building it (Function.register_udf_deserialize_callback)

@@ -5,3 +5,11 @@ from . import cntkv2_reader, cntkv2_writer
 
 _serialization.register_model_reader("CNTKv2", cntkv2_reader.looks_like_cntkv2, cntkv2_reader.load)
 _serialization.register_default_writer(cntkv2_writer.model_bytes, cntkv2_writer.NotExpressible)
+
+try:
+    import onnx  # noqa: F401  (the [onnx] extra)
+except ImportError:
+    pass
+else:
+    from . import onnx_export, onnx_import
+    _serialization.register_onnx(onnx_export.export, onnx_import.load)
