@@ -40,7 +40,8 @@ class UserMinibatchSource(object):
         raise NotImplementedError
 
     def get_checkpoint_state(self):
-        """The state to store in a checkpoint (a dict with string keys); override to support it."""
+        """The state to store in a checkpoint (a dict with string keys of numbers, strings, numpy values, and
+        lists and dicts of them); override to support it."""
         return {}
 
     def restore_from_checkpoint(self, state):

@@ -266,8 +266,9 @@ class Trainer(object):
         return self._checkpoint_graph().parameters
 
     def save_checkpoint(self, filename, external_state={}):
-        """Saves the parameter values, the learners' and the trainer's state, the random generators' state and
-        ``external_state`` (a dict of plain Python values and tensors) to ``filename``, atomically.
+        """Saves the parameter values, the learners' and the trainer's state, the random generators' and random
+        nodes' state and ``external_state`` (a dict of numbers, strings, tensors, numpy values, and lists and
+        dicts of them) to ``filename`` and ``filename.ckp``, atomically (see train/checkpoint.py).
 
         With a distributed learner every worker must call it: the main worker (rank 0) writes the file, which
         also holds each worker's ``external_state`` (such as its reader position)."""
