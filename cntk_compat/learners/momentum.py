@@ -12,15 +12,12 @@ __all__ = ["momentum_sgd", "nesterov"]
 
 
 class MomentumLearnerBase(Learner):
-    """A learner with a momentum schedule (reported as "Momentum") and a unit-gain flag."""
+    """A learner with a momentum schedule and a unit-gain flag."""
 
     def __init__(self, parameters, lr, momentum, unit_gain, minibatch_size, options, epoch_size):
         super(MomentumLearnerBase, self).__init__(parameters, lr, minibatch_size, options)
         self._momentum_schedule = as_schedule(momentum, minibatch_size, epoch_size, "momentum")
         self._unit_gain = check_bool(default_unit_gain_value() if unit_gain is None else unit_gain, "unit_gain")
-
-    def _on_minibatch(self, n):
-        self._report("Momentum", self._momentum_schedule)
 
     def _momentum(self, n):
         return self._per_minibatch(self._momentum_schedule, n)
@@ -31,6 +28,10 @@ class MomentumLearnerBase(Learner):
 
 class LearnerMomentumSGD(MomentumLearnerBase):
     _state_names = ("smoothed",)
+
+    def _on_minibatch(self, n):
+        # CNTK 2.7 reports "Momentum per ..." for momentum_sgd only, not for nesterov, adam or fsadagrad.
+        self._report("Momentum", self._momentum_schedule)
 
     def _step(self, group, grads, lr, n):
         m = self._momentum(n)

@@ -204,3 +204,19 @@ def test_trainer_without_metric_reports_a_zero_metric(capsys):
     assert lines[0].endswith("* 6, metric = 0.00% * 6;")
     assert lines[1].endswith("* 6, metric = 0.00% * 6;")
     assert ", metric = 0.00% * 12 " in lines[2]
+
+
+@pytest.mark.parametrize("make, momentum_line", [
+    (lambda p, lr, m: learners.momentum_sgd(p, lr, m), True),
+    (lambda p, lr, m: learners.nesterov(p, lr, m), False),
+    (lambda p, lr, m: learners.adam(p, lr, m), False),
+    (lambda p, lr, m: learners.fsadagrad(p, lr, m), False),
+])
+def test_only_momentum_sgd_reports_its_momentum(make, momentum_line, capsys):
+    """CNTK 2.7 prints "Momentum per minibatch" for momentum_sgd, not for nesterov, adam or fsadagrad."""
+    w = parameter(shape=(2,), init=0.0)
+    learner = make([w], learners.learning_parameter_schedule(0.01), learners.momentum_schedule(0.9))
+    learner.add_progress_writers([logging.ProgressPrinter()])
+    learner.update({w: np.ones(2, np.float32)}, 3)
+    expected = ["Learning rate per minibatch: 0.01"] + (["Momentum per minibatch: 0.9"] if momentum_line else [])
+    assert lines_of(capsys) == expected
