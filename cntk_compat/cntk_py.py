@@ -6,13 +6,11 @@ import numpy as _np
 import torch as _torch
 
 from .core import cntk_rng as _rng
-
-# CNTK's DataType enum
-DataType_Unknown, DataType_Float, DataType_Double, DataType_UChar, DataType_Float16, DataType_Int8, DataType_Int16 = \
-    range(7)
+from .core.dtypes import (DataType_Double, DataType_Float, DataType_Float16, DataType_Int8,  # noqa: F401
+                          DataType_Int16, DataType_UChar, DataType_Unknown)
 sentinel_value_for_auto_select_random_seed = _rng.SentinelValueForAutoSelectRandomSeed
 
-_state = {"deterministic": False, "force_setting_device": False,
+_state = {"deterministic": False, "force_setting_device": False, "checked_mode": False,
           "gpu_memory_trace_level": 0, "math_lib_trace_level": 0, "synchronous_gpu": False,
           "forward_values_sharing": True, "gradient_accumulation_optimization": True}
 
@@ -168,8 +166,14 @@ def get_max_num_cputhreads():
 
 
 def set_checked_mode(enable):
-    from .debugging.settings import set_checked_mode as set_mode
-    set_mode(enable)
+    """Remembered only (see cntk.debugging.set_checked_mode)."""
+    if not isinstance(enable, bool):
+        raise TypeError("set_checked_mode: enable must be a bool, got %s" % type(enable).__name__)
+    _state["checked_mode"] = enable
+
+
+def is_checked_mode():
+    return _state["checked_mode"]
 
 
 def set_computation_network_trace_level(trace_level):

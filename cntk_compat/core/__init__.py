@@ -2,7 +2,9 @@
 
 As ``cntk.core`` this package also exposes CNTK's public core names (Value, NDArrayView, asarray, asvalue).
 """
+from . import engine, feeding, serialization  # noqa: F401 (they provide Function.eval, Value.create, f.save: hooks)
 from .device import DeviceKind, cpu, use_default_device
+from .hooks import hook
 from .value import NDArrayView, Value
 
 
@@ -19,15 +21,13 @@ def asarray(value, dtype=None):
 def asvalue(variable, data_array):
     """A Value for ``variable`` holding ``data_array``."""
     from .device import default_torch_device
-    from .feeding import to_value
-    return to_value(variable, data_array, default_torch_device())
+    return hook("to_value")(variable, data_array, default_torch_device())
 
 
 def __getattr__(name):
-    # cntk.core.user_function lives in the ops package, which imports this one
+    # cntk.core.user_function lives in the ops package, which provides it
     if name == "user_function":
-        from ..ops._user_function import user_function
-        return user_function
+        return hook("user_function")
     raise AttributeError("module 'cntk.core' has no attribute %r" % name)
 
 

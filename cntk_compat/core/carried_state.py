@@ -17,11 +17,6 @@ cached for different input signatures.
 import numpy as np
 import torch
 
-# the op whose values are carried (future_value would need the next batch: a piece's end takes its initial
-# state, where CNTK reads zeros past the end of the minibatch)
-CARRYING_OP = "PastValue"
-
-
 class SequenceSlots(object):
     """Per sequence of a batch: its parallel slot and whether it starts here.
 

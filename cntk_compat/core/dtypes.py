@@ -15,7 +15,10 @@ _PRECISION_NAMES = {
 
 
 _CNTK_DATA_TYPE_CODES = {1: np.float32, 2: np.float64, 4: np.float16}
-# CNTK's DataType enum values (cntk.cntk_py.DataType_*) of numpy dtypes
+# CNTK's DataType enum (cntk.cntk_py.DataType_*)
+DataType_Unknown, DataType_Float, DataType_Double, DataType_UChar, DataType_Float16, DataType_Int8, DataType_Int16 = \
+    range(7)
+# the DataType code of each numpy dtype
 _CODE_OF = {np.dtype(np.float32): 1, np.dtype(np.float64): 2, np.dtype(np.uint8): 3, np.dtype(np.float16): 4,
             np.dtype(np.int8): 5, np.dtype(np.int16): 6}
 

@@ -9,6 +9,7 @@ from . import device as _device
 from . import graph_version
 from .feeding import to_value
 from .fused_recurrence import fused_kernels_enabled
+from .hooks import provide
 from .lowering import lower
 from .reinference import primitive_nodes
 from .value import Value
@@ -356,3 +357,6 @@ def grad(function, at, wrt=None, outputs=None, device=None, as_numpy=True, grad_
     if outputs:
         return result, (out_values[outs[0]] if len(outs) == 1 else {o: out_values[o] for o in outs})
     return result
+
+
+provide(evaluate=evaluate, forward=forward, backward=backward, grad=grad)

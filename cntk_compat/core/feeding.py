@@ -4,6 +4,7 @@ import scipy.sparse as sparse
 import torch
 
 from .dtypes import to_torch_dtype
+from .hooks import provide
 from .value import NDArrayView, Value, warn_dtype_conversion
 from .variables import FreeDimension, InferredDimension
 
@@ -220,3 +221,6 @@ def to_value(var, data, device):
 
 
 _FLOAT32 = np.dtype(np.float32)
+
+
+provide(to_value=to_value)

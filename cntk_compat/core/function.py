@@ -15,15 +15,15 @@ import numpy as np
 from ..default_options import default_options
 from . import graph_version
 from .dtypes import promote
-from .graph import find_all_with_name as _find_all, find_by_name as _find_one
+from .graph import find_all_with_name as _find_all, find_by_name as _find_one, walk
+from .hooks import hook, provide
+from .lowering import lower
 from .operators import TensorOpsMixin
-from .registry import get_op, register_op
+from .registry import OpDef, get_op, register_op, register_udf_loader
 from .reinference import infer_in_place, substitute_in_place
 from .uid import new_uid
-from .variables import (Constant, Parameter, Placeholder, Variable, VariableKind, make_output)
-
-COMBINE = "Combine"
-BLOCK = "Block"
+from .variable_type import function_type, input_from_type, variable_from_annotation
+from .variables import (Constant, Parameter, Placeholder, Variable, VariableKind, make_output, typed_placeholder)
 
 
 class CloneMethod(enum.Enum):
@@ -85,13 +85,14 @@ class Function(TensorOpsMixin):
 
     # ------------------------------------------------------------------ construction
     @staticmethod
-    def _primitive(op_name, inputs, attributes=None, name="", display_name=None):
-        op = get_op(op_name)
-        inputs = [as_variable(i, "input %d of %s" % (k, op_name)) for k, i in enumerate(inputs)]
+    def _primitive(op, inputs, attributes=None, name="", display_name=None):
+        """A primitive node applying ``op`` (an OpDef, or the name of a registered op) to ``inputs``."""
+        op = op if isinstance(op, OpDef) else get_op(op)
+        inputs = [as_variable(i, "input %d of %s" % (k, op.name)) for k, i in enumerate(inputs)]
         attributes = dict(attributes or {})
         node = Function.__new__(Function)
         node._set_primitive(op, display_name or op.name, inputs, attributes, name)
-        if op.name == COMBINE:
+        if op.outputs_are_inputs:
             node._outputs = list(inputs)
         else:
             specs = op.infer(inputs, attributes)
@@ -102,7 +103,7 @@ class Function(TensorOpsMixin):
 
     def _clone_primitive(self, new_inputs):
         """This primitive applied to new inputs (user-defined functions rebuild themselves)."""
-        return Function._primitive(self._op.name, new_inputs, self._attributes, self._name, self._op_name)
+        return Function._primitive(self._op, new_inputs, self._attributes, self._name, self._op_name)
 
     def _set_primitive(self, op, op_name, inputs, attributes, name):
         self._is_composite = False
@@ -127,7 +128,7 @@ class Function(TensorOpsMixin):
             if list(owner._outputs) == outputs:
                 root = owner
         if root is None:
-            root = Function._primitive(COMBINE, outputs, name=name or "")
+            root = Function._primitive(_COMBINE_OP, outputs, name=name or "")
         f = Function.__new__(Function)
         f._is_composite = True
         f._root = root
@@ -144,7 +145,6 @@ class Function(TensorOpsMixin):
     @staticmethod
     def _from_python(f, make_block=False, op_name=None, name=None):
         """@Function: call the Python function on placeholders (or typed inputs, from annotations)."""
-        from .variable_type import variable_from_annotation
         params = inspect.signature(f).parameters
         # arguments with defaults keep them (so that e.g. plus(left, right, name='') is a binary Function)
         arg_names = [p for p, v in params.items()
@@ -167,8 +167,7 @@ class Function(TensorOpsMixin):
         for o in outs:
             v = as_variable(o, "return value of '%s'" % getattr(f, "__name__", f))
             if v in out_vars:
-                from ..ops import alias
-                v = alias(v).output
+                v = hook("alias")(v).output
             out_vars.append(v)
         result = Function._composite(out_vars, arg_order=args)
         if make_block:
@@ -274,20 +273,7 @@ class Function(TensorOpsMixin):
         return cached
 
     def _walk_leaves(self):
-        leaves, seen, seen_nodes = [], set(), set()
-        stack = list(reversed(self._outputs))
-        while stack:
-            v = stack.pop()
-            if v.is_output:
-                node = v.owner
-                if id(node) in seen_nodes:
-                    continue
-                seen_nodes.add(id(node))
-                stack.extend(reversed(node._inputs))
-            elif v not in seen:
-                seen.add(v)
-                leaves.append(v)
-        return leaves
+        return walk(self._outputs).leaves
 
     @property
     def inputs(self):
@@ -323,7 +309,6 @@ class Function(TensorOpsMixin):
 
     @property
     def type(self):
-        from .variable_type import function_type
         return function_type(self)
 
     def find_all_with_name(self, name, depth=0):
@@ -350,7 +335,7 @@ class Function(TensorOpsMixin):
         op_name = self.op_name
         if self._is_composite:
             root = self._root
-            if root._op.name != COMBINE and {v.uid for v in self.inputs} == {v.uid for v in root._inputs}:
+            if not root._op.outputs_are_inputs and {v.uid for v in self.inputs} == {v.uid for v in root._inputs}:
                 op_name = root.op_name
             else:
                 op_name = "Composite"
@@ -464,7 +449,6 @@ class Function(TensorOpsMixin):
         return self.replace_placeholders({phs[0]: substitution})
 
     def update_signature(self, *arg_types, **kwarg_types):
-        from .variable_type import input_from_type
         params = self.signature
         if len(arg_types) + len(kwarg_types) != len(params):
             raise TypeError("update_signature: the Function has %d arguments, %d types given"
@@ -482,24 +466,20 @@ class Function(TensorOpsMixin):
 
     # ------------------------------------------------------------------ computing
     def eval(self, arguments=None, outputs=None, device=None, as_numpy=True):
-        from .engine import evaluate
         outs = self.outputs if outputs is None else output_variables(outputs)
-        result = evaluate(self, arguments, outs, device=device, as_numpy=as_numpy)
+        result = hook("evaluate")(self, arguments, outs, device=device, as_numpy=as_numpy)
         if len(outs) == 1:
             return result[outs[0]]
         return result
 
     def forward(self, arguments, outputs=None, keep_for_backward=None, device=None, as_numpy=True):
-        from .engine import forward
-        return forward(self, arguments, outputs, keep_for_backward, device, as_numpy)
+        return hook("forward")(self, arguments, outputs, keep_for_backward, device, as_numpy)
 
     def backward(self, state, root_gradients, variables, as_numpy=True):
-        from .engine import backward
-        return backward(state, root_gradients, variables, as_numpy)
+        return hook("backward")(state, root_gradients, variables, as_numpy)
 
     def grad(self, at, wrt=None, outputs=None, device=None, as_numpy=True, grad_root=None):
-        from .engine import grad
-        return grad(self, at, wrt, outputs, device, as_numpy, grad_root)
+        return hook("grad")(self, at, wrt, outputs, device, as_numpy, grad_root)
 
     def train(self, minibatch_source, minibatch_size=32, streams=None, model_inputs_to_streams=None,
               parameter_learners=[], callbacks=[], progress_frequency=None, max_epochs=None, epoch_size=None,
@@ -507,15 +487,13 @@ class Function(TensorOpsMixin):
         """Trains this criterion Function (loss, or (loss, metric)) on a reader or a tuple of numpy/scipy arrays
         (in argument order); returns a record with ``epoch_summaries`` and ``updates`` (each .loss, .metric,
         .samples) and, with a TestConfig callback, ``test_summary``. See cntk_compat.train.function_training."""
-        from ..train.function_training import train
-        return train(self, minibatch_source, minibatch_size, streams, model_inputs_to_streams, parameter_learners,
-                     callbacks, progress_frequency, max_epochs, epoch_size, max_samples)
+        return hook("train")(self, minibatch_source, minibatch_size, streams, model_inputs_to_streams,
+                             parameter_learners, callbacks, progress_frequency, max_epochs, epoch_size, max_samples)
 
     def test(self, minibatch_source, minibatch_size=32, streams=None, model_inputs_to_streams=None, callbacks=None):
         """Averages this criterion's metric (its loss if it has one output) over a reader or a tuple of
         numpy/scipy arrays; returns a record with ``.metric`` and ``.samples``."""
-        from ..train.function_training import test
-        return test(self, minibatch_source, minibatch_size, streams, model_inputs_to_streams, callbacks)
+        return hook("test")(self, minibatch_source, minibatch_size, streams, model_inputs_to_streams, callbacks)
 
     # ------------------------------------------------------------------ saving, loading, extras
     @property
@@ -540,61 +518,63 @@ class Function(TensorOpsMixin):
 
     def save(self, filename, format=None, use_external_files_to_store_parameters=False):
         """Saves the graph and its Parameter/Constant values to ``filename`` (see core.serialization)."""
-        from . import serialization
-        if serialization.check_format(format, "save") == serialization.ModelFormat.ONNX:
-            return serialization.save_onnx(self, filename)
-        serialization.save(self, filename)
+        hook("save")(self, filename, format, use_external_files_to_store_parameters)
 
     def restore(self, filename):
         """Loads the Parameter and Constant values saved in ``filename`` into this Function, in place."""
-        from . import serialization
-        serialization.restore(self, filename)
+        hook("restore")(self, filename)
 
     @staticmethod
     def load(model, device=None, format=None):
         """The Function saved by save(): ``model`` is a file name or a bytes buffer."""
-        from . import serialization
-        if serialization.check_format(format, "load") == serialization.ModelFormat.ONNX:
-            return serialization.load_onnx(model)
-        return serialization.load(model, device)
+        return hook("load")(model, device, format)
 
     @staticmethod
     def register_udf_deserialize_callback(op_name, callback):
         """When loading, user functions with this op_name are built by callback(inputs, name, state)."""
-        from . import serialization
-        if op_name in serialization.udf_deserialize_callbacks:
-            raise ValueError("a deserialize callback for the user function op %r is already registered" % op_name)
-        serialization.udf_deserialize_callbacks[op_name] = callback
+        register_udf_loader(op_name, callback)
 
     @staticmethod
     def with_signature(*args, **kwargs):
         """Decorator: @Function with the argument types given (as @Signature(...) would)."""
         def decorator(f):
-            from ..layers.typing import Signature
-            return Function(Signature(*args, **kwargs)(f))
+            return Function(hook("signature")(*args, **kwargs)(f))
         return decorator
 
     def torch_module(self, arguments=None, training=False):
         """The cached torch.nn.Module this Function lowers to (for plain-PyTorch users)."""
-        from .lowering import lower
         return lower(self.outputs, list(arguments) if arguments is not None else list(self.arguments),
                      training)
 
 
 class _CloneMemo(dict):
-    """uid -> cloned Variable, plus what closing loops needs: the nodes being cloned right now, and the
-    stand-in placeholders handed out for their outputs when a loop leads back to them."""
+    """uid -> cloned Variable, plus the stand-in placeholders handed out for the outputs that a loop reads
+    before their node is cloned (uid -> placeholder), which closing the loops replaces."""
 
     def __init__(self):
         super(_CloneMemo, self).__init__()
-        self.in_progress = set()
         self.stand_ins = {}
 
 
+def _clone_dependencies(node):
+    """What cloning a node needs cloned first: its inputs (a block: its arguments; its body is cloned with it)."""
+    if node._block_root is not None:
+        return [outer for _, outer in node._block_arguments]
+    return node._inputs
+
+
 def _clone_outputs(outputs, method, subs, memo):
-    """Clone the graph below outputs; loops are cut by stand-in placeholders and then closed in place."""
+    """Clone the graph below outputs, nodes after their inputs (core.graph.walk: no recursion on deep graphs);
+    a loop's back reference is read through a stand-in placeholder, and the loops are then closed in place."""
     memo = memo if isinstance(memo, _CloneMemo) else _CloneMemo()
-    new_outputs = [_clone_variable(o, method, subs, memo) for o in outputs]
+    graph = walk(outputs, _clone_dependencies, stop=lambda v: v in subs or v.uid in memo)
+    for leaf in graph.leaves:
+        memo[leaf.uid] = _clone_leaf(leaf, method)
+    for node in graph.nodes:
+        new_node = _clone_node(node, method, subs, memo)
+        for old, new in zip(node._outputs, new_node._outputs):
+            memo[old.uid] = new
+    new_outputs = [_cloned(o, subs, memo) for o in outputs]
     if memo.stand_ins:
         closing = {ph: memo[uid] for uid, ph in memo.stand_ins.items()}
         memo.stand_ins = {}
@@ -604,56 +584,39 @@ def _clone_outputs(outputs, method, subs, memo):
     return new_outputs
 
 
-def _stand_in(v):
-    ph = Placeholder(name=v.name)
-    ph._shape, ph._dtype, ph._dynamic_axes, ph._is_sparse = v._shape, v._dtype, v._dynamic_axes, v._is_sparse
-    return ph
-
-
-def _clone_variable(v, method, subs, memo):
+def _cloned(v, subs, memo):
+    """The clone of v: its substitute, its clone, or (a loop's back reference, read before its node is cloned)
+    a stand-in placeholder."""
     if v in subs:
         return subs[v]
     hit = memo.get(v.uid)
     if hit is not None:
         return hit
-    if v.is_output:
-        node = v.owner
-        if id(node) in memo.in_progress:
-            return memo.stand_ins.setdefault(v.uid, _stand_in(v))
-        memo.in_progress.add(id(node))
-        try:
-            new_node = _clone_node(node, method, subs, memo)
-        finally:
-            memo.in_progress.discard(id(node))
-        for old, new in zip(node._outputs, new_node._outputs):
-            memo[old.uid] = new
-        return memo[v.uid]
+    if v.uid not in memo.stand_ins:
+        memo.stand_ins[v.uid] = typed_placeholder(v._shape, v._dtype, v._is_sparse, v._dynamic_axes, v.name)
+    return memo.stand_ins[v.uid]
+
+
+def _clone_leaf(v, method):
     if (v.is_input or v.is_placeholder) and method != CloneMethod.share:
         # as in CNTK, cloning or freezing also gives the graph its own inputs and placeholders
         new = Variable.__new__(Placeholder if v.is_placeholder else Variable)
         new._init_variable(v._kind, v._shape, v._dtype, v._is_sparse, v._dynamic_axes, v._name, v._needs_gradient)
-    elif v.is_parameter and method == CloneMethod.clone and v._tensor is None and hasattr(v._init, "generate"):
+        return new
+    if v.is_parameter and method == CloneMethod.clone and v._tensor is None and hasattr(v._init, "generate"):
         # not drawn yet (its shape may still be inferred): both copies draw the same values once they need them
-        new = Parameter(v._shape, init=v._shared_initializer(), dtype=v.dtype, name=v.name)
-    elif v.is_parameter and method != CloneMethod.share:
-        new = Constant(v.value, name=v.name) if method == CloneMethod.freeze else \
+        return Parameter(v._shape, init=v._shared_initializer(), dtype=v.dtype, name=v.name)
+    if v.is_parameter and method != CloneMethod.share:
+        return Constant(v.value, name=v.name) if method == CloneMethod.freeze else \
             Parameter(v.shape, init=v.value, dtype=v.dtype, name=v.name)
-    elif v.is_constant and method == CloneMethod.clone:
-        new = Constant(v.value, dtype=v.dtype, name=v.name)
-    else:
-        new = v
-    memo[v.uid] = new
-    return new
+    if v.is_constant and method == CloneMethod.clone:
+        return Constant(v.value, dtype=v.dtype, name=v.name)
+    return v
 
 
 def _clone_node(node, method, subs, memo):
-    if node._op.name == COMBINE:
-        new_inputs = [_clone_variable(i, method, subs, memo) for i in node._inputs]
-        if all(a is b for a, b in zip(new_inputs, node._inputs)):
-            return node
-        return Function._primitive(COMBINE, new_inputs, name=node._name)
     if node._block_root is not None:
-        new_args = [_clone_variable(outer, method, subs, memo) for _, outer in node._block_arguments]
+        new_args = [_cloned(outer, subs, memo) for _, outer in node._block_arguments]
         keep_args = {ph: ph for ph, _ in node._block_arguments}  # as_block gives the clone its own placeholders
         # a loop inside the block is closed before as_block wraps the copy (it must not capture the stand-ins)
         outer_stand_ins, memo.stand_ins = memo.stand_ins, {}
@@ -666,19 +629,10 @@ def _clone_node(node, method, subs, memo):
         inner = Function._composite(inner_outputs, arg_order=[ph for ph, _ in node._block_arguments])
         return as_block(inner, [(ph, a) for (ph, _), a in zip(node._block_arguments, new_args)],
                         node._op_name, node._name)._root
-    new_inputs = [_clone_variable(i, method, subs, memo) for i in node._inputs]
+    new_inputs = [_cloned(i, subs, memo) for i in node._inputs]
     if all(a is b for a, b in zip(new_inputs, node._inputs)):
         return node
     return node._clone_primitive(new_inputs)
-
-
-def _typed_placeholder_like(ph, outer):
-    p = Placeholder(name=ph.name)
-    p._shape = outer._shape
-    p._dtype = outer._dtype
-    p._is_sparse = outer._is_sparse
-    p._dynamic_axes = outer._dynamic_axes
-    return p
 
 
 def as_block(composite, block_arguments_map, block_op_name, block_instance_name=""):
@@ -693,13 +647,14 @@ def as_block(composite, block_arguments_map, block_op_name, block_instance_name=
     for ph, _ in pairs:
         if not ph.is_placeholder:
             raise TypeError("as_block: block_arguments_map keys must be placeholders of the composite, got %r" % ph)
-    typed = {ph: _typed_placeholder_like(ph, outer) for ph, outer in pairs}
+    typed = {ph: typed_placeholder(outer._shape, outer._dtype, outer._is_sparse, outer._dynamic_axes, ph.name)
+             for ph, outer in pairs}
     inner = composite.clone(CloneMethod.share, typed)
     mapping = [(typed[ph], outer) for ph, outer in pairs]
     mapped = {t for t, _ in mapping}
     captured = [leaf for leaf in inner._leaf_list() if leaf not in mapped]
     node = Function.__new__(Function)
-    op = get_op(BLOCK)
+    op = _BLOCK_OP
     # as in CNTK, a block lists the leaves its body captures (its parameters) before its arguments
     node._set_primitive(op, block_op_name, captured + [o for _, o in mapping], {}, block_instance_name)
     node._block_root = inner
@@ -718,8 +673,9 @@ def _not_lowered(*args, **kwargs):
     raise RuntimeError("Combine and Block nodes are inlined by the lowering and never computed directly")
 
 
-register_op(COMBINE, infer=None, compute=_not_lowered)
-register_op(BLOCK, infer=None, compute=_not_lowered)
+provide(combine=Function._combine_vars)  # Variable.eval
+_COMBINE_OP = register_op("Combine", infer=None, compute=_not_lowered, outputs_are_inputs=True)
+_BLOCK_OP = register_op("Block", infer=None, compute=_not_lowered)
 
 
 def _outputs_of(result):

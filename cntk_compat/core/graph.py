@@ -1,9 +1,66 @@
-"""Walking a Function graph (depth-first, optionally into block functions), and finding nodes in it.
+"""Walking a Function graph: the one walk the core's passes share, and CNTK's search by name.
 
-Only the public graph API is used: ``root_function``, ``inputs``, ``owner``, ``is_output``, ``is_block`` /
-``block_root`` / ``block_arguments_mapping``, ``name`` and ``uid``.
+``walk`` is the walk that clone, re-inference, serialization, the random-state checkpoint and Function's
+leaves/arguments use: iterative (no recursion limit on deep graphs) and safe on recurrent loops, whose
+back references it reports instead of following. ``depth_first_search`` is CNTK's public search (its order of
+visit is CNTK's, which scripts see in find_all_with_name) and uses only the public graph API.
 """
+import collections
 import sys
+
+
+def node_inputs(node):
+    """A node's inputs (a block: the leaves its body captures, then its arguments)."""
+    return node._inputs
+
+
+def node_inputs_and_body(node):
+    """What a node depends on, entering blocks: a block's arguments, then its body's outputs."""
+    if node._block_root is not None:
+        return [outer for _, outer in node._block_arguments] + list(node._block_root._outputs)
+    return node._inputs
+
+
+GraphWalk = collections.namedtuple("GraphWalk", "leaves nodes loop_references")
+GraphWalk.__doc__ = """leaves: the non-output Variables reached, in order of first visit (CNTK's leaf order).
+nodes: the primitive Functions, each after everything it depends on (outside loops).
+loop_references: outputs reached while the walk was still below their node (a recurrent loop's back edge),
+    each once."""
+
+
+def walk(outputs, dependencies=node_inputs, stop=None):
+    """Depth first, left to right from ``outputs``: a GraphWalk. ``dependencies(node)`` lists what a node
+    depends on (node_inputs, or node_inputs_and_body to enter blocks); a Variable for which ``stop(v)`` is
+    True is neither followed nor listed."""
+    leaves, nodes, loop_references = [], [], []
+    done, open_nodes, referenced = set(), set(), set()
+    stack = [(v, False) for v in reversed(list(outputs))]
+    while stack:
+        v, expanded = stack.pop()
+        if stop is not None and stop(v):
+            continue
+        if not v.is_output:
+            if id(v) not in done:
+                done.add(id(v))
+                leaves.append(v)
+            continue
+        node = v.owner
+        if id(node) in done:
+            continue
+        if expanded:
+            open_nodes.discard(id(node))
+            done.add(id(node))
+            nodes.append(node)
+            continue
+        if id(node) in open_nodes:
+            if id(v) not in referenced:
+                referenced.add(id(v))
+                loop_references.append(v)
+            continue
+        open_nodes.add(id(node))
+        stack.append((v, True))
+        stack.extend((d, False) for d in reversed(dependencies(node)))
+    return GraphWalk(leaves, nodes, loop_references)
 
 
 def _is_function(node):

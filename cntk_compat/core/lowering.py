@@ -16,12 +16,11 @@ import weakref
 import torch
 import torch.fx
 
-from .carried_state import CARRYING_OP, carried_state_of
+from .carried_state import carried_state_of
 from .random_stream import random_stream_of
-from .function import BLOCK, COMBINE
 from .fused_recurrence import fused_kernels_enabled
 from .loop_hoisting import mark_step_node
-from .recurrence import STEPWISE_OPS, Loop, find_loops, lower_loop
+from .recurrence import Loop, find_loops, lower_loop
 from .reinference import primitive_nodes
 from .variables import FreeDimension, InferredDimension
 
@@ -281,7 +280,7 @@ class _Builder(object):
 
     def emit(self, node):
         op = node._op
-        if op.name == COMBINE:
+        if op.outputs_are_inputs:
             return
         if node._block_root is not None:
             for inner_ph, outer in node._block_arguments:
@@ -300,7 +299,7 @@ class _Builder(object):
                 raise ValueError("%s%s: output shape %s could not be inferred from its inputs %s"
                                  % (node._op_name, " '%s'" % node._name if node._name else "", o.shape,
                                     [i.shape for i in node._inputs]))
-        if self.loop_step and (op.uses_mask or op.uses_masks or op.makes_mask) and op.name not in STEPWISE_OPS:
+        if self.loop_step and op.sees_whole_sequences:
             raise ValueError("%s cannot be used inside a recurrent loop (it works on whole sequences)"
                              % node._op_name)
         args = [self.env[i.uid] for i in node._inputs]
@@ -333,7 +332,7 @@ class _Builder(object):
         if op.uses_masks:
             kwargs["masks"] = tuple(None if i._sequence_axis is None else self.mask(i._sequence_axis, node)
                                     for i in node._inputs)
-        carried_axis = node._inputs[0]._sequence_axis if op.name == CARRYING_OP else None
+        carried_axis = node._inputs[0]._sequence_axis if op.carries_state else None
         if carried_axis is not None and carried_axis.name in self.slots:
             kwargs["carried"] = self.carried_state(node)
             kwargs["slots"] = self.slots[carried_axis.name]

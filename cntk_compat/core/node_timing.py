@@ -12,8 +12,6 @@ kept per node, so a node evaluated through several Functions counts each evaluat
 """
 import sys
 
-from .function import COMBINE
-
 _FORWARD_SECONDS, _FORWARDS, _BACKWARD_SECONDS, _BACKWARDS = range(4)
 _stats = {}
 
@@ -61,7 +59,7 @@ def primitive_uids(roots):
             pending.append(node.block_root)
             pending.extend(outer for _, outer in node.block_arguments_mapping)
             continue
-        if node.op_name != COMBINE:
+        if not node._op.outputs_are_inputs:
             uids.add(node.uid)
         pending.extend(node.inputs)
     return sorted(uids, key=lambda u: (u.lower(), u))

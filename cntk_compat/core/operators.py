@@ -1,56 +1,54 @@
-"""Python operator overloads shared by Variables and Functions (`a + b`, `-a`, `a @ W`, `a[0:2]`)."""
+"""Python operator overloads shared by Variables and Functions (`a + b`, `-a`, `a @ W`, `a[0:2]`).
 
-
-def _ops():
-    from .. import ops
-    return ops
+The ops package provides the operations (core.hooks)."""
+from .hooks import hook
 
 
 class TensorOpsMixin(object):
     def __add__(self, other):
-        return _ops().plus(self, other)
+        return hook("plus")(self, other)
 
     def __radd__(self, other):
-        return _ops().plus(other, self)
+        return hook("plus")(other, self)
 
     def __sub__(self, other):
-        return _ops().minus(self, other)
+        return hook("minus")(self, other)
 
     def __rsub__(self, other):
-        return _ops().minus(other, self)
+        return hook("minus")(other, self)
 
     def __mul__(self, other):
-        return _ops().element_times(self, other)
+        return hook("element_times")(self, other)
 
     def __rmul__(self, other):
-        return _ops().element_times(other, self)
+        return hook("element_times")(other, self)
 
     def __matmul__(self, other):
-        return _ops().times(self, other)
+        return hook("times")(self, other)
 
     def __rmatmul__(self, other):
-        return _ops().times(other, self)
+        return hook("times")(other, self)
 
     def __truediv__(self, other):
-        return _ops().element_divide(self, other)
+        return hook("element_divide")(self, other)
 
     def __rtruediv__(self, other):
-        return _ops().element_divide(other, self)
+        return hook("element_divide")(other, self)
 
     __div__ = __truediv__
     __rdiv__ = __rtruediv__
 
     def __abs__(self):
-        return _ops().abs(self)
+        return hook("abs")(self)
 
     def __neg__(self):
-        return _ops().negate(self)
+        return hook("negate")(self)
 
     def __pow__(self, other):
-        return _ops().pow(self, other)
+        return hook("pow")(self, other)
 
     def __rpow__(self, other):
-        return _ops().pow(other, self)
+        return hook("pow")(other, self)
 
     def __getitem__(self, key):
-        return _ops().getitem(self, key)
+        return hook("getitem")(self, key)

@@ -13,6 +13,8 @@ buffers, so state_dict() is unchanged by it.
 """
 import torch
 
+from .graph import node_inputs_and_body, walk
+
 _MASK64 = (1 << 64) - 1
 
 
@@ -86,8 +88,7 @@ def random_stream_of(node):
 def random_nodes(function):
     """The random nodes below ``function``'s outputs (entering blocks), in a fixed order: that of the graph's
     dependency walk, the same in every process that builds or loads the same graph."""
-    from .serialization import walk_nodes
-    return [n for n in walk_nodes(function.outputs) if n._op.uses_random]
+    return [n for n in walk(function.outputs, node_inputs_and_body).nodes if n._op.uses_random]
 
 
 def random_state(function):

@@ -16,12 +16,6 @@ from .dtypes import to_torch_dtype
 from .fused_recurrence import FusedLSTM, match_lstm
 from .initial_state import initial_state_steps
 from .loop_hoisting import hoist
-from .registry import get_op
-
-DELAY_OPS = ("PastValue", "FutureValue")
-# ops that see the sequence masks but act on each step by itself, so they also work inside a loop, one step at
-# a time (a user function inside a loop is called once per step, as in CNTK)
-STEPWISE_OPS = ("SequenceBroadcastAs", "ReconcileDynamicAxis", "UserFunction")
 
 
 class Loop(object):
@@ -30,15 +24,15 @@ class Loop(object):
     def __init__(self, nodes, node_inputs):
         self.nodes = nodes
         members = {id(n) for n in nodes}
-        self.delays = [n for n in nodes if n._op.name in DELAY_OPS]
+        self.delays = [n for n in nodes if n._op.delay is not None]
         if not self.delays:
             raise ValueError("the graph has a cycle through %s without past_value or future_value; a loop "
                              "needs a delay" % ", ".join(sorted({n._op_name for n in nodes})))
-        directions = {n._op.name for n in self.delays}
+        directions = {n._op.delay for n in self.delays}
         if len(directions) > 1:
             raise ValueError("a recurrent loop mixes past_value and future_value; split it into a forward "
                              "and a backward loop")
-        self.backward = directions.pop() == "FutureValue"
+        self.backward = directions.pop() == "future"
         for d in self.delays:
             if not (d._inputs[0].is_output and id(d._inputs[0].owner) in members):
                 raise ValueError("%s in a recurrent loop must delay a value computed in that loop" % d._op_name)
@@ -194,7 +188,7 @@ def lower_loop(builder, loop, make_builder):
         value = builder.env[e.uid]
         if e.uid in sequence_inits:
             # a sequence as initial state contributes its last item (its first, running backwards)
-            edge = get_op("SequenceFirst" if loop.backward else "SequenceLast").compute
+            edge = loop.delays[0]._op.sequence_initial_state
             value = builder.graph.call_function(edge, (value, builder.mask(e._sequence_axis, loop.delays[0])))
         elif e._sequence_axis is not None and e._sequence_axis.name != loop.axis.name:
             raise ValueError("a recurrent loop over sequence axis %r reads an input on another sequence axis %r"

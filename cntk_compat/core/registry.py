@@ -18,13 +18,19 @@ class OutputSpec(object):
 
 
 class OpDef(object):
-    """One primitive op.
+    """One primitive op: its shape rule, its torch computation, and what the core must know about it.
+
+    The core reads these fields and never compares op names; an op with a new behaviour declares it here.
 
     infer(inputs, attributes) -> [OutputSpec]: the shape rule; it may also complete the inferred
-        dimensions of Parameter inputs (CNTK's deferred shape inference).
+        dimensions of Parameter inputs (CNTK's deferred shape inference). None: each node declares its own
+        outputs (node._declared_outputs(), user functions).
     compute(*tensors, **kwargs) -> tensor or tuple of tensors: the torch computation on batch-first tensors.
     prepare(node) -> dict: static keyword arguments for compute, computed once when lowering.
     elementwise: the lowering aligns every input to the output's layout first (CNTK broadcasting).
+    infer_partial(inputs, guess) -> [OutputSpec] or None: the shape rule when only some inputs are typed yet
+        (inside a recurrent loop being typed, a delayed copy of the result has no type until the result has
+        one); guess 1 or 2 says how boldly (see core.reinference).
     uses_training: compute receives training=True/False.
     uses_mask: compute receives mask= (B, T) bool for the sequence axis of its first sequence input.
     uses_masks: compute receives masks= a tuple with, per input, its (B, T) bool mask or None.
@@ -36,19 +42,35 @@ class OpDef(object):
         module needs no process-global registry and survives its Function, deepcopy and pickling.
     makes_mask: compute returns (value, mask): the output lies on a sequence axis made by this op, whose
         (B, T') bool mask the lowering carries from here on (keyed by the axis name).
+    stepwise: although it sees masks, it acts on each step by itself, so it may sit inside a recurrent loop.
+    delay: "past" or "future" for an op that reads its first input time_step steps earlier or later (input 1
+        is the initial state): the only ops a recurrent loop may pass through.
+    sequence_initial_state(value, mask) -> (B, ...): for a delay, what a whole sequence given as initial
+        state contributes to a loop (its last step for past, its first for future).
+    carries_state: compute receives carried= (its node's CarriedState) and slots= (the batch's SequenceSlots)
+        when the batch has sequences continuing from the previous call (truncated BPTT).
+    outputs_are_inputs: a structural node (Combine) whose outputs are its inputs; nothing is computed.
+    save_state(node) -> dict / load_node(state, inputs, name) -> primitive node: for ops whose nodes carry
+        more than attributes (user functions), what a saved model stores for a node and how it is rebuilt.
     algebra: the op's math in the small vocabulary the core's pattern matchers read (recurrent cells run on
         torch's fused kernels are recognized by it): "matmul" (times of a vector by a matrix when output_rank is
         1), "add", "mul", "sigmoid", "tanh", "relu", "slice", "identity"; None for every other op.
     """
 
-    def __init__(self, name, infer, compute, prepare=None, elementwise=False, uses_training=False,
-                 uses_mask=False, uses_masks=False, makes_mask=False, uses_random=False,
-                 algebra=None, owned_state=None):
+    def __init__(self, name, infer, compute, prepare=None, elementwise=False, infer_partial=None,
+                 uses_training=False, uses_mask=False, uses_masks=False, makes_mask=False, stepwise=False,
+                 delay=None, sequence_initial_state=None, carries_state=False, outputs_are_inputs=False,
+                 save_state=None, load_node=None, uses_random=False, algebra=None, owned_state=None):
+        if delay not in (None, "past", "future"):
+            raise ValueError("op %s: delay must be None, 'past' or 'future', got %r" % (name, delay))
+        if (save_state is None) != (load_node is None):
+            raise ValueError("op %s: save_state and load_node come together" % name)
         self.name = name
         self.infer = infer
         self.compute = compute
         self.prepare = prepare
         self.elementwise = elementwise
+        self.infer_partial = infer_partial
         self.uses_training = uses_training
         self.uses_mask = uses_mask
         self.uses_masks = uses_masks
@@ -56,6 +78,18 @@ class OpDef(object):
         self.uses_random = uses_random
         self.algebra = algebra
         self.owned_state = owned_state
+        self.stepwise = stepwise
+        self.delay = delay
+        self.sequence_initial_state = sequence_initial_state
+        self.carries_state = carries_state
+        self.outputs_are_inputs = outputs_are_inputs
+        self.save_state = save_state
+        self.load_node = load_node
+
+    @property
+    def sees_whole_sequences(self):
+        """Whether compute needs whole sequences (it reads or makes masks and is not stepwise)."""
+        return (self.uses_mask or self.uses_masks or self.makes_mask) and not self.stepwise
 
     def __repr__(self):
         return "OpDef(%s)" % self.name
@@ -81,3 +115,24 @@ def get_op(name):
 
 def registered_ops():
     return dict(_OPS)
+
+
+# op_name of a user function -> callback(inputs, name, state) rebuilding it when a model is loaded
+_UDF_LOADERS = {}
+
+
+def register_udf_loader(op_name, callback):
+    """Function.register_udf_deserialize_callback: how to rebuild the user functions named op_name."""
+    if op_name in _UDF_LOADERS:
+        raise ValueError("a deserialize callback for the user function op %r is already registered" % op_name)
+    _UDF_LOADERS[op_name] = callback
+
+
+def udf_loader(op_name):
+    """The callback registered for op_name, or None."""
+    return _UDF_LOADERS.get(op_name)
+
+
+def udf_loaders():
+    """op_name -> callback, for every registered one."""
+    return dict(_UDF_LOADERS)

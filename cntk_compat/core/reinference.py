@@ -6,32 +6,13 @@ clone of a graph that already has loops. Shape inference then has to run to a fi
 loop a node's input types can depend on its own outputs.
 """
 from . import graph_version
-from .dtypes import promote
-from .registry import OutputSpec
-
-_COMBINE = "Combine"
+from .graph import node_inputs, node_inputs_and_body, walk
 
 
 def primitive_nodes(outputs, into_blocks=True):
     """Every primitive node below ``outputs`` (and, with into_blocks, inside block functions), each once,
     inputs before the nodes that read them wherever the graph has no loop."""
-    order, seen = [], set()
-    stack = [(v, False) for v in reversed(list(outputs))]
-    while stack:
-        item, expanded = stack.pop()
-        if expanded:
-            order.append(item)
-            continue
-        v = item
-        if not v.is_output or id(v.owner) in seen:
-            continue
-        node = v.owner
-        seen.add(id(node))
-        stack.append((node, True))
-        if into_blocks and node._block_root is not None:
-            stack.extend((o, False) for o in reversed(node._block_root._outputs))
-        stack.extend((i, False) for i in reversed(node._inputs))
-    return order
+    return walk(outputs, node_inputs_and_body if into_blocks else node_inputs).nodes
 
 
 def substitute_in_place(outputs, subs):
@@ -41,7 +22,7 @@ def substitute_in_place(outputs, subs):
     graph_version.bump()
     for node in primitive_nodes(outputs):
         node._inputs = [subs.get(i, i) for i in node._inputs]
-        if node._op.name == _COMBINE:
+        if node._op.outputs_are_inputs:
             node._outputs = list(node._inputs)
         if node._block_arguments is not None:
             node._block_arguments = [(ph, subs.get(o, o)) for ph, o in node._block_arguments]
@@ -52,19 +33,6 @@ def substitute_in_place(outputs, subs):
 
 def _known(v):
     return v._shape is not None and v._dynamic_axes is not None
-
-
-def _elementwise_from_known(inputs, guess):
-    """An elementwise result typed by the operands whose types are known: inside a loop the other operand
-    (a delayed copy of the result) takes its type from the result. guess 1 trusts only operands with a dimension
-    above 1 (a scalar such as a stabilizer's factor says nothing of the result's shape); guess 2, the last
-    resort of a loop that settles no other way, trusts any."""
-    from ..ops._common import broadcast_shape, dynamic_axes_of
-    known = [i for i in inputs if _known(i)]
-    if not known or (guess < 2 and all(all(d == 1 for d in i._shape) for i in known)):
-        return None
-    return [OutputSpec(broadcast_shape([i._shape for i in known]), promote(*[i._dtype for i in known]),
-                       dynamic_axes_of(known))]
 
 
 def _nodes_on_cycles(nodes):
@@ -128,9 +96,9 @@ def _node_specs(node, guess):
         if all(_known(i) for i in node._inputs):
             raise
         return None
-    if op.elementwise and specs[0].shape is None and guess:
+    if op.infer_partial is not None and specs[0].shape is None and guess:
         # a guess found in an earlier pass stays until the shape rule itself knows better
-        return _elementwise_from_known(node._inputs, guess) or (None if node._outputs[0]._shape is not None else specs)
+        return op.infer_partial(node._inputs, guess) or (None if node._outputs[0]._shape is not None else specs)
     return specs
 
 
@@ -146,7 +114,7 @@ def _infer_node(node, guess):
     """Re-run one node's shape rule; True if an output's type changed. guess (0, 1, 2): how far an elementwise
     node may take its type from part of its inputs; only nodes on a cycle guess (elsewhere an unknown input,
     such as a free placeholder, keeps the result unknown)."""
-    if node._op.name == _COMBINE:
+    if node._op.outputs_are_inputs:
         return False
     if node._block_root is not None:
         for inner, outer in node._block_arguments:

@@ -3,9 +3,10 @@
 A model file is a zip archive holding
   graph.json  -- the graph: its leaf Variables (kind, name, shape, dtype, dynamic axes), then every node in
                  dependency order (registered op name, display op name, instance name, JSON-encoded attributes,
-                 input wiring by uid; blocks with their inner graph; user functions with their class and
-                 serialize() state), and the outputs; "loop_references" describes the outputs that a recurrent
-                 loop reads before their node is listed (the walk met their node again while still below it);
+                 input wiring by uid; blocks with their inner graph; for ops that declare save_state (user
+                 functions: their class and serialize() state) that state as "op_state"), and the outputs;
+                 "loop_references" describes the outputs that a recurrent loop reads before their node is
+                 listed (the walk met their node again while still below it);
   tensors.pt  -- a dict uid -> tensor of the Parameter and Constant values, read back with
                  torch.load(weights_only=True).
 Loading rebuilds the graph through the op registry (so shape rules run again), with fresh uids. A loop
@@ -13,7 +14,6 @@ reference is a typed placeholder until its node is rebuilt, and is then replaced
 which closes the loop exactly as replace_placeholders does.
 """
 import enum
-import importlib
 import io
 import json
 import os
@@ -26,14 +26,16 @@ import torch
 from . import atomic_file
 from . import device as _device
 from .axis import Axis
-from .function import BLOCK, COMBINE, Function, as_block
-from .registry import get_op
+from .function import Function, as_block
+from .graph import node_inputs_and_body, walk
+from .hooks import provide
+from .registry import get_op, udf_loaders
 from .reinference import infer_in_place, substitute_in_place
-from .variables import Constant, Parameter, Placeholder, Variable, VariableKind
+from .variables import Constant, Parameter, Variable, VariableKind, typed_placeholder
 
 FORMAT_NAME = "cntk-compat-model"
-FORMAT_VERSION = 2  # 2 added "loop_references"
-_READABLE_VERSIONS = (1, 2)
+FORMAT_VERSION = 3  # 2 added "loop_references"; 3 renamed a node's "user_function" record "op_state"
+_READABLE_VERSIONS = (1, 2, 3)
 _GRAPH = "graph.json"
 _TENSORS = "tensors.pt"
 
@@ -75,8 +77,6 @@ def load_onnx(model):
     return _onnx["load"](data, what)
 
 
-# op name of a user function -> callback(inputs, name, state) building it (Function.register_udf_deserialize_callback)
-udf_deserialize_callbacks = {}
 # (module, qualified name) -> UserFunction subclass, filled as the program defines the classes
 user_function_classes = {}
 _importable_modules = set()
@@ -89,6 +89,7 @@ def allow_user_function_imports(*module_names):
         if not isinstance(name, str) or not name:
             raise TypeError("allow_user_function_imports: module names must be strings, got %r" % (name,))
     _importable_modules.update(module_names)
+
 
 # model formats other than this package's zip, registered by the packages that read them (model_formats):
 # name -> (detect(bytes) -> bool, load(bytes, description, udf_callbacks, device) -> Function)
@@ -185,51 +186,6 @@ def _hashable(key):
     return tuple(key) if isinstance(key, list) else key
 
 
-# ----------------------------------------------------------------------------------------------- walking
-def _node_dependencies(node):
-    if node._block_root is not None:
-        return [outer for _, outer in node._block_arguments] + list(node._block_root._outputs)
-    return list(node._inputs)
-
-
-def _walk(outputs):
-    """(leaves, nodes, loop_references): the leaf Variables and the Function nodes below outputs (entering
-    blocks), each node after everything it depends on, and the outputs of nodes that a recurrent loop reads
-    before they are defined (met again while the walk was still below their node)."""
-    leaves, nodes, loop_references, done, open_nodes = [], [], [], set(), set()
-    referenced = set()
-    stack = [(v, False) for v in reversed(outputs)]
-    while stack:
-        v, expanded = stack.pop()
-        if not v.is_output:
-            if v.uid not in done:
-                done.add(v.uid)
-                leaves.append(v)
-            continue
-        node = v.owner
-        if node.uid in done:
-            continue
-        if expanded:
-            open_nodes.discard(node.uid)
-            done.add(node.uid)
-            nodes.append(node)
-            continue
-        if node.uid in open_nodes:  # the walk is below this node: a loop leads back to it
-            if v.uid not in referenced:
-                referenced.add(v.uid)
-                loop_references.append(v)
-            continue
-        open_nodes.add(node.uid)
-        stack.append((v, True))
-        stack.extend((d, False) for d in reversed(_node_dependencies(node)))
-    return leaves, nodes, loop_references
-
-
-def walk_nodes(outputs):
-    """The Function nodes below ``outputs`` (entering blocks), each after everything it depends on."""
-    return _walk(outputs)[1]
-
-
 # ----------------------------------------------------------------------------------------------- saving
 def _describe_variable(v):
     return {"uid": v.uid, "kind": v._kind, "name": v.name,
@@ -238,13 +194,6 @@ def _describe_variable(v):
             "is_sparse": v._is_sparse, "needs_gradient": v._needs_gradient,
             "dynamic_axes": None if v._dynamic_axes is None else [encode_attribute(a, "dynamic axis")
                                                                    for a in v._dynamic_axes]}
-
-
-def _describe_user_function(node):
-    cls = type(node)
-    return {"module": cls.__module__, "class": cls.__qualname__, "op_name": node.op_name,
-            "as_numpy": bool(getattr(node, "as_numpy", True)),
-            "state": encode_attribute(node.serialize(), "the serialize() state of user function %s" % node.op_name)}
 
 
 def _describe_node(node):
@@ -258,14 +207,14 @@ def _describe_node(node):
     if node._block_root is not None:
         record["block"] = {"arguments": [[ph.uid, outer.uid] for ph, outer in node._block_arguments],
                            "outputs": [o.uid for o in node._block_root._outputs]}
-    if node._op.name == "UserFunction":
-        record["user_function"] = _describe_user_function(node)
+    if node._op.save_state is not None:
+        record["op_state"] = node._op.save_state(node)
     return record
 
 
 def model_bytes(function):
     """The saved form of ``function`` (see the module docstring)."""
-    leaves, nodes, loop_references = _walk(function.outputs)
+    leaves, nodes, loop_references = walk(function.outputs, node_inputs_and_body)
     tensors = {}
     for v in leaves:
         if v.is_parameter or v.is_constant:
@@ -281,7 +230,7 @@ def model_bytes(function):
              "loop_references": [_describe_variable(v) for v in loop_references],
              "outputs": [o.uid for o in function.outputs],
              "arguments": [a.uid for a in arg_order],
-             "combine_name": root._name if root._op.name == COMBINE else None}
+             "combine_name": root._name if root._op.outputs_are_inputs else None}
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr(_GRAPH, json.dumps(graph))
@@ -351,11 +300,9 @@ def _rebuild_leaf(record, tensors, device):
 
 
 def _typed_placeholder(record):
-    shape = None if record["shape"] is None else tuple(record["shape"])
-    v = Placeholder(shape, _dynamic_axes(record["dynamic_axes"]), record["name"])
-    v._dtype = None if record["dtype"] is None else np.dtype(record["dtype"])
-    v._is_sparse = record["is_sparse"]
-    return v
+    return typed_placeholder(None if record["shape"] is None else tuple(record["shape"]),
+                             None if record["dtype"] is None else np.dtype(record["dtype"]), record["is_sparse"],
+                             _dynamic_axes(record["dynamic_axes"]), record["name"])
 
 
 def _close_loops(node, record, stand_ins, env):
@@ -367,52 +314,20 @@ def _close_loops(node, record, stand_ins, env):
         infer_in_place(node._outputs)
 
 
-def _user_function_class(info):
-    """The class of a saved user function: one this program has defined (imported) itself. Loading imports
-    nothing a file names, unless the user allowed that module (allow_user_function_imports)."""
-    key = (info["module"], info["class"])
-    if key not in user_function_classes and info["module"] in _importable_modules:
-        importlib.import_module(info["module"])
-    cls = user_function_classes.get(key)
-    if cls is None:
-        raise ValueError("load_model: the model holds the user function %s.%s (op %r), which this program has not "
-                         "defined; loading a model imports nothing that the file names. Import or define the class "
-                         "before loading, register a callback with Function.register_udf_deserialize_callback(%r, "
-                         "...), or allow importing its module with "
-                         "cntk.ops.functions.allow_user_function_imports(%r)"
-                         % (info["module"], info["class"], info["op_name"], info["op_name"], info["module"]))
-    return cls
-
-
-def _rebuild_user_function(record, inputs):
-    info = record["user_function"]
-    state = decode_attribute(info["state"])
-    callback = udf_deserialize_callbacks.get(info["op_name"])
-    if callback is None:
-        callback = _user_function_class(info).deserialize
-    udf = callback(list(inputs), record["name"], state)
-    if isinstance(udf, Function) and not udf.is_composite:
-        return udf
-    if isinstance(udf, Function):
-        return udf.root_function
-    raise TypeError("load_model: deserializing user function %s gave %s, expected a UserFunction"
-                    % (info["op_name"], type(udf).__name__))
-
-
 def _rebuild_node(record, env):
     inputs = [env[u] for u in record["inputs"]]
     attributes = decode_attribute(record["attributes"])
-    if record["op"] == "UserFunction":
-        node = _rebuild_user_function(record, inputs)
-    elif record["op"] == BLOCK:
+    op = None if "block" in record else get_op(record["op"])
+    if op is None:
         block = record["block"]
         inner = Function._composite([env[u] for u in block["outputs"]],
                                     arg_order=[env[ph] for ph, _ in block["arguments"]])
         node = as_block(inner, [(env[ph], env[outer]) for ph, outer in block["arguments"]],
                         record["op_name"], record["name"]).root_function
+    elif op.load_node is not None:
+        node = op.load_node(record.get("op_state", record.get("user_function")), inputs, record["name"])
     else:
-        get_op(record["op"])
-        node = Function._primitive(record["op"], inputs, attributes, record["name"], record["op_name"])
+        node = Function._primitive(op, inputs, attributes, record["name"], record["op_name"])
     if record.get("custom_attributes"):
         node._custom_attributes = decode_attribute(record["custom_attributes"])
     if len(node._outputs) != len(record["outputs"]):
@@ -438,7 +353,7 @@ def load(model, device=None):
     if not _is_archive(data):
         for detect, read in _model_readers.values():
             if detect(data):
-                return read(data, what, udf_deserialize_callbacks, device)
+                return read(data, what, udf_loaders(), device)
         if data.startswith(_V1_MARK):
             raise ValueError("load_model: %s is in CNTK's legacy v1 (BrainScript/CNTK 1.x) format, which "
                              "cntk-compat cannot read; load it in CNTK 2.x and save it again" % what)
@@ -484,7 +399,7 @@ def restore(function, model):
         return _restore_parameters(function, load(data), what)
     graph, tensors = _read_archive_bytes(data, what)
     saved = [r for r in graph["variables"] if r["kind"] in (VariableKind.PARAMETER, VariableKind.CONSTANT)]
-    leaves, _, _ = _walk(function.outputs)
+    leaves = walk(function.outputs, node_inputs_and_body).leaves
     mine = [v for v in leaves if v.is_parameter or v.is_constant]
     if len(saved) != len(mine):
         raise ValueError("restore: the model file has %d parameters and constants, this Function has %d"
@@ -496,3 +411,18 @@ def restore(function, model):
                              % (record["kind"], record["name"], tuple(value.shape), v._kind, v.name, v.shape))
     for record, v in zip(saved, mine):
         v.set_value(tensors[record["uid"]])
+
+
+def _save_function(function, filename, format=None, use_external_files_to_store_parameters=False):
+    if check_format(format, "save") == ModelFormat.ONNX:
+        return save_onnx(function, filename)
+    save(function, filename)
+
+
+def _load_function(model, device=None, format=None):
+    if check_format(format, "load") == ModelFormat.ONNX:
+        return load_onnx(model)
+    return load(model, device)
+
+
+provide(save=_save_function, load=_load_function, restore=restore)

@@ -11,6 +11,7 @@ import torch
 
 from . import device as _device
 from .dtypes import data_type_code, sanitize_dtype, to_torch_dtype
+from .hooks import hook
 
 
 def _dense_sample(sample, dtype):
@@ -209,12 +210,11 @@ class Value(object):
 
     @staticmethod
     def create(var, data, seq_starts=None, device=None, read_only=False):
-        from .feeding import to_value
         if seq_starts and var._sequence_axis is None:
             raise ValueError("seq_starts were given, but the input %s has no sequence axis" % (var.name or var.uid))
         if seq_starts and isinstance(data, np.ndarray):
             data = list(np.atleast_1d(data))  # an array is one sequence per row
-        value = to_value(var, data, _device.resolve(device))
+        value = hook("to_value")(var, data, _device.resolve(device))
         if seq_starts:
             value._set_seq_starts(seq_starts)
         return value

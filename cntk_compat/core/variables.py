@@ -10,6 +10,7 @@ from . import device as _device
 from ..default_options import default_override_or, get_default_override
 from .axis import Axis, BATCH_AXIS_NAME, SEQUENCE_AXIS_NAME
 from .dtypes import sanitize_dtype, to_torch_dtype
+from .hooks import hook
 from .operators import TensorOpsMixin
 from .type_string import type_string
 from .uid import new_uid
@@ -205,8 +206,7 @@ class Variable(VariableMixin, TensorOpsMixin):
         self._shape = tuple(merged)
 
     def eval(self, arguments=None, device=None):
-        from .function import Function
-        return Function._combine_vars([self]).eval(arguments, device=device)
+        return hook("combine")([self]).eval(arguments, device=device)
 
     def __repr__(self):
         """As CNTK prints a variable: ``Input('x', [#, *], [2 x 3])``: kind, name (else uid), dynamic axes
@@ -393,6 +393,14 @@ class Placeholder(Variable):
     def __init__(self, shape=None, dynamic_axes=None, name=""):
         self._init_variable(VariableKind.PLACEHOLDER, None if shape is None else sanitize_shape(shape),
                             None, False, sanitize_dynamic_axes(dynamic_axes), name)
+
+
+def typed_placeholder(shape, dtype, is_sparse, dynamic_axes, name=""):
+    """A Placeholder that already has a type (a stand-in for a Variable whose type is known), unlike the public
+    placeholder(), whose type comes from what replaces it."""
+    v = Variable.__new__(Placeholder)
+    v._init_variable(VariableKind.PLACEHOLDER, shape, dtype, is_sparse, dynamic_axes, name)
+    return v
 
 
 def make_output(shape, dtype, is_sparse, dynamic_axes, name, owner, needs_gradient=False):

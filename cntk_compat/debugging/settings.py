@@ -35,19 +35,14 @@ def force_deterministic(seed):
     force_deterministic_algorithms()
 
 
-_checked = [False]
-
-
 def set_checked_mode(enable):
     """Accepted and remembered, but it changes nothing here. CNTK's checked mode fills the gaps of padded
     sequences with NaN (to catch ops that read them) and verifies the graph again after free axes are bound;
     here every op masks padding by construction and shapes are verified when a Function is lowered. NaN and
     infinite values stay legal results, as in CNTK; to find where a NaN gradient comes from, use
     ``torch.autograd.set_detect_anomaly(True)``."""
-    if not isinstance(enable, bool):
-        raise TypeError("set_checked_mode: enable must be a bool, got %s" % type(enable).__name__)
-    _checked[0] = enable
+    cntk_py.set_checked_mode(enable)
 
 
 def is_checked_mode():
-    return _checked[0]
+    return cntk_py.is_checked_mode()

@@ -9,9 +9,9 @@ import numbers
 
 import numpy as np
 
-from .. import cntk_py
 from ..axis import Axis
-from ..core.dtypes import data_type_code
+from ..core.dtypes import (DataType_Double, DataType_Float, DataType_Float16, DataType_Int16, DataType_Int8,
+                           DataType_Unknown, data_type_code)
 from .swig_helper import typemap
 from .utils import sanitize_input
 from ..core.variables import sanitize_shape as _sanitize_shape
@@ -24,9 +24,9 @@ __all__ = ["Axis", "typemap", "is_string", "is_byte_buffer", "sanitize_precision
            "sanitize_variable_value_dict", "sanitize_pooling_args", "sanitize_convolution_args",
            "sanitize_Function_attributes", "sanitize_permutation", "sanitize_random_args", "bounded_cache"]
 
-_DTYPE_OF_CODE = {cntk_py.DataType_Float: np.float32, cntk_py.DataType_Double: np.float64,
-                  cntk_py.DataType_Float16: np.float16, cntk_py.DataType_Int8: np.int8,
-                  cntk_py.DataType_Int16: np.int16}
+_DTYPE_OF_CODE = {DataType_Float: np.float32, DataType_Double: np.float64,
+                  DataType_Float16: np.float16, DataType_Int8: np.int8,
+                  DataType_Int16: np.int16}
 
 
 def is_string(s):
@@ -53,7 +53,7 @@ def sanitize_precision(precision):
     if isinstance(precision, str) and precision in names:
         return names[precision]
     if isinstance(precision, numbers.Integral) and not isinstance(precision, bool):
-        if precision == cntk_py.DataType_Unknown:
+        if precision == DataType_Unknown:
             return None
         if precision in _DTYPE_OF_CODE:
             return _DTYPE_OF_CODE[precision]
@@ -64,7 +64,7 @@ def sanitize_precision(precision):
 
 def data_type_to_dtype(data_type):
     """The numpy type of a CNTK DataType code (object for DataType_Unknown)."""
-    if data_type == cntk_py.DataType_Unknown:
+    if data_type == DataType_Unknown:
         return object
     if data_type in _DTYPE_OF_CODE:
         return _DTYPE_OF_CODE[data_type]
@@ -100,10 +100,10 @@ def sanitize_dtype_numpy(dtype):
 def sanitize_dtype_cntk(dtype):
     """CNTK's DataType code of a dtype (DataType_Unknown for None; a code passes through)."""
     if isinstance(dtype, numbers.Integral) and not isinstance(dtype, bool) and \
-            (dtype in _DTYPE_OF_CODE or dtype == cntk_py.DataType_Unknown):
+            (dtype in _DTYPE_OF_CODE or dtype == DataType_Unknown):
         return int(dtype)
     if dtype is None or dtype is object:
-        return cntk_py.DataType_Unknown
+        return DataType_Unknown
     return data_type_code(sanitize_dtype_numpy(dtype))
 
 

@@ -10,7 +10,7 @@ from ..core.variables import InferredDimension, Parameter
 from ..default_options import default_override_or, get_default_override
 from ..initializer import glorot_uniform
 from ..ops import sigmoid, slice, tanh, times
-from .blocks import Stabilizer, _as_tuple, block
+from .building import Stabilizer, _as_tuple, block
 
 __all__ = ["LSTM", "GRU", "RNNStep", "RNNUnit"]
 

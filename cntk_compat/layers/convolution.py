@@ -5,7 +5,7 @@ from ..core.variables import InferredDimension, Parameter
 from ..default_options import default_override_or, get_default_override
 from ..initializer import glorot_uniform
 from ..ops import convolution, convolution_transpose, expand_dims, squeeze
-from .blocks import _as_tuple, _initializer_for, block, identity
+from .building import _as_tuple, _initializer_for, block, identity
 
 __all__ = ["SequentialConvolution", "Convolution", "Convolution1D", "Convolution2D", "Convolution3D", "ConvolutionTranspose",
            "ConvolutionTranspose1D", "ConvolutionTranspose2D", "ConvolutionTranspose3D"]

@@ -1,7 +1,7 @@
 """Dropout, Activation, Label."""
 from ..default_options import default_override_or, get_default_override
 from ..ops import alias, dropout
-from .blocks import block, identity
+from .building import block, identity
 
 __all__ = ["Dropout", "Activation", "Label"]
 

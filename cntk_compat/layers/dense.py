@@ -5,7 +5,7 @@ from ..core.variables import Constant, InferredDimension, Parameter
 from ..default_options import default_override_or, get_default_override, is_default_override
 from ..initializer import glorot_uniform
 from ..ops import times
-from .blocks import _as_tuple, _initializer_for, block, identity
+from .building import _as_tuple, _initializer_for, block, identity
 
 __all__ = ["Dense", "Embedding"]
 

@@ -4,7 +4,7 @@ from functools import reduce
 
 from ..core.function import Function
 from ..ops import combine, plus
-from .blocks import _inject_name, identity
+from .building import _inject_name, identity
 
 __all__ = ["Sequential", "For", "SequentialClique", "ResNetBlock"]
 

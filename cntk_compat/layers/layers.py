@@ -9,7 +9,7 @@ from ..ops import (batch_normalization, convolution, convolution_transpose, drop
 from ..ops.functions import BlockFunction
 from ..ops.sampling import SentinelValueForAutoSelectRandomSeed
 from ..variables import Constant, Parameter, Record
-from .blocks import UntestedBranchError, identity
+from .building import UntestedBranchError, identity
 from .convolution import (Convolution, Convolution1D, Convolution2D, Convolution3D, ConvolutionTranspose,
                           ConvolutionTranspose1D, ConvolutionTranspose2D, ConvolutionTranspose3D,
                           SequentialConvolution)

@@ -4,7 +4,7 @@ import numpy as np
 from ..core.variables import Constant, InferredDimension, Parameter
 from ..default_options import default_override_or, get_default_override
 from ..ops import batch_normalization, reduce_mean, sqrt
-from .blocks import block
+from .building import block
 
 __all__ = ["BatchNormalization", "LayerNormalization"]
 

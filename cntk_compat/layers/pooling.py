@@ -1,7 +1,7 @@
 """MaxPooling, AveragePooling, GlobalMaxPooling, GlobalAveragePooling, MaxUnpooling."""
 from ..default_options import default_override_or, get_default_override
 from ..ops import AVG_POOLING, MAX_POOLING, MAX_UNPOOLING, pooling, unpooling
-from .blocks import _as_tuple, block
+from .building import _as_tuple, block
 from .convolution import _pad_to_shape
 
 __all__ = ["MaxPooling", "AveragePooling", "GlobalMaxPooling", "GlobalAveragePooling", "MaxUnpooling"]

@@ -9,7 +9,8 @@ from ..core.function import Function
 from ..core.variables import Constant
 from ..default_options import default_override_or, get_default_override
 from ..ops import combine, reconcile_dynamic_axes, sequence, splice
-from .blocks import ForwardDeclaration, _inject_name, block
+from .blocks import ForwardDeclaration
+from .building import _inject_name, block
 # names CNTK's cntk.layers.sequence also exposes (it is built on cntk.layers.blocks)
 from ..variables import Parameter, Record  # noqa: F401,E402
 from ..initializer import glorot_uniform  # noqa: F401,E402

@@ -4,6 +4,7 @@ import inspect
 import numpy as np
 
 from ..core.axis import Axis
+from ..core.hooks import provide
 from ..core.variable_type import VariableType, sanitize_type
 from ..variables import Record, Variable  # noqa: F401 (re-exported, as CNTK's cntk.layers.typing does)
 
@@ -71,3 +72,6 @@ def Signature(*args, **kwargs):
         f.__annotations__ = annotations
         return f
     return add_annotations
+
+
+provide(signature=Signature)  # Function.with_signature

@@ -41,3 +41,8 @@ from .unsupported import custom_proxy_op, forward_backward, labels_to_graph, opt
 from ..core.device import use_default_device  # noqa: E402,F401
 from ..default_options import default_override_or, get_default_override  # noqa: E402,F401
 from ..io.source_config import INFINITELY_REPEAT  # noqa: E402,F401
+from ..core.hooks import provide as _provide  # noqa: E402
+
+# what Variables' and Functions' Python operators (core.operators) and @Function call
+_provide(plus=plus, minus=minus, element_times=element_times, element_divide=element_divide, times=times, abs=abs,
+         negate=negate, pow=pow, getitem=getitem, alias=alias, user_function=user_function)

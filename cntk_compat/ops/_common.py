@@ -119,8 +119,21 @@ def _infer_parameter_dims(inputs, shape):
                 v._resolve_inferred_shape(tuple(t if own == -1 else own for own, t in zip(v._shape, tail)))
 
 
+def elementwise_infer_partial(inputs, guess):
+    """An elementwise result typed by the operands whose types are known: inside a loop the other operand
+    (a delayed copy of the result) takes its type from the result. guess 1 trusts only operands with a dimension
+    above 1 (a scalar such as a stabilizer's factor says nothing of the result's shape); guess 2, the last
+    resort of a loop that settles no other way, trusts any."""
+    known = [i for i in inputs if i._shape is not None and i._dynamic_axes is not None]
+    if not known or (guess < 2 and all(all(d == 1 for d in i._shape) for i in known)):
+        return None
+    return [OutputSpec(broadcast_shape([i._shape for i in known]), promote(*[i._dtype for i in known]),
+                       dynamic_axes_of(known))]
+
+
 def register_elementwise(op_name, compute, prepare=None, **options):
-    return register_op(op_name, elementwise_infer(op_name), compute, prepare=prepare, elementwise=True, **options)
+    return register_op(op_name, elementwise_infer(op_name), compute, prepare=prepare, elementwise=True,
+                       infer_partial=elementwise_infer_partial, **options)
 
 
 def static_dim(node, k=0):

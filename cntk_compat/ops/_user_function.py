@@ -4,15 +4,17 @@ Every user function lowers to the one registered op "UserFunction", whose comput
 forward/backward inside a torch.autograd.Function.
 """
 import copy
+import importlib
 
 import numpy as np
 import torch
 
 from ..core import device as _device
+from ..core import serialization
 from ..core.dtypes import to_torch_dtype
 from ..core.function import Function, as_variable
-from ..core.registry import register_op
-from ..core.serialization import user_function_classes
+from ..core.registry import register_op, udf_loader
+from ..core.serialization import decode_attribute, encode_attribute, user_function_classes
 from ..core.value import NDArrayView, Value
 from ..core.variables import make_output
 
@@ -141,7 +143,46 @@ def _run(*tensors, state, masks):
     return outs[0] if len(outs) == 1 else outs
 
 
-_OP = register_op("UserFunction", infer=None, compute=_run, owned_state=UserFunctionState, uses_masks=True)
+def _save_state(node):
+    """What a saved model keeps of a user function node: its class and its serialize() state."""
+    cls = type(node)
+    return {"module": cls.__module__, "class": cls.__qualname__, "op_name": node.op_name,
+            "as_numpy": bool(getattr(node, "as_numpy", True)),
+            "state": encode_attribute(node.serialize(), "the serialize() state of user function %s" % node.op_name)}
+
+
+def _user_function_class(info):
+    """The class of a saved user function: one this program has defined (imported) itself. Loading imports
+    nothing a file names, unless the user allowed that module (allow_user_function_imports)."""
+    key = (info["module"], info["class"])
+    if key not in user_function_classes and info["module"] in serialization._importable_modules:
+        importlib.import_module(info["module"])
+    cls = user_function_classes.get(key)
+    if cls is None:
+        raise ValueError("load_model: the model holds the user function %s.%s (op %r), which this program has not "
+                         "defined; loading a model imports nothing that the file names. Import or define the class "
+                         "before loading, register a callback with Function.register_udf_deserialize_callback(%r, "
+                         "...), or allow importing its module with "
+                         "cntk.ops.functions.allow_user_function_imports(%r)"
+                         % (info["module"], info["class"], info["op_name"], info["op_name"], info["module"]))
+    return cls
+
+
+def _load_node(info, inputs, name):
+    """The user function node a saved model describes: built by the registered deserialize callback, or by
+    its class's deserialize()."""
+    state = decode_attribute(info["state"])
+    callback = udf_loader(info["op_name"]) or _user_function_class(info).deserialize
+    udf = callback(list(inputs), name, state)
+    if isinstance(udf, Function):
+        return udf if not udf.is_composite else udf.root_function
+    raise TypeError("load_model: deserializing user function %s gave %s, expected a UserFunction"
+                    % (info["op_name"], type(udf).__name__))
+
+
+# a user function inside a recurrent loop is called once per step, as in CNTK
+_OP = register_op("UserFunction", infer=None, compute=_run, owned_state=UserFunctionState, uses_masks=True,
+                  stepwise=True, save_state=_save_state, load_node=_load_node)
 
 
 class UserFunction(Function):

@@ -1,4 +1,5 @@
 """Training (``cntk.train``): the Trainer, training sessions and their configurations."""
+from . import function_training  # noqa: F401 (provides Function.train and Function.test)
 from .trainer import Trainer
 from .training_session import (CheckpointConfig, CrossValidationConfig, DataUnit, TestConfig, TrainingSession,
                                minibatch_size_schedule, training_session)

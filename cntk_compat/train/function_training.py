@@ -1,6 +1,7 @@
 """``Function.train`` and ``Function.test``: training and evaluating a criterion Function in one call."""
 import sys
 
+from ..core.hooks import provide
 from ..io._record import Record
 from ..logging.progress_writer import ProgressWriter
 from ..io.user_source import read_minibatch
@@ -130,3 +131,6 @@ def test(criterion, minibatch_source, minibatch_size=32, streams=None, model_inp
         evaluator.test_minibatch(args)
     evaluator.summarize_test_progress()
     return collector.test_summaries[-1]
+
+
+provide(train=train, test=test)  # Function.train, Function.test

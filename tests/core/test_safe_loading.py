@@ -70,8 +70,8 @@ def _model_naming(module, tmp_path):
         entries = {n: archive.read(n) for n in archive.namelist()}
     graph = json.loads(entries["graph.json"])
     for node in graph["nodes"]:
-        if "user_function" in node:
-            node["user_function"]["module"] = module
+        if "op_state" in node:
+            node["op_state"]["module"] = module
     entries["graph.json"] = json.dumps(graph).encode()
     with zipfile.ZipFile(path, "w") as archive:
         for name, data in entries.items():

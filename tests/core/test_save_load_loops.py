@@ -223,13 +223,13 @@ def _rewrite_graph(path, change):
     return buffer.getvalue()
 
 
-def test_the_file_records_loop_references_under_format_version_2(tmp_path):
+def test_the_file_records_loop_references_since_format_version_2(tmp_path):
     x = C.sequence.input_variable(2)
     path = str(tmp_path / "m")
     _save_archive(Recurrence(LSTM(3))(x), path)
     with zipfile.ZipFile(path) as archive:
         graph = json.loads(archive.read("graph.json"))
-    assert graph["version"] == 2
+    assert graph["version"] == 3
     # the LSTM's two outputs (h and c) are each read once by a past_value before the block is defined
     assert len(graph["loop_references"]) == 2
     defined = {uid for node in graph["nodes"] for uid in node["outputs"]}

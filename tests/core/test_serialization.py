@@ -155,8 +155,8 @@ def test_user_function_round_trip_through_serialize_and_callback(tmp_path):
         reloaded = _round_trip(f, tmp_path, "again")
         assert np.allclose(reloaded.eval(data), [[11., 21.]])
     finally:
-        from cntk_compat.core import serialization
-        del serialization.udf_deserialize_callbacks[op_name]
+        from cntk_compat.core import registry
+        del registry._UDF_LOADERS[op_name]
 
 
 def test_custom_attributes_are_saved(tmp_path):
@@ -166,3 +166,26 @@ def test_custom_attributes_are_saved(tmp_path):
     assert loaded.custom_attributes == {"version": 3, "note": "x"}
     with pytest.raises(TypeError):
         f.custom_attributes = [1]
+
+
+def test_version_2_files_keep_a_user_function_state_under_its_old_key(tmp_path):
+    import io
+    import json
+    import zipfile
+    x = C.input_variable(2)
+    path = str(tmp_path / "udf")
+    (C.user_function(Scale(x, 2.5)) + 1).save(path)
+    with zipfile.ZipFile(path) as archive:
+        graph = json.loads(archive.read("graph.json"))
+        tensors = archive.read("tensors.pt")
+    assert graph["version"] == 3
+    graph["version"] = 2
+    for node in graph["nodes"]:
+        if "op_state" in node:
+            node["user_function"] = node.pop("op_state")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("graph.json", json.dumps(graph))
+        archive.writestr("tensors.pt", tensors)
+    loaded = C.Function.load(buffer.getvalue())
+    assert np.allclose(loaded.eval(np.array([[1., 2.]], np.float32)), [[3.5, 6.]])

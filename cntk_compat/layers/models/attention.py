@@ -5,7 +5,7 @@ from ... import ops as C
 from ...core.function import Function
 from ...default_options import default_options, default_override_or, get_default_override
 from ...initializer import glorot_uniform
-from ..blocks import Stabilizer, _inject_name
+from ..building import Stabilizer, _inject_name
 from ..layers import Dense, Label
 from ..sequence import PastValueWindow
 

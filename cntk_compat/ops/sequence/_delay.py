@@ -6,6 +6,7 @@ from ...core.recurrence import initial_state_steps
 from ...core.registry import register_op
 from .._common import make, sanitize_operand, spec_like
 from ._masked import expand_mask, gather_steps
+from ._select import first_step, last_step
 
 
 def _infer(inputs, attributes):
@@ -58,8 +59,12 @@ def _prepare(node):
     return {"time_step": node._attributes["time_step"], "init_dyn": node._inputs[1]._n_dynamic}
 
 
-register_op("PastValue", _infer, _past_value, prepare=_prepare, uses_masks=True)
-register_op("FutureValue", _infer, _future_value, prepare=_prepare, uses_masks=True)
+# only past_value carries state across calls: future_value would need the next batch (a piece's end takes its
+# initial state, where CNTK reads zeros past the end of the minibatch)
+register_op("PastValue", _infer, _past_value, prepare=_prepare, uses_masks=True, delay="past",
+            sequence_initial_state=last_step, carries_state=True)
+register_op("FutureValue", _infer, _future_value, prepare=_prepare, uses_masks=True, delay="future",
+            sequence_initial_state=first_step)
 
 
 def _delay_op(op_name, x, initial_state, time_step, name):

@@ -31,8 +31,10 @@ def _prepare_like(node):
     return {"x_has_sequence": x._sequence_axis is not None, "x_has_batch": x._n_dynamic > 0}
 
 
-register_op("SequenceBroadcastAs", _infer_like, _onto_layout, prepare=_prepare_like, uses_mask=True)
-register_op("ReconcileDynamicAxis", _infer_like, _onto_layout, prepare=_prepare_like, uses_mask=True)
+# both act on each step by itself, so they may sit inside a recurrent loop
+register_op("SequenceBroadcastAs", _infer_like, _onto_layout, prepare=_prepare_like, uses_mask=True, stepwise=True)
+register_op("ReconcileDynamicAxis", _infer_like, _onto_layout, prepare=_prepare_like, uses_mask=True,
+            stepwise=True)
 
 
 def broadcast_as(operand, broadcast_as_operand, name=''):

@@ -28,16 +28,16 @@ def _infer_step(inputs, attributes):
     return [spec_like(x, x._shape, dynamic_axes=without_sequence_axis(x))]
 
 
-def _first(x, mask):
+def first_step(x, mask):
     return x[:, 0]
 
 
-def _last(x, mask):
+def last_step(x, mask):
     return gather_steps(x, (lengths_of(mask) - 1)[:, None])[:, 0]
 
 
-register_op("SequenceFirst", _infer_step, _first, uses_mask=True)
-register_op("SequenceLast", _infer_step, _last, uses_mask=True)
+register_op("SequenceFirst", _infer_step, first_step, uses_mask=True)
+register_op("SequenceLast", _infer_step, last_step, uses_mask=True)
 
 
 def first(seq, name=''):

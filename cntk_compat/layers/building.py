@@ -1,0 +1,66 @@
+"""What every layer is built from: block() (a Python function as a named block Function), identity,
+Stabilizer, and the naming and initializer helpers."""
+import numpy as np
+
+from ..core.function import Function
+from ..core.variables import Parameter
+from ..default_options import default_override_or, get_default_override
+from ..ops import alias, combine, softplus
+
+
+def UntestedBranchError(name):
+    """Raised by code paths that CNTK never exercised."""
+    raise NotImplementedError("Untested code branch: " + name)
+
+
+def _inject_name(f, name):
+    """Give a layer's result the instance name ``name`` (an alias, or a named combine for several outputs)."""
+    if not name:
+        return f
+    if not isinstance(f, Function):
+        f = Function(f)
+    if len(f.outputs) == 1:
+        return alias(f, name=name)
+    return combine(list(f.outputs), name=name)
+
+
+def _initializer_for(init, output_rank=None, filter_rank=None):
+    """init ready for Parameter(): numbers and arrays pass through, random initializers get the ranks."""
+    if init is None:
+        raise ValueError("init parameter cannot be None")
+    if np.isscalar(init) or isinstance(init, np.ndarray) or not hasattr(init, "with_rank"):
+        return init
+    if output_rank is None and filter_rank is None:
+        return init
+    return init.with_rank(output_rank, filter_rank)
+
+
+def _as_tuple(x):
+    if x is None:
+        return ()
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+@Function
+def identity(keep):
+    """The identity function (for layers that take an activation when none is wanted)."""
+    return combine([keep])
+
+
+def Stabilizer(steepness=4, enable_self_stabilization=default_override_or(True), name=""):
+    """Self-stabilizer: multiplies its input by a learnable scalar softplus(beta) (1 at the start)."""
+    enable_self_stabilization = get_default_override(Stabilizer, enable_self_stabilization=enable_self_stabilization)
+    if not enable_self_stabilization:
+        return identity
+    init_param = np.log(np.exp(steepness) - 1) / steepness  # softplus(steepness * init_param) == 1
+    param = Parameter((), init=init_param, name="alpha")
+    beta = softplus(param, steepness=steepness)
+
+    def stabilize(x):
+        return beta * x
+    return block(stabilize, "Stabilizer", name)
+
+
+def block(fn, op_name, name=""):
+    """The block Function op_name wrapping the Python function fn (one placeholder per argument)."""
+    return Function._from_python(fn, make_block=True, op_name=op_name, name=name)
