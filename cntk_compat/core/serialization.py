@@ -378,9 +378,9 @@ def load(model, device=None):
 
 
 def _restore_parameters(function, loaded, what):
-    leaves, _, _ = _walk(function.outputs)
+    leaves = walk(function.outputs, node_inputs_and_body).leaves
     mine = [v for v in leaves if v.is_parameter]
-    saved = [v for v in _walk(loaded.outputs)[0] if v.is_parameter]
+    saved = [v for v in walk(loaded.outputs, node_inputs_and_body).leaves if v.is_parameter]
     if len(saved) != len(mine):
         raise ValueError("restore: %s has %d parameters, this Function has %d" % (what, len(saved), len(mine)))
     for s, v in zip(saved, mine):
