@@ -15,8 +15,8 @@ sequence id but have their own lengths; each output starts with <s> and ends wit
     0           |S1 1:1 |# </s>
 
 New here: two different dynamic axes (C.Axis, SequenceOver), typed Functions (@C.Function with
-signatures), Delay (teacher forcing: the decoder sees the previous true letter), AttentionModel over the encoder's
-states, sequence.slice, and greedy decoding with UnfoldFrom + hardmax.
+signatures), Delay (teacher forcing: the decoder sees the previous true letter), AttentionModel inside the
+decoder's Recurrence, sequence.slice, and greedy decoding with UnfoldFrom + hardmax.
 
 Run it:   python tutorials/06_seq2seq_attention.py [--quick] [--out DIR]
 """
@@ -28,7 +28,7 @@ import numpy as np
 import cntk as C
 from cntk.io import CTFDeserializer, MinibatchSource, StreamDef, StreamDefs, INFINITELY_REPEAT
 from cntk.layers import (AttentionModel, Dense, Delay, Embedding, LSTM, Recurrence, Sequential, SequenceOver,
-                         UnfoldFrom)
+                         Stabilizer, UnfoldFrom)
 from cntk.layers.typing import Tensor
 from cntk.logging import ProgressPrinter
 
@@ -78,7 +78,7 @@ InputSequence, LabelSequence = SequenceOver[input_axis], SequenceOver[label_axis
 
 hidden_dim, attention_dim, embedding_dim = (32, 32, 16) if args.quick else (128, 128, 32)
 embed = Embedding(embedding_dim, name="embed")
-encode = Sequential([embed, Recurrence(LSTM(hidden_dim), return_full_state=True)])
+encode = Sequential([embed, Stabilizer(), Recurrence(LSTM(hidden_dim), return_full_state=True)])
 attention = AttentionModel(attention_dim, name="attention")
 decoder_cell = LSTM(hidden_dim)
 output_projection = Dense(vocab_size, name="out_proj")
@@ -87,14 +87,16 @@ output_projection = Dense(vocab_size, name="out_proj")
 def decoder(history, source):
     """Scores for the next letter, given the letters so far (``history``) and the input ``source``.
 
-    At each output step the decoder LSTM's state asks the attention model which input positions matter; the
-    answer (a weighted sum of the encoder's states) is spliced onto the state before the output layer. This
-    is the "attend after the step" (Luong) form; CNTK's CMUDict example feeds the context into the LSTM step
-    instead (see the note at the end)."""
+    At each output step the decoder's previous state h asks the attention model which input positions
+    matter; the answer (a weighted sum of the encoder's states) is fed into the LSTM step with the previous
+    letter, as in CNTK's CMUDict example."""
     encoded = encode(source)                         # (h, c) at every input position
-    r = Recurrence(decoder_cell)(embed(history))
-    context = attention(encoded.outputs[0], r)       # one context vector per output position
-    r = C.splice(r, context)
+
+    @C.Function
+    def lstm_with_attention(h, c, x):
+        context = attention(encoded.outputs[0], h)   # one context vector per output step
+        return decoder_cell(h, c, C.splice(x, context))
+    r = Recurrence(lstm_with_attention)(embed(history))
     return output_projection(r)
 
 
@@ -156,13 +158,3 @@ for word in words:
     print("%-6s -> %-8s (want %s)" % (word, guess, word[::-1]))
 print("%d of %d words reversed correctly" % (correct, len(words)))
 
-# A note on the other attention form. CNTK's CMUDict example computes the context from the previous decoder
-# state inside the recurrence and feeds it into the LSTM step:
-#
-#     @C.Function
-#     def lstm_with_attention(h, c, x):
-#         return decoder_cell(h, c, C.splice(x, attention(encoded.outputs[0], h)))
-#     r = Recurrence(lstm_with_attention)(embed(history))
-#
-# cntk-compat does not yet run an attention over another sequence axis inside a recurrence step (it stops
-# with a tensor size mismatch), so this tutorial uses the form above, which CNTK runs the same way.
