@@ -28,9 +28,16 @@ def _per_axis_options(filter_shape, strides, pad, dilation):
             _pad_to_shape(filter_shape, dilation, "dilation"))
 
 
-def _check_rank(layer, filter_shape, rank):
+def _filter_shape_of_rank(layer, filter_shape, rank):
+    """filter_shape as a rank-element tuple: as CNTK, the 2D and 3D variants also take a scalar (or 1-tuple)
+    for all spatial axes, e.g. 5 -> (5, 5)."""
+    if len(filter_shape) == 1 and rank > 1:
+        return filter_shape * rank
     if len(filter_shape) != rank:
-        raise ValueError("%s: filter_shape must be a %d-element tuple, got %s" % (layer, rank, filter_shape))
+        raise ValueError("%s: filter_shape must be %s, got %s" % (
+            layer, "a 1-element tuple or an int" if rank == 1 else "an int or a %d-element tuple" % rank,
+            filter_shape))
+    return filter_shape
 
 
 def _resolve_options(layer, activation, init, pad, bias, init_bias):
@@ -70,7 +77,7 @@ def _fixed_rank(base, variant, rank, filter_shape, num_filters, activation, init
     """A 1D/2D/3D variant of `base`: resolves the defaults under the variant's own name, checks the filter rank
     and builds `base` named after the variant."""
     activation, init, pad, bias, init_bias = _resolve_options(variant, activation, init, pad, bias, init_bias)
-    _check_rank(variant.__name__, _as_tuple(filter_shape), rank)
+    filter_shape = _filter_shape_of_rank(variant.__name__, _as_tuple(filter_shape), rank)
     return base(filter_shape, num_filters, activation=activation, init=init, pad=pad, bias=bias, init_bias=init_bias,
                 op_name=variant.__name__, **rest)
 

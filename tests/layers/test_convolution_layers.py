@@ -62,3 +62,17 @@ def test_cntk_module_layout():
     assert B.LSTM is C.layers.LSTM and B.BlockFunction is C.BlockFunction
     with pytest.raises(NotImplementedError, match="Untested code branch"):
         B.UntestedBranchError("x")
+
+
+def test_a_scalar_filter_shape_covers_every_spatial_axis():
+    # CNTK_206C: ConvolutionTranspose2D(5, ...) is a 5x5 filter
+    x = C.input_variable((3, 8, 8))
+    up = C.layers.ConvolutionTranspose2D(5, 4, strides=2, pad=True, output_shape=(16, 16))(x)
+    assert up.shape == (4, 16, 16)
+    assert [p.shape for p in up.parameters if p.name == "W"] == [(3, 4, 5, 5)]
+    assert C.layers.Convolution2D(3, 2)(x).shape == (2, 6, 6)
+    assert C.layers.Convolution3D(2, 2)(C.input_variable((3, 4, 4, 4))).shape == (2, 3, 3, 3)
+    with pytest.raises(ValueError, match="Convolution2D: filter_shape must be an int or a 2-element tuple"):
+        C.layers.Convolution2D((3, 3, 3), 2)
+    with pytest.raises(ValueError, match="Convolution1D: filter_shape"):
+        C.layers.Convolution1D((3, 3), 2)
