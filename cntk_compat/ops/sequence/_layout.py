@@ -31,10 +31,23 @@ def _prepare_like(node):
     return {"x_has_sequence": x._sequence_axis is not None, "x_has_batch": x._n_dynamic > 0}
 
 
+def _reconcile(x, layout, masks, x_has_sequence, x_has_batch):
+    """x on the dynamic axes of layout. Without a sequence axis there (e.g. both are sequence.last of
+    sequences on different axes, as in CNTK_303) only the batch axis is shared: x is taken as it is, a
+    constant repeated per sample."""
+    if masks[1] is not None:
+        return _onto_layout(x, layout, masks[1], x_has_sequence, x_has_batch)
+    if not x_has_batch:
+        return x.reshape((1,) + tuple(x.shape)).expand((layout.shape[0],) + tuple(x.shape))
+    if x.shape[0] != layout.shape[0]:
+        raise ValueError("reconcile_dynamic_axes: the operand has %d samples, the layout it is put on %d"
+                         % (x.shape[0], layout.shape[0]))
+    return x
+
+
 # both act on each step by itself, so they may sit inside a recurrent loop
 register_op("SequenceBroadcastAs", _infer_like, _onto_layout, prepare=_prepare_like, uses_mask=True, stepwise=True)
-register_op("ReconcileDynamicAxis", _infer_like, _onto_layout, prepare=_prepare_like, uses_mask=True,
-            stepwise=True)
+register_op("ReconcileDynamicAxis", _infer_like, _reconcile, prepare=_prepare_like, uses_masks=True, stepwise=True)
 
 
 def broadcast_as(operand, broadcast_as_operand, name=''):
