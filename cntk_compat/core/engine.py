@@ -179,6 +179,15 @@ def evaluate_tensors(outputs, arguments, requires_grad=False, training=False, de
     plan = call_plan(outputs)
     order, tensors, info, lengths = prepare_inputs(outputs, arguments, device, plan)
     module = plan.module(order, bool(training))
+    info.gradient_inputs = []
+    if requires_grad:
+        # as in CNTK's backward pass, inputs declared with needs_gradient=True get gradients too (so a user
+        # function that only they feed has its backward called)
+        tensors = list(tensors)
+        for k, a in enumerate(order):
+            if a.needs_gradient and tensors[k].is_floating_point():
+                tensors[k] = tensors[k].detach().requires_grad_(True)
+                info.gradient_inputs.append(tensors[k])
     with torch.set_grad_enabled(requires_grad):
         results = _take_made_masks(module, module(*tensors), lengths)
     info.lengths_by_axis = lengths

@@ -143,8 +143,8 @@ class Trainer(object):
             return self._train_distributed_minibatch(args, outputs, device, sweep_end)
         if not args:
             return (False, {}) if outputs else False
-        n, loss, metric, fetched = self._training_forward(args, outputs, device)
-        updated = self._step(loss, n, sweep_end)
+        n, loss, metric, fetched, gradient_inputs = self._training_forward(args, outputs, device)
+        updated = self._step(loss, n, sweep_end, gradient_inputs)
         self._record_training(loss.detach(), None if metric is None else metric.detach(), n)
         if updated:
             self._samples_seen += n
@@ -152,7 +152,7 @@ class Trainer(object):
 
     def _training_forward(self, args, outputs, device):
         """The forward pass of one training minibatch: (samples, loss sum, metric sum or None, {each requested
-        output: its value})."""
+        output: its value}, the input tensors that need gradients)."""
         extra = [as_variable(o, "outputs") for o in (outputs or ())]
         results, info = evaluate_tensors(self._outputs + extra, args, requires_grad=True, training=True,
                                          device=device)
@@ -160,21 +160,23 @@ class Trainer(object):
         loss = summed(self._loss.output, results[0], info)
         metric = summed(self._metric.output, results[1], info) if self._metric is not None else None
         values = results[len(self._outputs):]
-        return n, loss, metric, {o: to_numpy(o, t, info.lengths_by_axis) for o, t in zip(extra, values)}
+        return (n, loss, metric, {o: to_numpy(o, t, info.lengths_by_axis) for o, t in zip(extra, values)},
+                info.gradient_inputs)
 
-    def _gradients(self, loss):
+    def _gradients(self, loss, gradient_inputs=()):
         """{parameter: gradient of ``loss``} for all learned parameters (zeros where it does not depend on
-        them, and all zeros without a loss: a distributed worker without data)."""
+        them, and all zeros without a loss: a distributed worker without data). The gradients of
+        ``gradient_inputs`` (inputs with needs_gradient=True) are computed as CNTK does, and dropped."""
         params = self._parameters
         grads = ()
         if params and loss is not None and loss.requires_grad:
             tensors = [p.tensor for p in params]
-            grads = torch.autograd.grad(loss, tensors, allow_unused=True)
+            grads = torch.autograd.grad(loss, tensors + list(gradient_inputs), allow_unused=True)[:len(tensors)]
             grads = [torch.zeros_like(t) if g is None else g for g, t in zip(grads, tensors)]
         return dict(zip(params, grads)) if grads else {p: torch.zeros_like(p.tensor) for p in params}
 
-    def _step(self, loss, n, sweep_end):
-        by_param = self._gradients(loss)
+    def _step(self, loss, n, sweep_end, gradient_inputs=()):
+        by_param = self._gradients(loss, gradient_inputs)
         updated = False
         for learner in self._learners:
             mine = {p: by_param[p] for p in learner.parameters}
@@ -184,11 +186,12 @@ class Trainer(object):
     def _train_distributed_minibatch(self, args, outputs, device, sweep_end):
         learner = self._distributed
         learner._synchronize_parameters()
-        n, loss, metric, fetched = self._training_forward(args, outputs, device) if args else (0, None, None, {})
+        n, loss, metric, fetched, gradient_inputs = (self._training_forward(args, outputs, device) if args
+                                                     else (0, None, None, {}, ()))
         minibatch = MinibatchInfo(n, None if loss is None else loss.detach(),
                                   None if metric is None else metric.detach(), sweep_end)
         samples_before = learner.total_number_of_samples_seen
-        updated = learner._update_minibatch(self._gradients(loss), minibatch)
+        updated = learner._update_minibatch(self._gradients(loss, gradient_inputs), minibatch)
         self._samples_seen = learner.total_number_of_samples_seen
         if self._samples_seen - samples_before > n:     # the workers' updates were aggregated
             for writer in self._progress_writers:
