@@ -21,6 +21,7 @@ from .streams import stream_dim
 UTTERANCES_PER_CHUNK = 64
 _COMPRESSED = 0o2000
 _FRAME_100NS = 100000
+_PHONE_BOUNDARY = 2.0  # CNTK's value for the first frame of a phone in phoneBoundaries mode
 _SCP_LINE = re.compile(r'^(?:(?P<key>[^=]+)=)?(?P<path>.*?)(?:\[(?P<first>\d+),(?P<last>\d+)\])?$')
 
 
@@ -130,7 +131,9 @@ def _read_label_mapping(path):
     return {label: i for i, label in enumerate(labels)}
 
 
-def _read_mlf(path, mapping):
+def _read_mlf(path, mapping, boundaries=None):
+    """{utterance key: label index per frame}; with ``boundaries`` (a dict), also {key: whether each frame is
+    the first of its MLF entry} into it."""
     utterances = {}
     with open(path) as f:
         lines = f.read().splitlines()
@@ -147,6 +150,10 @@ def _read_mlf(path, mapping):
             frames = []
         elif line == '.':
             utterances[key] = np.concatenate(frames) if frames else np.zeros(0, np.int64)
+            if boundaries is not None:
+                first = np.zeros(len(utterances[key]), bool)
+                first[np.cumsum([0] + [len(f) for f in frames[:-1]])[[len(f) > 0 for f in frames]]] = True
+                boundaries[key] = first
             key = None
         else:
             parts = line.split()
@@ -168,8 +175,6 @@ class _HTKMLF(Deserializer):
         super(_HTKMLF, self).__init__()
         if len(streams) != 1:
             raise ValueError('HTKMLFDeserializer only accepts a single stream')
-        if phone_boundaries:
-            raise NotImplementedError('HTKMLFDeserializer: phoneBoundaries=True (CTC labels) is not supported')
         (name, s), = streams.items()
         if s.get('stream_alias') is not None:
             raise ValueError('HTKMLFDeserializer does not support stream names')
@@ -180,7 +185,9 @@ class _HTKMLF(Deserializer):
         if len(mapping) > dim:
             raise ValueError("HTKMLFDeserializer: %d labels in '%s' do not fit the stream dimension %d"
                              % (len(mapping), label_mapping_file, dim))
-        self._set_labels(name, dim, s, lambda mlf: _read_mlf(mlf, mapping))
+        # phoneBoundaries (CTC training): the first frame of each MLF entry has the value 2 instead of 1
+        self._boundaries = {} if phone_boundaries else None
+        self._set_labels(name, dim, s, lambda mlf: _read_mlf(mlf, mapping, self._boundaries))
 
     def _set_labels(self, name, dim, stream, read):
         """The labels of every utterance of the stream's ``mlf`` files (one or a list), each read by ``read``."""
@@ -200,7 +207,10 @@ class _HTKMLF(Deserializer):
         seqs = []
         for key in keys:
             idx = self._labels[key]
-            seqs.append(sp.csr_matrix((np.ones(len(idx), np.float32), idx, np.arange(len(idx) + 1)),
+            values = np.ones(len(idx), np.float32)
+            if getattr(self, "_boundaries", None) is not None:
+                values[self._boundaries[key]] = _PHONE_BOUNDARY
+            seqs.append(sp.csr_matrix((values, idx, np.arange(len(idx) + 1)),
                                       shape=(len(idx), self._dim)))
         return {self._name: SequenceData.from_sequences(seqs)}
 
