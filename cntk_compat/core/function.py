@@ -240,7 +240,14 @@ class Function(TensorOpsMixin):
 
     @property
     def attributes(self):
-        return {} if self._is_composite else dict(self._root._attributes)
+        """The root primitive's attributes as CNTK reports them (CNTK's names: 'newShape', 'endIndex', ...)."""
+        if self._is_composite:
+            return {}
+        root = self._root
+        op = getattr(root, "_op", None)
+        if op is not None and getattr(op, "public_attributes", None) is not None:
+            return op.public_attributes(dict(root._attributes), root)
+        return dict(root._attributes)
 
     def set_attribute(self, name, value):
         """Changes 'dropoutRate' (of a dropout) or 'rngSeed' (of a random op) of the root primitive; the next

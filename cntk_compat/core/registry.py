@@ -52,6 +52,8 @@ class OpDef(object):
     outputs_are_inputs: a structural node (Combine) whose outputs are its inputs; nothing is computed.
     save_state(node) -> dict / load_node(state, inputs, name) -> primitive node: for ops whose nodes carry
         more than attributes (user functions), what a saved model stores for a node and how it is rebuilt.
+    public_attributes(attributes, node) -> dict: the attributes as CNTK reports them for this op
+        (Function.attributes: CNTK's camelCase keys and values); None reports the stored attributes as they are.
     algebra: the op's math in the small vocabulary the core's pattern matchers read (recurrent cells run on
         torch's fused kernels are recognized by it): "matmul" (times of a vector by a matrix when output_rank is
         1), "add", "mul", "sigmoid", "tanh", "relu", "slice", "identity"; None for every other op.
@@ -60,7 +62,8 @@ class OpDef(object):
     def __init__(self, name, infer, compute, prepare=None, elementwise=False, infer_partial=None,
                  uses_training=False, uses_mask=False, uses_masks=False, makes_mask=False, stepwise=False,
                  delay=None, sequence_initial_state=None, carries_state=False, outputs_are_inputs=False,
-                 save_state=None, load_node=None, uses_random=False, algebra=None, owned_state=None):
+                 save_state=None, load_node=None, uses_random=False, algebra=None, owned_state=None,
+                 public_attributes=None):
         if delay not in (None, "past", "future"):
             raise ValueError("op %s: delay must be None, 'past' or 'future', got %r" % (name, delay))
         if (save_state is None) != (load_node is None):
@@ -85,6 +88,7 @@ class OpDef(object):
         self.outputs_are_inputs = outputs_are_inputs
         self.save_state = save_state
         self.load_node = load_node
+        self.public_attributes = public_attributes
 
     @property
     def sees_whole_sequences(self):

@@ -30,6 +30,14 @@ def sanitize_operands(*xs, names=None):
     return [sanitize_operand(x, dtype, n) for x, n in zip(xs, names)]
 
 
+def native_axis(axis, rank):
+    """CNTK's name of static axis ``axis`` (Python order, negative from the end) of a rank-``rank`` operand:
+    the Axis of its column-major index, as CNTK's Function.attributes report it."""
+    from ..core.axis import Axis
+    axis = int(axis)
+    return Axis(rank - 1 - (axis + rank if axis < 0 else axis))
+
+
 def make(op_name, inputs, attributes=None, name=""):
     """Apply a registered op: the composite Function whose root is the new primitive."""
     prim = Function._primitive(op_name, inputs, attributes, name)

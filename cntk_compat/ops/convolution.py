@@ -115,7 +115,25 @@ def _convolution_prepare(node):
             "options": _axis_options(a, len(k_shape)), "groups": a["groups"]}
 
 
-register_op("Convolution", _convolution_infer, _convolution, prepare=_convolution_prepare)
+def _to_kernel_rank(values, rank):
+    """A per-axis option as CNTK reports it: extended to the kernel's rank by repeating its first value."""
+    values = list(values)
+    return [values[0]] * (rank - len(values)) + values if values else values
+
+
+def _convolution_public(attrs, node):
+    kernel = tuple(node.inputs[0].shape[1:])
+    rank = len(kernel)
+    return {"groups": attrs["groups"], "maxTempMemSizeInSamples": 0, "kernelShape": kernel, "outputShape": (0,),
+            "transpose": False, "sequential": False,
+            "lowerPad": tuple(attrs["lower_pad"] or (0,) * rank), "upperPad": tuple(attrs["upper_pad"] or (0,) * rank),
+            "autoPadding": _to_kernel_rank(attrs["auto_padding"], rank), "sharing": [True] * rank,
+            "dilation": tuple(_to_kernel_rank(attrs["dilation"], rank)),
+            "strides": tuple(_to_kernel_rank(attrs["strides"], rank))}
+
+
+register_op("Convolution", _convolution_infer, _convolution, prepare=_convolution_prepare,
+            public_attributes=_convolution_public)
 
 
 def _seq(v):

@@ -27,7 +27,13 @@ def _crop_prepare(node):
     return {"top": a["offset_y"], "left": a["offset_x"], "height": ref._shape[-2], "width": ref._shape[-1]}
 
 
-register_op("Crop", _crop_infer, _crop, prepare=_crop_prepare)
+def _crop_public(attrs, node):
+    if "offset_x" in attrs:
+        return {"offset": [int(attrs["offset_x"]), int(attrs["offset_y"])]}
+    return {}
+
+
+register_op("Crop", _crop_infer, _crop, prepare=_crop_prepare, public_attributes=_crop_public)
 
 
 def crop_manual(node_input, node_referent, offset_x, offset_y, name=''):

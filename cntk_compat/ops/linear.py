@@ -92,7 +92,9 @@ def _times_prepare(node):
     return {"k": k, "x_dyn": x._n_dynamic, "w_dyn": w._n_dynamic, "sparse_left": bool(x._is_sparse)}
 
 
-register_op("Times", _times_infer, _times, prepare=_times_prepare, algebra="matmul")
+register_op("Times", _times_infer, _times, prepare=_times_prepare, algebra="matmul",
+            public_attributes=lambda attrs, node: {"outputRank": int(attrs["output_rank"]),
+                                                   "inferInputRankToMap": int(attrs["infer_input_rank_to_map"])})
 
 
 def times(left, right, output_rank=1, infer_input_rank_to_map=TIMES_NO_INFERRED_INPUT_RANK, name=""):

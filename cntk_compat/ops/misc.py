@@ -6,7 +6,7 @@ from ..core.dtypes import sanitize_dtype, to_torch_dtype
 from ..core.function import Function, as_block, as_variable
 from ..core.registry import OutputSpec, register_op
 from ..core.variables import FreeDimension
-from ._common import make, normalize_axis, sanitize_operands
+from ._common import make, native_axis, normalize_axis, sanitize_operands
 
 
 def combine(*operands, **kw_name):
@@ -78,7 +78,13 @@ def _one_hot_prepare(node):
     return {"num_classes": node._attributes["num_classes"], "dim": dim if a != -1 else -1}
 
 
-register_op("OneHot", _one_hot_infer, _one_hot, prepare=_one_hot_prepare)
+def _one_hot_public(attrs, node):
+    # the axis counts in the output, which has one more axis than the input
+    return {"numClass": int(attrs["num_classes"]), "oneHotOutputSparse": bool(attrs["sparse_output"]),
+            "onehotAxis": native_axis(attrs["axis"], len(node.inputs[0].shape) + 1)}
+
+
+register_op("OneHot", _one_hot_infer, _one_hot, prepare=_one_hot_prepare, public_attributes=_one_hot_public)
 
 
 def one_hot(x, num_classes, sparse_output=False, axis=-1, name=""):
@@ -157,7 +163,9 @@ def _top_k_prepare(node):
                                                                                 "top_k")}
 
 
-register_op("TopK", _top_k_infer, _top_k, prepare=_top_k_prepare)
+register_op("TopK", _top_k_infer, _top_k, prepare=_top_k_prepare,
+            public_attributes=lambda attrs, node: {"numItems": int(attrs["k"]),
+                                                   "axis": native_axis(attrs["axis"], len(node.inputs[0].shape))})
 
 
 def top_k(x, k, axis=-1, name=""):

@@ -86,7 +86,13 @@ def _pooling_prepare(node):
             "ceil_out": a["ceil_out_dim"], "include_pad": a["include_pad"]}
 
 
-register_op("Pooling", _pooling_infer, _pool, prepare=_pooling_prepare)
+def _pooling_public(attrs, node):
+    return {"poolingType": attrs["pooling_type"], "poolingWindowShape": attrs["window"], "strides": attrs["strides"],
+            "autoPadding": list(attrs["auto_padding"]), "ceilOutDim": attrs["ceil_out_dim"],
+            "includePad": attrs["include_pad"], "lowerPad": (0,), "upperPad": (0,)}
+
+
+register_op("Pooling", _pooling_infer, _pool, prepare=_pooling_prepare, public_attributes=_pooling_public)
 
 
 def _seq(v):

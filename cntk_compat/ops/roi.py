@@ -37,7 +37,9 @@ def _roipooling(x, rois, n_dyn, output_shape, spatial_scale):
 register_op("ROIPooling", _infer, _roipooling,
             prepare=lambda node: {"n_dyn": node._inputs[0]._n_dynamic,
                                   "output_shape": node._attributes["output_shape"],
-                                  "spatial_scale": node._attributes["spatial_scale"]})
+                                  "spatial_scale": node._attributes["spatial_scale"]},
+            public_attributes=lambda attrs, node: {"roiOutputShape": tuple(attrs["output_shape"]),
+                                                   "spatialScale": float(attrs["spatial_scale"])})
 
 
 def roipooling(operand, rois, pooling_type, roi_output_shape, spatial_scale, name=""):

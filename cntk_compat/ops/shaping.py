@@ -8,7 +8,7 @@ _pyslice = slice
 from ..core.axis import Axis
 from ..core.registry import OutputSpec, register_op
 from ..core.variables import FreeDimension
-from ._common import dynamic_axes_of, make, normalize_axis, sanitize_operands
+from ._common import dynamic_axes_of, make, native_axis, normalize_axis, sanitize_operands
 from ..core.dtypes import promote
 
 
@@ -64,7 +64,14 @@ def _reshape_prepare(node):
             "new_shape": tuple(-1 if d == FreeDimension else d for d in new_shape)}
 
 
-register_op("Reshape", _reshape_infer, _reshape, prepare=_reshape_prepare)
+def _reshape_public(attrs, node):
+    rank = len(node.inputs[0].shape)
+    begin = 0 if attrs["begin_axis"] is None else int(attrs["begin_axis"]) % (rank + 1)
+    end = rank if attrs["end_axis"] is None else int(attrs["end_axis"]) % (rank + 1)
+    return {"newShape": tuple(attrs["shape"]), "beginAxis": Axis(rank - end), "endAxis": Axis(rank - begin)}
+
+
+register_op("Reshape", _reshape_infer, _reshape, prepare=_reshape_prepare, public_attributes=_reshape_public)
 
 
 def _static_index(axis, rank, op_name, allow_end=False):
@@ -140,7 +147,17 @@ def _slice_prepare(node):
     return {"index": tuple(idx)}
 
 
-register_op("Slice", _slice_infer, _slice, prepare=_slice_prepare, algebra="slice")
+def _slice_public(attrs, node):
+    rank = len(node.inputs[0].shape)
+    axes = [native_axis(a, rank) for a in attrs["axes"]]
+    if len(axes) == 1:
+        return {"axis": axes[0], "beginIndex": attrs["begins"][0], "endIndex": attrs["ends"][0],
+                "sliceStrides": attrs["strides"][0]}
+    return {"axisVec": axes, "beginIndexVec": list(attrs["begins"]), "endIndexVec": list(attrs["ends"]),
+            "sliceStridesVec": list(attrs["strides"])}
+
+
+register_op("Slice", _slice_infer, _slice, prepare=_slice_prepare, algebra="slice", public_attributes=_slice_public)
 
 
 def slice(x, axis, begin_index, end_index, strides=None, name=""):
@@ -240,7 +257,8 @@ def _splice_prepare(node):
     return {"dim": out._n_dynamic + a, "targets": targets, "n_dyn_out": out._n_dynamic}
 
 
-register_op("Splice", _splice_infer, _splice, prepare=_splice_prepare)
+register_op("Splice", _splice_infer, _splice, prepare=_splice_prepare,
+            public_attributes=lambda attrs, node: {"axis": native_axis(attrs["axis"], len(node.inputs[0].shape))})
 
 
 def splice(*inputs, **kw_axis_name):
@@ -469,7 +487,17 @@ def _pad_prepare(node):
     return {"flat": tuple(flat), "mode": node._attributes["mode"], "value": node._attributes["constant_value"]}
 
 
-register_op("Pad", _pad_infer, _pad, prepare=_pad_prepare)
+_PAD_MODES = {"constant": 0, "reflect": 1, "symmetric": 2}
+
+
+def _pad_public(attrs, node):
+    pattern = list(reversed([tuple(p) for p in attrs["pattern"]]))
+    return {"paddingHead": [int(p[0]) for p in pattern], "paddingFoot": [int(p[1]) for p in pattern],
+            "paddingMode": _PAD_MODES.get(str(attrs["mode"]).lower(), attrs["mode"]),
+            "paddingConstantValue": float(attrs["constant_value"])}
+
+
+register_op("Pad", _pad_infer, _pad, prepare=_pad_prepare, public_attributes=_pad_public)
 
 
 def pad(x, pattern, mode=CONSTANT_PAD, constant_value=0, name=""):

@@ -59,12 +59,16 @@ def _prepare(node):
     return {"time_step": node._attributes["time_step"], "init_dyn": node._inputs[1]._n_dynamic}
 
 
+def _delay_public(attrs, node):
+    return {"offset": int(attrs["time_step"])}
+
+
 # only past_value carries state across calls: future_value would need the next batch (a piece's end takes its
 # initial state, where CNTK reads zeros past the end of the minibatch)
 register_op("PastValue", _infer, _past_value, prepare=_prepare, uses_masks=True, delay="past",
-            sequence_initial_state=last_step, carries_state=True)
+            sequence_initial_state=last_step, carries_state=True, public_attributes=_delay_public)
 register_op("FutureValue", _infer, _future_value, prepare=_prepare, uses_masks=True, delay="future",
-            sequence_initial_state=first_step)
+            sequence_initial_state=first_step, public_attributes=_delay_public)
 
 
 def _delay_op(op_name, x, initial_state, time_step, name):

@@ -83,7 +83,10 @@ def _unpack(x, padding_value, no_mask_output, mask):
 
 register_op("UnpackSequence", _infer_unpack, _unpack, uses_mask=True,
             prepare=lambda node: {"padding_value": node._attributes["padding_value"],
-                                  "no_mask_output": node._attributes["no_mask_output"]})
+                                  "no_mask_output": node._attributes["no_mask_output"]},
+            public_attributes=lambda attrs, node: {
+                "sequenceUnpackPaddingValue": float(attrs["padding_value"]),
+                "sequenceUnpackSuppressMaskOutput": bool(attrs["no_mask_output"])})
 
 
 def unpack(x, padding_value, no_mask_output=False, name=''):
