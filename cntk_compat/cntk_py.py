@@ -216,3 +216,10 @@ def print_built_info():
                      "\t\tCUDA: %s\n"
                      "-------------------------------------------------------------------\n"
                      % (version, _torch.__version__, _torch.version.cuda or "none (CPU-only torch)"))
+
+
+def save_as_legacy_model(root_op, filename):
+    """CNTK's native entry point for CNTK v1 model files, which cntk-compat cannot write (it raises, naming the
+    alternatives; see cntk.debugging.save_as_legacy_model)."""
+    from .debugging.debug import save_as_legacy_model as save
+    return save(root_op, filename)

@@ -80,6 +80,8 @@ def use_default_device():
 def try_set_default_device(new_default_device, acquire_device_lock=False):
     if not isinstance(new_default_device, DeviceDescriptor):
         raise TypeError("try_set_default_device: expected a DeviceDescriptor, got %r" % (new_default_device,))
+    if acquire_device_lock and new_default_device.type() == DeviceKind.CPU:
+        return False  # as in CNTK, only a GPU can be locked for this process; the default stays as it was
     _default[0] = new_default_device
     return True
 

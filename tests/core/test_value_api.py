@@ -59,3 +59,4 @@ def test_dynamic_axes_order_and_zero_d_float64_parameters():
     assert C.Axis.default_input_variable_dynamic_axes() == (C.Axis.default_batch_axis(),
                                                             C.Axis.default_dynamic_axis())
     assert C.parameter(init=np.asarray(2, dtype=np.float64)).dtype == np.float64
+

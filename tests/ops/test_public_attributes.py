@@ -1,10 +1,11 @@
 """Function.attributes reports CNTK's names and values (expected dicts from running CNTK 2.7)."""
-
 import cntk as C
 from cntk.axis import Axis
 
+
 def attrs(f):
     return f.root_function.attributes
+
 
 def test_convolution_and_pooling():
     x = C.input_variable((3, 8, 8))
@@ -19,6 +20,7 @@ def test_convolution_and_pooling():
         'includePad': False, 'upperPad': (0,), 'lowerPad': (0,), 'ceilOutDim': False, 'autoPadding': [True],
         'strides': (2, 1), 'poolingWindowShape': (2, 2), 'poolingType': 1}
 
+
 def test_shaping_ops():
     x = C.input_variable((1, 8, 8))
     assert attrs(C.slice(x, 1, 0, 4)) == {'sliceStrides': 1, 'endIndex': 4, 'beginIndex': 0, 'axis': Axis(1)}
@@ -29,6 +31,7 @@ def test_shaping_ops():
     assert attrs(C.pad(x, [(0, 0), (1, 1), (1, 1)])) == {
         'paddingConstantValue': 0.0, 'paddingMode': 0, 'paddingFoot': [1, 1, 0], 'paddingHead': [1, 1, 0]}
     assert attrs(C.crop_manual(x, C.input_variable((1, 4, 4)), 1, 1)) == {'offset': [1, 1]}
+
 
 def test_sequence_and_misc_ops():
     s = C.sequence.input_variable(3)

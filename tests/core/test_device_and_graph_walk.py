@@ -1,0 +1,26 @@
+"""Default-device selection and graph walks as in CNTK 2.7."""
+import pytest
+
+import cntk as C
+
+
+def test_try_set_default_device_cannot_lock_the_cpu():
+    before = C.use_default_device()
+    assert C.try_set_default_device(C.cpu(), acquire_device_lock=True) is False
+    assert C.use_default_device() == before
+    assert C.try_set_default_device(C.cpu()) is True
+
+
+def test_depth_first_search_enters_blocks_at_their_root_primitive():
+    x = C.input_variable(2)
+    model = C.layers.Sequential([C.layers.Dense(3, name="inner"), C.layers.Dense(2)])(x)
+    names = [n.name or getattr(n, "op_name", "") for n in
+             C.logging.graph.depth_first_search(model, lambda n: True, depth=-1)]
+    assert names[:11] == ['Dense', 'inner', 'Plus', 'Times', 'W', 'b', '', 'Plus', 'Times', 'W', 'b']
+
+
+def test_legacy_model_writers_fail_with_a_clear_message(tmp_path):
+    z = C.layers.Dense(2)(C.input_variable(2))
+    for save in (C.cntk_py.save_as_legacy_model, C.debugging.save_as_legacy_model):
+        with pytest.raises(NotImplementedError, match="legacy CNTK v1 model format"):
+            save(z, str(tmp_path / "m.model"))
