@@ -43,6 +43,8 @@ def sanitize_dtype(dtype, argument="dtype"):
                 return np_dt
     if dtype is float:
         return np.dtype(np.float32)
+    if isinstance(dtype, (int, np.integer)) and not isinstance(dtype, bool) and int(dtype) == 0:
+        return None  # CNTK's DataType_Unknown: to be inferred
     if isinstance(dtype, (bool, int, np.integer)) and int(dtype) in _CNTK_DATA_TYPE_CODES:
         return np.dtype(_CNTK_DATA_TYPE_CODES[int(dtype)])  # CNTK's own DataType enum values
     try:
