@@ -6,6 +6,7 @@ pass (a node's value is ready) and in the backward pass (its gradient is ready).
 prints the node and reads commands from ``in_stream`` (see DEBUG_USAGE).
 """
 import sys
+import warnings
 
 import numpy as np
 
@@ -227,8 +228,12 @@ def debug_model(model, in_stream=sys.stdin, out_stream=sys.stdout, exit_func=sys
         if not pending:
             break
         model = model.clone(CloneMethod.share, {v: user_function(_DebugNode(v, session)) for v in pending})
-        pending = _undebugged_variables(model)
+        left = _undebugged_variables(model)
+        if len(left) >= len(pending):
+            break  # what is left cannot take a debug node: see the warning below
+        pending = left
     if pending:
-        raise ValueError("debug_model: cannot put debug nodes after %s (nodes of a recurrent loop cannot be "
-                         "debugged)" % ", ".join(str(v) for v in pending))
+        warnings.warn("debug_model: no debug stop after %s (a parameter captured inside a block, or a node of a "
+                      "recurrent loop, cannot be replaced in a clone here); the model is debugged everywhere else"
+                      % ", ".join(str(v) for v in pending))
     return model
