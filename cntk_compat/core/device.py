@@ -78,10 +78,15 @@ def use_default_device():
 
 
 def try_set_default_device(new_default_device, acquire_device_lock=False):
+    """Makes the device the default and returns True, or returns False (changing nothing) when the device is a
+    GPU this process cannot use, or a CPU to be locked (only a GPU can be, as in CNTK)."""
     if not isinstance(new_default_device, DeviceDescriptor):
         raise TypeError("try_set_default_device: expected a DeviceDescriptor, got %r" % (new_default_device,))
     if acquire_device_lock and new_default_device.type() == DeviceKind.CPU:
         return False  # as in CNTK, only a GPU can be locked for this process; the default stays as it was
+    if new_default_device.type() == DeviceKind.GPU and \
+            not (torch.cuda.is_available() and new_default_device.id < torch.cuda.device_count()):
+        return False
     _default[0] = new_default_device
     return True
 

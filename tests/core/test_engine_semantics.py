@@ -61,3 +61,15 @@ def test_backward_takes_a_bare_array_for_a_single_output():
     r = C.reshape(param, (8, 1))
     state, _ = r.forward({}, [r.output], [r.output])
     np.testing.assert_array_equal(r.backward(state, np.ones((8, 1)), [param])[param], np.ones((4, 2)))
+
+
+def test_try_set_default_device_says_whether_it_could():
+    import torch
+    from cntk_compat.core.device import DeviceDescriptor, DeviceKind
+    before = C.device.use_default_device()
+    missing = DeviceDescriptor(DeviceKind.GPU, torch.cuda.device_count() if torch.cuda.is_available() else 0)
+    assert C.device.try_set_default_device(missing) is False
+    assert C.device.use_default_device() == before
+    assert C.device.try_set_default_device(C.device.cpu()) is True
+    assert C.device.use_default_device() == C.device.cpu()
+    C.device.try_set_default_device(before)
