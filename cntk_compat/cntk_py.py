@@ -220,6 +220,6 @@ def print_built_info():
 
 def save_as_legacy_model(root_op, filename):
     """CNTK's native entry point for CNTK v1 model files, which cntk-compat cannot write (it raises, naming the
-    alternatives; see cntk.debugging.save_as_legacy_model)."""
-    from .debugging.debug import save_as_legacy_model as save
-    return save(root_op, filename)
+    alternative; cntk.debugging.save_as_legacy_model calls it)."""
+    raise NotImplementedError("save_as_legacy_model: the legacy CNTK v1 model format is not supported; "
+                              "use Function.save(%r) instead" % (filename,))

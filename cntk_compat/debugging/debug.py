@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 
+from .. import cntk_py
 from ..core.function import CloneMethod
 from ..core.graph import depth_first_search
 from ..ops import output_variable
@@ -40,9 +41,8 @@ DEBUG_USAGE = '''\
 
 
 def save_as_legacy_model(root_op, filename):
-    """CNTK v1 (legacy) model files cannot be written by cntk-compat."""
-    raise NotImplementedError("save_as_legacy_model: the legacy CNTK v1 model format is not supported; "
-                              "use Function.save(%r) instead" % (filename,))
+    """CNTK v1 (legacy) model files cannot be written by cntk-compat (cntk_py.save_as_legacy_model raises)."""
+    return cntk_py.save_as_legacy_model(root_op, filename)
 
 
 def _shape_of(data):
