@@ -1,14 +1,48 @@
-"""Data-parallel SGD: every minibatch the gradients, the sample counts and the loss and metric sums of all
-workers are summed, and each worker's local learner applies the sum (so two workers with N samples each update
-exactly as one worker with the 2N-sample minibatch). With fewer than 32 bits the gradients travel quantized
-(CNTK's 1-bit SGD, see :mod:`.quantization`) with error feedback."""
-import torch
+"""Data-parallel SGD on torch's DistributedDataParallel.
 
-from .communicator import all_gather_tensor, all_reduce_sum
-from .learner import DistributedLearner, MinibatchInfo
-from .quantization import ErrorFeedbackQuantizer, check_bits, packed_size, reconstruct
+The Trainer's training forward pass runs inside a DDP module that owns the learned parameters, so the
+gradients are summed over the workers bucket by bucket while the backward pass still runs, by one of the
+summing hooks of :mod:`.hooks`: a full-precision all-reduce, or with fewer than 32 bits CNTK's column-wise
+quantization with error feedback. The gradients reach the local learner through ``.grad``; the sample counts
+and the loss and metric sums are summed by one small all-reduce that overlaps the backward pass. Each worker's
+local learner applies the sums, so two workers with N samples each update exactly as one worker with the
+2N-sample minibatch.
+
+During the warm start (``distributed_after``) every worker trains alone on the whole minibatch (DDP's
+``no_sync``), in full precision. A lone worker (no process group) trains as its local learner: nothing travels,
+so nothing is quantized.
+"""
+import contextlib
+
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel
+
+from . import hooks
+from .communicator import Communicator, process_group_ready
+from .learner import DistributedLearner
+from .quantization import check_bits
 
 __all__ = ["DataParallelDistributedLearner", "data_parallel_distributed_learner"]
+
+
+class _LearnedParameters(torch.nn.Module):
+    """The module DDP wraps: it owns the learned parameters (by position) and runs the Trainer's forward pass
+    handed to it. A worker without data returns a zero loss that still reaches every parameter, so that it
+    takes part in each bucket's reduction."""
+
+    def __init__(self, parameters, used):
+        super(_LearnedParameters, self).__init__()
+        self.learned = torch.nn.ParameterList(parameters)
+        self._unused = [p for p, u in zip(parameters, used) if not u]
+
+    def forward(self, run_forward):
+        if run_forward is None:
+            return 0, sum(p.sum() * 0.0 for p in self.learned), None, {}, ()
+        n, loss, metric, fetched, gradient_inputs = run_forward()
+        if self._unused:    # parameters only the metric (or nothing) depends on: zero gradients, reduced too
+            loss = loss + sum(p.sum() * 0.0 for p in self._unused)
+        return n, loss, metric, fetched, gradient_inputs
 
 
 class DataParallelDistributedLearner(DistributedLearner):
@@ -16,76 +50,106 @@ class DataParallelDistributedLearner(DistributedLearner):
 
     def __init__(self, learner, distributed_after=0, num_quantization_bits=32):
         super(DataParallelDistributedLearner, self).__init__(learner, distributed_after)
-        self._quantizer = None if num_quantization_bits == 32 else ErrorFeedbackQuantizer(num_quantization_bits)
+        self._bits = num_quantization_bits
+        self._ddp = None
+        self._hook_state = None
+        self._pending = None        # the all-reduce of (samples, loss, metric) of the minibatch in flight
+        self._saved_hook_state = None
 
     @property
     def num_quantization_bits(self):
-        return 32 if self._quantizer is None else self._quantizer.bits
+        return self._bits
 
-    def _distributed_update(self, gradient_values, training_sample_count, is_sweep_end):
-        return self._distributed_minibatch(gradient_values, MinibatchInfo(training_sample_count,
-                                                                          is_sweep_end=is_sweep_end))
-
-    def _distributed_minibatch(self, gradient_values, info):
-        params = list(self._learner.parameters)
-        device = params[0].tensor.device
-        grads = [_dense_gradient(gradient_values, p, device) for p in params]
-        header = torch.stack([_scalar(info.num_samples, device), _scalar(info.loss, device),
-                              _scalar(info.metric, device)])
-        if self._quantizer is None:
-            all_reduce_sum(grads + [header])
+    # -- the forward and backward pass --------------------------------------------------------------------
+    def _wrap(self, loss_function):
+        parameters = [p.tensor for p in self._learner.parameters]
+        in_loss = set(loss_function.parameters)
+        module = _LearnedParameters(parameters, [p in in_loss for p in self._learner.parameters])
+        self._ddp = DistributedDataParallel(module, broadcast_buffers=False, gradient_as_bucket_view=True,
+                                            init_sync=False)
+        if self._bits == 32:
+            self._hook_state = hooks.SumState()
+            self._ddp.register_comm_hook(self._hook_state, hooks.allreduce_sum_hook)
         else:
-            all_reduce_sum([header])
-            grads = self._quantized_sum(params, grads)
-        info.num_samples = int(round(header[0].item()))
-        info.loss, info.metric = header[1], header[2]
+            self._hook_state = hooks.QuantizedGradientState(self._bits, module=module)
+            if self._saved_hook_state is not None:
+                self._hook_state.load_state_dict(self._saved_hook_state)
+            self._ddp.register_comm_hook(self._hook_state, hooks.quantized_gradient_hook)
+
+    def _forward_backward(self, run_forward, loss_function, gradients):
+        """Runs the Trainer's forward pass (None: this worker has no data) and the backward pass; returns
+        (samples, loss, metric, fetched outputs, gradients by parameter). The gradients are this worker's in
+        the warm start and the sums over all workers afterwards."""
+        if not _several_workers():
+            return super(DataParallelDistributedLearner, self)._forward_backward(run_forward, loss_function,
+                                                                                  gradients)
+        if self._ddp is None:
+            self._wrap(loss_function)
+        parameters = [p.tensor for p in self._learner.parameters]
+        warm_start = self._samples_seen < self._distributed_after
+        with self._ddp.no_sync() if warm_start else contextlib.nullcontext():
+            n, loss, metric, fetched, gradient_inputs = self._ddp(run_forward)
+            if not warm_start:
+                self._pending = _launch_totals(n, loss, metric, parameters[0].device)
+            # inputs with needs_gradient=True get theirs too (computed and dropped, as CNTK)
+            torch.autograd.backward(loss, inputs=parameters + list(gradient_inputs))
+        grads = {}
+        for p, t in zip(self._learner.parameters, parameters):
+            grads[p] = t.grad
+            t.grad = None
+        return n, (loss.detach() if n else None), (None if metric is None else metric.detach()), fetched, grads
+
+    # -- the update ---------------------------------------------------------------------------------------
+    def _distributed_minibatch(self, gradient_values, info):
+        if self._pending is not None:
+            info.num_samples, info.loss, info.metric = _wait_totals(self._pending, info.metric is not None)
+            self._pending = None
         self._samples_seen += info.num_samples
         if info.num_samples == 0:
             return False
-        return self._learner._update(dict(zip(params, grads)), info.num_samples, info.is_sweep_end)
+        return self._learner._update(gradient_values, info.num_samples, info.is_sweep_end)
 
-    def _quantized_sum(self, params, grads):
-        """The sum over all workers of each gradient, exchanged quantized (all workers get the same sums)."""
-        bits = self._quantizer.bits
-        quantized = [self._quantizer.quantize(p.uid, g) for p, g in zip(params, grads)]
-        codes = all_gather_tensor(torch.cat([q[0] for q in quantized]))
-        ranges = all_gather_tensor(torch.cat([torch.cat([q[1], q[2]]) for q in quantized]))
-        sums = []
-        code_at = range_at = 0
-        for g, (_, lower, _) in zip(grads, quantized):
-            n_bytes, n_columns = packed_size(g.numel(), bits), lower.numel()
-            sums.append(reconstruct(codes[:, code_at:code_at + n_bytes],
-                                    ranges[:, range_at:range_at + n_columns],
-                                    ranges[:, range_at + n_columns:range_at + 2 * n_columns], g.shape, bits))
-            code_at += n_bytes
-            range_at += 2 * n_columns
-        return sums
+    # -- checkpoint state ---------------------------------------------------------------------------------
+    def _worker_state(self):
+        """This worker's quantization residuals (None for 32 bits)."""
+        if self._bits == 32:
+            return None
+        if self._hook_state is not None:
+            return self._hook_state.state_dict()
+        return self._saved_hook_state
 
-    def state_dict(self):
-        if self._quantizer is not None:
-            self._quantizer.reset()     # as CNTK: residuals are not checkpointed, so they restart from zero
-        return super(DataParallelDistributedLearner, self).state_dict()
+    def _load_worker_state(self, state):
+        if self._bits == 32:
+            return
+        self._saved_hook_state = state
+        if self._hook_state is not None:
+            if state is None:
+                self._hook_state.reset()
+            else:
+                self._hook_state.load_state_dict(state)
 
 
-def _scalar(value, device):
-    if value is None:
-        return torch.zeros((), dtype=torch.float64, device=device)
-    if isinstance(value, torch.Tensor):
-        return value.detach().to(device=device, dtype=torch.float64).reshape(())
-    return torch.tensor(float(value), dtype=torch.float64, device=device)
+def _several_workers():
+    return process_group_ready() and Communicator.num_workers() > 1
 
 
-def _dense_gradient(gradient_values, parameter, device):
-    """This worker's gradient of ``parameter`` as a fresh tensor (zeros when it has none: no data)."""
-    g = gradient_values.get(parameter)
-    like = parameter.tensor
-    if g is None:
-        return torch.zeros_like(like, device=device)
-    g = torch.as_tensor(g, dtype=like.dtype, device=device)
-    if tuple(g.shape) != tuple(like.shape):
-        raise ValueError("gradient_values: the gradient of %r has shape %s, expected %s"
-                         % (parameter, tuple(g.shape), tuple(like.shape)))
-    return g.detach().clone()
+def _launch_totals(n, loss, metric, device):
+    """Starts summing (samples, loss, metric) over the workers: the count on the host (gloo; no device sync),
+    the sums where they are."""
+    count = torch.tensor([float(n)], dtype=torch.float64)
+    sums = torch.zeros(2, dtype=torch.float64, device=device)
+    if n:
+        sums[0] = loss.detach()
+        if metric is not None:
+            sums[1] = metric.detach()
+    return (dist.all_reduce(count, async_op=True), count), (dist.all_reduce(sums, async_op=True), sums)
+
+
+def _wait_totals(pending, has_metric):
+    (count_work, count), (sums_work, sums) = pending
+    count_work.wait()
+    sums_work.wait()
+    return int(round(count.item())), sums[0], (sums[1] if has_metric else None)
 
 
 def data_parallel_distributed_learner(learner, distributed_after=0, num_quantization_bits=32,
@@ -95,7 +159,8 @@ def data_parallel_distributed_learner(learner, distributed_after=0, num_quantiza
     Args:
         learner: the local learner (such as ``cntk.sgd(...)``).
         distributed_after (int): samples trained locally before the workers start aggregating.
-        num_quantization_bits (int): bits a gradient value travels with (1, 2, 4, 8, 16; 32: no quantization).
+        num_quantization_bits (int): bits a gradient value travels with (1, 2, 4, 8, 16; 32: no quantization;
+         see :func:`cntk_compat.distributed.hooks.quantized_gradient_hook`).
         use_async_buffered_parameter_update (bool): must be False (asynchronous updates are not supported).
     """
     if use_async_buffered_parameter_update:

@@ -133,6 +133,17 @@ class DistributedLearner(object):
             self._phase = phase
         return warm_start
 
+    def _forward_backward(self, run_forward, loss_function, gradients):
+        """One minibatch's forward and backward pass: ``run_forward()`` gives (samples, loss sum, metric sum,
+        fetched outputs, input tensors whose gradients CNTK computes), None for a worker without data;
+        ``gradients(loss, those inputs)`` the gradients by parameter. Returns (samples, loss, metric, fetched
+        outputs, gradients by parameter) of this worker."""
+        n, loss, metric, fetched, gradient_inputs = run_forward() if run_forward is not None \
+            else (0, None, None, {}, ())
+        grads = gradients(loss, gradient_inputs)
+        return n, (None if loss is None else loss.detach()), (None if metric is None else metric.detach()), \
+            fetched, grads
+
     def _warm_start_update(self, gradient_values, info):
         n = info.num_samples
         updated = self._learner._update(gradient_values, n, info.is_sweep_end) if n else False
@@ -149,6 +160,13 @@ class DistributedLearner(object):
 
     def _extra_state(self):
         return {}
+
+    def _worker_state(self):
+        """State of this worker alone (not shared by the workers) that a checkpoint keeps for each worker."""
+        return None
+
+    def _load_worker_state(self, state):
+        """Restores what :meth:`_worker_state` gave on this worker (None: nothing was saved for it)."""
 
     def _load_extra_state(self, extra):
         pass

@@ -12,8 +12,9 @@ column of one value). Each column is quantized on its own to ``bits`` bits per v
   into ``2**n - 1`` equal steps; ``q = floor((v - lower) / step)`` (0 below the range, ``2**n - 1`` above) and
   reconstructs to ``(q + 0.5) * step + lower``.
 
-A column whose range is empty (all zeros) reconstructs to ``lower``. With error feedback the quantization
-residual of each parameter is added to its next gradient before quantizing, so nothing is lost over time.
+A column whose range is empty (all zeros) reconstructs to ``lower``. Error feedback (the quantization residual
+added to the next gradient, so that nothing is lost over time) is the business of the users of these functions:
+:mod:`.hooks`.
 """
 import torch
 
@@ -76,68 +77,28 @@ def dequantize(codes, lower, upper, bits):
 
 
 def pack(codes, bits):
-    """The codes (non-negative, < 2**bits) packed into a flat uint8 tensor, ``8 // bits`` codes a byte (two
-    bytes a code for 16 bits)."""
-    flat = codes.reshape(-1)
+    """The codes (non-negative, < 2**bits) of each row (last axis) packed into uint8: (..., rows) to
+    (..., packed_size(rows, bits)), ``8 // bits`` codes a byte (two bytes a code for 16 bits); a row's last byte
+    is padded with zero codes."""
     if bits == 16:
-        return (flat - 2 ** 15).to(torch.int16).view(torch.uint8)
+        return (codes - 2 ** 15).to(torch.int16).contiguous().view(torch.uint8)
     per_byte = 8 // bits
-    padded = torch.nn.functional.pad(flat, (0, (-flat.numel()) % per_byte)).view(-1, per_byte)
+    padded = torch.nn.functional.pad(codes, (0, (-codes.shape[-1]) % per_byte))
+    padded = padded.reshape(codes.shape[:-1] + (padded.shape[-1] // per_byte, per_byte))
     shifts = torch.arange(0, 8, bits, device=codes.device, dtype=torch.int64)
-    return (padded << shifts).sum(dim=1).to(torch.uint8)
+    return (padded << shifts).sum(dim=-1).to(torch.uint8)
 
 
 def unpack(packed, bits, count):
-    """The first ``count`` codes (int64) of ``packed`` (..., bytes), as :func:`pack` wrote them: (..., count)."""
+    """The first ``count`` codes (int64) of each row of ``packed`` (..., bytes), as :func:`pack` wrote them:
+    (..., count)."""
     if bits == 16:
         return packed.contiguous().view(torch.int16).to(torch.int64)[..., :count] + 2 ** 15
     shifts = torch.arange(0, 8, bits, device=packed.device, dtype=torch.int64)
     codes = (packed.to(torch.int64)[..., None] >> shifts) & (2 ** bits - 1)
-    return codes.reshape(packed.shape[:-1] + (-1,))[..., :count]
+    return codes.reshape(packed.shape[:-1] + (packed.shape[-1] * (8 // bits),))[..., :count]
 
 
 def packed_size(count, bits):
     """Bytes that :func:`pack` writes for ``count`` codes."""
     return 2 * count if bits == 16 else -(-count // (8 // bits))
-
-
-class ErrorFeedbackQuantizer(object):
-    """Quantizes gradients to ``bits`` bits a value, keeping each gradient's residual for its next call."""
-
-    def __init__(self, bits):
-        self.bits = check_bits(bits)
-        self._residuals = {}
-
-    def quantize(self, key, gradient):
-        """(packed codes (uint8), lower, upper) of ``gradient`` plus the residual kept under ``key``; the new
-        residual is what the reconstruction misses of that sum."""
-        residual = self._residuals.get(key)
-        value = gradient if residual is None else gradient + residual
-        columns = as_columns(value)
-        lower, upper = quantization_range(columns, self.bits)
-        codes = quantize(columns, lower, upper, self.bits)
-        self._residuals[key] = (columns - dequantize(codes, lower, upper, self.bits)).reshape(gradient.shape)
-        return pack(codes, self.bits), lower, upper
-
-    def residual(self, key):
-        """The residual kept for ``key`` (None before its first gradient)."""
-        return self._residuals.get(key)
-
-    def reset(self):
-        """Forget all residuals (CNTK does so at each checkpoint, which does not store them)."""
-        self._residuals.clear()
-
-
-def reconstruct(packed, lower, upper, shape, bits):
-    """The gradient of ``shape`` that quantized values (as :meth:`ErrorFeedbackQuantizer.quantize` gives them)
-    reconstruct to; with a leading workers axis on ``packed`` (workers, bytes), ``lower`` and ``upper``
-    (workers, columns), the sum of the workers' gradients."""
-    count = 1
-    for d in shape:
-        count *= d
-    codes = unpack(packed, bits, count)
-    codes = codes.reshape(codes.shape[:-1] + (lower.shape[-1], -1))
-    values = dequantize(codes, lower, upper, bits)
-    if values.dim() == 3:
-        values = values.sum(dim=0)
-    return values.reshape(shape)

@@ -186,12 +186,11 @@ class Trainer(object):
     def _train_distributed_minibatch(self, args, outputs, device, sweep_end):
         learner = self._distributed
         learner._synchronize_parameters()
-        n, loss, metric, fetched, gradient_inputs = (self._training_forward(args, outputs, device) if args
-                                                     else (0, None, None, {}, ()))
-        minibatch = MinibatchInfo(n, None if loss is None else loss.detach(),
-                                  None if metric is None else metric.detach(), sweep_end)
+        run_forward = (lambda: self._training_forward(args, outputs, device)) if args else None
+        n, loss, metric, fetched, gradients = learner._forward_backward(run_forward, self._loss, self._gradients)
+        minibatch = MinibatchInfo(n, loss, metric, sweep_end)
         samples_before = learner.total_number_of_samples_seen
-        updated = learner._update_minibatch(self._gradients(loss, gradient_inputs), minibatch)
+        updated = learner._update_minibatch(gradients, minibatch)
         self._samples_seen = learner.total_number_of_samples_seen
         if self._samples_seen - samples_before > n:     # the workers' updates were aggregated
             for writer in self._progress_writers:
@@ -277,15 +276,17 @@ class Trainer(object):
         also holds each worker's ``external_state`` (such as its reader position)."""
         learner_states = [learner.state_dict() for learner in self._learners]
         if self._distributed is not None:
-            worker_states = all_gather_object(dict(external_state))
+            worker_states = all_gather_object((dict(external_state), self._distributed._worker_state()))
             if Communicator.rank() == 0:
                 self._write_checkpoint(filename, learner_states, external_state,
-                                       {str(rank): s for rank, s in enumerate(worker_states)})
+                                       {str(rank): s for rank, (s, _) in enumerate(worker_states)},
+                                       {str(rank): s for rank, (_, s) in enumerate(worker_states)})
             Communicator().barrier()    # no worker reads the file before it is complete
             return
         self._write_checkpoint(filename, learner_states, external_state)
 
-    def _write_checkpoint(self, filename, learner_states, external_state, worker_states=None):
+    def _write_checkpoint(self, filename, learner_states, external_state, worker_states=None,
+                          worker_learner_states=None):
         state = {"parameters": [p.tensor.detach().cpu().clone() for p in self._checkpoint_parameters()],
                  "parameter_names": [p.name for p in self._checkpoint_parameters()],
                  "learners": learner_states,
@@ -295,6 +296,7 @@ class Trainer(object):
                  "external_state": dict(external_state)}
         if worker_states is not None:
             state["worker_external_states"] = worker_states
+            state["worker_learner_states"] = worker_learner_states
         _checkpoint.save(filename, state)
 
     def restore_from_checkpoint(self, filename):
@@ -326,8 +328,10 @@ class Trainer(object):
         if self._distributed is None:
             return state["external_state"]
         self._samples_at_last_sync = self._samples_seen
+        rank = str(Communicator.rank())
+        self._distributed._load_worker_state(state.get("worker_learner_states", {}).get(rank))
         Communicator().barrier()    # no worker writes a new checkpoint before all have read this one
-        own = state.get("worker_external_states", {}).get(str(Communicator.rank()))
+        own = state.get("worker_external_states", {}).get(rank)
         return state["external_state"] if own is None else own
 
 

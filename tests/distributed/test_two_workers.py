@@ -1,42 +1,14 @@
 """Two worker processes on the CPU (gloo), as torchrun would start them."""
-import json
-import os
-import socket
-import time
-
 import numpy as np
 import pytest
-import torch.multiprocessing as mp
 
 import cntk as C
-from tests.distributed import _workers
+from tests.distributed import _spawn, _workers
 from tests.distributed._models import data, parameter_values, regression, sgd
-
-DEADLINE_S = 90
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def run_workers(body, out, *args):
-    """Runs ``body(rank, 2, port, out, *args)`` in two processes; fails on an error or a hang."""
-    context = mp.start_processes(body, args=(2, _free_port(), str(out)) + args, nprocs=2, join=False,
-                                 start_method="spawn")
-    deadline = time.time() + DEADLINE_S
-    while not context.join(timeout=1):
-        if time.time() > deadline:
-            for process in context.processes:
-                process.kill()
-            pytest.fail("the workers did not finish within %d s (a collective hangs?)" % DEADLINE_S)
-    results = []
-    for rank in range(2):
-        with open(os.path.join(str(out), "rank%d.json" % rank)) as f:
-            results.append(json.load(f))
-        results[-1]["parameters"] = np.load(os.path.join(str(out), "rank%d.npy" % rank))
-    return results
+    return _spawn.run_workers(body, out, *args, world=2)
 
 
 def _one_process_on_whole_minibatches(momentum):
