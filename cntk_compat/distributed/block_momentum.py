@@ -71,6 +71,8 @@ def _assign(tensors, flat):
 class BlockMomentumDistributedLearner(DistributedLearner):
     """Wraps a local learner with blockwise model-update filtering; see the module docstring."""
 
+    aggregates_every_minibatch = False
+
     def __init__(self, learner, block_size, block_momentum_as_time_constant=None, use_nestrov_momentum=True,
                  reset_sgd_momentum_after_aggregation=True, block_learning_rate=1.0, distributed_after=0):
         super(BlockMomentumDistributedLearner, self).__init__(learner, distributed_after)

@@ -4,6 +4,7 @@ Under ``torchrun`` (WORLD_SIZE > 1 in the environment) the default process group
 gloo for CPU tensors and NCCL for CUDA tensors (one group serving both). Started any other way, the
 process is the only worker, rank 0, and every collective is the identity, as CNTK without MPI.
 """
+import datetime
 import os
 import socket
 
@@ -20,6 +21,20 @@ def _world_size_from_environment():
         raise ValueError("WORLD_SIZE must be an integer, got %r" % os.environ["WORLD_SIZE"])
 
 
+def _timeout_from_environment():
+    """The process group's timeout: CNTK_DISTRIBUTED_TIMEOUT_S seconds, or torch's default (None)."""
+    value = os.environ.get("CNTK_DISTRIBUTED_TIMEOUT_S")
+    if value is None:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not seconds > 0:
+        raise ValueError("CNTK_DISTRIBUTED_TIMEOUT_S must be a positive number of seconds, got %r" % value)
+    return datetime.timedelta(seconds=seconds)
+
+
 _finalized = [False]
 
 
@@ -29,11 +44,12 @@ def process_group_ready():
     if not dist.is_available() or _finalized[0]:
         return False
     if not dist.is_initialized() and _world_size_from_environment() > 1:
+        timeout = _timeout_from_environment()
         if torch.cuda.is_available():
             torch.cuda.set_device(_local_gpu_id())
-            dist.init_process_group("cpu:gloo,cuda:nccl")
+            dist.init_process_group("cpu:gloo,cuda:nccl", timeout=timeout)
         else:
-            dist.init_process_group("gloo")
+            dist.init_process_group("gloo", timeout=timeout)
     return dist.is_initialized()
 
 

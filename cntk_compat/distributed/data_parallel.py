@@ -65,8 +65,7 @@ class DataParallelDistributedLearner(DistributedLearner):
         parameters = [p.tensor for p in self._learner.parameters]
         in_loss = set(loss_function.parameters)
         module = _LearnedParameters(parameters, [p in in_loss for p in self._learner.parameters])
-        self._ddp = DistributedDataParallel(module, broadcast_buffers=False, gradient_as_bucket_view=True,
-                                            init_sync=False)
+        self._ddp = DistributedDataParallel(module, gradient_as_bucket_view=True, init_sync=False)
         if self._bits == 32:
             self._hook_state = hooks.SumState()
             self._ddp.register_comm_hook(self._hook_state, hooks.allreduce_sum_hook)

@@ -18,7 +18,8 @@ columns are cut into N stripes; worker k owns stripe k of every parameter. Per b
 
 1. every worker adds its residual to the gradient, quantizes each column and keeps what the reconstruction
    misses as the new residual (error feedback);
-2. ``all_to_all``: worker k receives stripe k of every worker's codes (a quantized reduce-scatter);
+2. ``all_to_all``: worker k receives stripe k of every worker's codes (a quantized reduce-scatter; the hook
+   waits for it, so only step 4 overlaps the rest of the backward pass);
 3. worker k dequantizes them, sums them, adds its second residual (kept for its stripes) and quantizes the sum
    again, keeping that error too;
 4. ``all_gather``: every worker receives every stripe's quantized sum and dequantizes it.
@@ -176,29 +177,30 @@ def quantized_gradient_hook(state, bucket):
     mine = send_sizes[rank]
     send = torch.cat([part for parts in outgoing for part in parts])
     received = torch.empty(workers * mine, dtype=torch.uint8, device=buffer.device)
-    exchange = dist.all_to_all_single(received, send, [mine] * workers, send_sizes, group=group, async_op=True)
+    # waited for here, not in a callback: a callback that waited for another collective could block the
+    # backend's thread that has to run it
+    dist.all_to_all_single(received, send, [mine] * workers, send_sizes, group=group, async_op=True).wait()
+    own = []
+    for p, layout, records in zip(parameters, layouts, _split_records(received.view(workers, mine), layouts, rank)):
+        total = _values(records, layout, bits, buffer.dtype).sum(dim=0)
+        residual = state._stripe_residual.get(p)
+        if residual is not None:
+            total = total + residual
+        own_records, sent = _records(total, bits)
+        state._stripe_residual[p] = total - sent
+        own.append(own_records.reshape(-1))
+    longest = max(send_sizes)
+    own.append(torch.zeros(longest - mine, dtype=torch.uint8, device=buffer.device))
+    gathered = torch.empty(workers * longest, dtype=torch.uint8, device=buffer.device)
+    exchange = dist.all_gather_single(gathered, torch.cat(own), group=group, async_op=True)
 
-    def sum_and_gather(fut):
+    def dequantize_all(fut):
         fut.wait()
-        own = []
-        for p, layout, records in zip(parameters, layouts, _split_records(received.view(workers, mine),
-                                                                          layouts, rank)):
-            total = _values(records, layout, bits, buffer.dtype).sum(dim=0)
-            residual = state._stripe_residual.get(p)
-            if residual is not None:
-                total = total + residual
-            own_records, sent = _records(total, bits)
-            state._stripe_residual[p] = total - sent
-            own.append(own_records.reshape(-1))
-        longest = max(send_sizes)
-        own.append(torch.zeros(longest - mine, dtype=torch.uint8, device=buffer.device))
-        gathered = torch.empty(workers * longest, dtype=torch.uint8, device=buffer.device)
-        dist.all_gather_single(gathered, torch.cat(own), group=group, async_op=True).wait()
-        gathered = gathered.view(workers, longest)
-        stripes = [_split_records(gathered[k], layouts, k) for k in range(workers)]
+        rows = gathered.view(workers, longest)
+        stripes = [_split_records(rows[k], layouts, k) for k in range(workers)]
         for index, (g, layout) in enumerate(zip(gradients, layouts)):
             columns = torch.cat([_values(stripes[k][index], layout, bits, buffer.dtype) for k in range(workers)])
             g.copy_(columns.reshape(layout.shape))      # a view into the bucket's buffer
         return buffer
 
-    return exchange.get_future().then(sum_and_gather)
+    return exchange.get_future().then(dequantize_all)

@@ -43,6 +43,10 @@ def _local_sample_count(training_sample_count):
 class DistributedLearner(object):
     """Wraps ``learner``; see the module docstring."""
 
+    #: whether the workers meet at every minibatch (and can agree then, e.g. on sample counts); False for a
+    #: learner whose workers meet only at its own aggregations, between which no other collective may run
+    aggregates_every_minibatch = True
+
     def __init__(self, learner, distributed_after=0):
         if isinstance(distributed_after, bool) or not isinstance(distributed_after, numbers.Integral) or \
                 distributed_after < 0:

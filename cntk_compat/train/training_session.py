@@ -201,6 +201,8 @@ class TrainingSession(object):
         self._parallel_after = distributed.distributed_after if self._distributed else 0
         self._workers = Communicator.num_workers() if self._distributed else 1
         self._rank = Communicator.rank() if self._distributed else 0
+        # the workers of a blockwise learner (BMUF) meet only at its aggregations: no other collectives between
+        self._blockwise = self._distributed and not distributed.aggregates_every_minibatch
         self._minibatches = 0
         self._sweeps = 0
         self._actions = []
@@ -237,15 +239,18 @@ class TrainingSession(object):
             action.index = self._count(action.unit) // action.frequency
             action.last_count = self._count(action.unit)
         early_exit = False
-        while not early_exit:
-            left = self._max_samples - trainer.total_number_of_samples_seen
-            if left <= 0:
+        while True:
+            left = 0 if early_exit else self._max_samples - trainer.total_number_of_samples_seen
+            if left <= 0 and not self._blockwise:
                 break
+            # a distributed worker out of data (or past max_samples by its count) trains empty minibatches until
+            # the distributed learner says that all workers are: they stop together. A blockwise learner's workers
+            # know each other's samples only at its aggregations, so each stops by its own count (CNTK's rule).
             size = min(self._schedule[trainer.total_number_of_samples_seen], left)
-            args = read_minibatch(self._source, size, self._inputs_to_streams, device, *self._training_partition())
+            args = read_minibatch(self._source, size, self._inputs_to_streams, device,
+                                  *self._training_partition()) if size > 0 else {}
             if not args and not self._distributed:
                 break
-            # a distributed worker out of data trains empty minibatches until all workers are: they stop together
             updated = trainer.train_minibatch(args or {}, device=device)
             self._minibatches += 1
             if self._agreed(any(getattr(d, "end_of_sweep", False) for d in (args or {}).values())):
@@ -277,8 +282,9 @@ class TrainingSession(object):
         return self._workers, self._rank
 
     def _agreed(self, flag):
-        """Whether ``flag`` holds on some worker (all workers must ask together)."""
-        if self._workers == 1:
+        """Whether ``flag`` holds on some worker (all workers must ask together); a blockwise learner's worker
+        decides alone."""
+        if self._workers == 1 or self._blockwise:
             return bool(flag)
         return bool(all_reduce_max(torch.tensor([float(bool(flag))]))[0])
 
@@ -315,7 +321,7 @@ class TrainingSession(object):
         total, samples, minibatches = 0.0, 0, 0
         while samples < max_samples:
             size = min(schedule[samples], max_samples - samples)
-            if self._distributed:
+            if self._distributed and not self._blockwise:
                 # each worker evaluates its part; the totals are those of all workers, which stop together
                 args = read_minibatch(source, size, mapping, device, self._workers, self._rank)
                 metric, n = self.trainer._distributed_test_minibatch(args or {}, device=device)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch.multiprocessing as mp
 
-DEADLINE_S = 120
+DEADLINE_S = 300
 
 
 def free_port():

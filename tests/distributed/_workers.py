@@ -115,3 +115,92 @@ def test_totals(rank, world, port, out):
     metric, samples = trainer._distributed_test_minibatch(mine)
     save(out, rank, np.zeros(1), metric=metric, samples=samples)
     C.distributed.Communicator.finalize()
+
+
+def _ddp_trainer(bits, momentum=True):
+    z, loss, x, y = regression()
+    learner = C.distributed.data_parallel_distributed_learner(sgd(z.parameters, momentum),
+                                                              num_quantization_bits=bits)
+    return z, x, y, C.Trainer(z, (loss, loss), [learner])
+
+
+def _train_parts(trainer, x, y, rank, world, minibatches):
+    """Minibatches of 3 samples a worker (the global minibatch: 3 * world), worker r taking the r-th part."""
+    features, targets = data(3 * world * 6)
+    for k in minibatches:
+        part = slice(3 * (world * k + rank), 3 * (world * k + rank) + 3)
+        trainer.train_minibatch({x: features[part], y: targets[part]})
+
+
+def checkpoint_and_continue(rank, world, port, out, bits):
+    """Six minibatches uninterrupted; then three, a checkpoint, a fresh model and Trainer restoring it, and the
+    other three: both runs must end with the same parameters (the quantization residuals are saved per worker)."""
+    join(rank, world, port)
+    z, x, y, trainer = _ddp_trainer(bits)
+    _train_parts(trainer, x, y, rank, world, range(6))
+    uninterrupted = parameter_values(z)
+    z, x, y, trainer = _ddp_trainer(bits)
+    _train_parts(trainer, x, y, rank, world, range(3))
+    trainer.save_checkpoint(os.path.join(out, "checkpoint"))
+    z, x, y, trainer = _ddp_trainer(bits)
+    trainer.restore_from_checkpoint(os.path.join(out, "checkpoint"))
+    _train_parts(trainer, x, y, rank, world, range(3, 6))
+    save(out, rank, uninterrupted, resumed=parameter_values(z).tolist(),
+         samples=trainer.total_number_of_samples_seen, last_count=trainer.previous_minibatch_sample_count)
+    C.distributed.Communicator.finalize()
+
+
+def write_ctf(path, samples):
+    """``samples`` lines of a 3-value input x and a 2-value target y."""
+    rng = np.random.RandomState(5)
+    with open(path, "w") as f:
+        for _ in range(samples):
+            values = rng.uniform(-1, 1, 5)
+            f.write("|x %s |y %s\n" % (" ".join("%.4f" % v for v in values[:3]),
+                                       " ".join("%.4f" % v for v in values[3:])))
+
+
+def bmuf_session(rank, world, port, out, data_file, max_samples_list, checkpoint_frequency):
+    """A training session with a block momentum learner over a CTF file, run once per entry of
+    ``max_samples_list`` (each run restoring the previous run's last checkpoint)."""
+    join(rank, world, port)
+    C.cntk_py.set_fixed_random_seed(1)
+    x = C.input_variable(3, name="x")
+    y = C.input_variable(2, name="y")
+    z = C.layers.Dense(2, init=C.glorot_uniform(seed=1))(x)
+    loss = C.squared_error(z, y)
+    totals = []
+    for max_samples in max_samples_list:
+        learner = C.distributed.block_momentum_distributed_learner(
+            C.sgd(z.parameters, C.learning_parameter_schedule(0.05)), block_size=16)
+        trainer = C.Trainer(z, (loss, loss), [learner])
+        streams = C.io.StreamDefs(x=C.io.StreamDef(field="x", shape=3), y=C.io.StreamDef(field="y", shape=2))
+        source = C.io.MinibatchSource(C.io.CTFDeserializer(data_file, streams), randomize=False)
+        config = C.CheckpointConfig(os.path.join(out, "bmuf"), frequency=checkpoint_frequency, restore=True) \
+            if checkpoint_frequency else None
+        C.training_session(trainer, source, 8, {x: source.streams.x, y: source.streams.y},
+                           max_samples=max_samples, checkpoint_config=config).train()
+        totals.append(trainer.total_number_of_samples_seen)
+    save(out, rank, parameter_values(z), totals=totals)
+    C.distributed.Communicator.finalize()
+
+
+def hung_peer(rank, world, port, out):
+    """Rank 1 hangs (sleeps) instead of training; rank 0, with a 3 s timeout, must fail instead of waiting."""
+    import time
+    os.environ["CNTK_DISTRIBUTED_TIMEOUT_S"] = "3"
+    z, loss, x, y, trainer = data_parallel_worker(rank, world, port)
+    features, targets = data(8)
+    if rank == 1:
+        C.distributed.Communicator.num_workers()     # joins the process group, then hangs
+        time.sleep(20)
+        save(out, rank, np.zeros(1))
+        os._exit(0)
+    start = time.time()
+    try:
+        trainer.train_minibatch({x: features[:4], y: targets[:4]})
+        error = None
+    except Exception as e:      # noqa: BLE001 -- what torch.distributed raises is the subject of the test
+        error = "%s: %s" % (type(e).__name__, e)
+    save(out, rank, np.zeros(1), error=error, seconds=time.time() - start)
+    os._exit(0)

@@ -74,3 +74,18 @@ def test_evaluation_totals_are_summed_over_the_workers(tmp_path):
     for r in ranks:
         assert r["samples"] == 3
         assert r["metric"] == pytest.approx(expected, rel=1e-6)
+
+
+def test_a_hung_worker_makes_the_others_fail_within_the_timeout(tmp_path):
+    ranks = run_workers(_workers.hung_peer, tmp_path)
+    assert ranks[0]["error"] is not None and "timed out" in ranks[0]["error"].lower(), ranks[0]["error"]
+    assert ranks[0]["seconds"] < 15
+
+
+def test_the_timeout_variable_is_checked(monkeypatch):
+    from cntk_compat.distributed.communicator import _timeout_from_environment
+    monkeypatch.setenv("CNTK_DISTRIBUTED_TIMEOUT_S", "soon")
+    with pytest.raises(ValueError, match="CNTK_DISTRIBUTED_TIMEOUT_S"):
+        _timeout_from_environment()
+    monkeypatch.setenv("CNTK_DISTRIBUTED_TIMEOUT_S", "2.5")
+    assert _timeout_from_environment().total_seconds() == 2.5

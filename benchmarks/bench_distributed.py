@@ -1,0 +1,237 @@
+"""Distributed data parallel: traffic and step time of the gradient hooks, and of the CNTK Trainer on DDP.
+
+Usage: python benchmarks/bench_distributed.py [--workers 2 4] [--steps 8] [--reps 3]
+
+Spawns its own gloo workers on the CPU (as torchrun would) for each worker count. For a 784-512-512-10 MLP and a
+2-layer LSTM (input 128, hidden 256, 20 steps) wrapped in torch's DistributedDataParallel with the summing hooks
+of ``cntk_compat.distributed.hooks`` (32 bits: ``allreduce_sum_hook``; 1 and 4 bits: ``quantized_gradient_hook``)
+it counts the bytes each worker sends and receives per step, from the tensors handed to the collectives:
+
+* ``all_reduce`` of B bytes: 2 (N - 1) / N * B sent and received (a bandwidth-optimal ring all-reduce),
+* ``all_to_all_single``: the parts sent to / received from the other workers,
+* ``all_gather_single`` of B bytes a worker: (N - 1) * B sent and received,
+
+and the step time (median of ``--reps`` alternating repetitions of ``--steps`` steps; wall and process CPU time).
+The CNTK Trainer (``data_parallel_distributed_learner`` over sgd) on the same MLP is timed against a hand-written
+torch DDP loop (DDP's default all-reduce, ``torch.optim.SGD``) in the same workers, alternating.
+"""
+import argparse
+import json
+import os
+import socket
+import statistics
+import sys
+import tempfile
+import time
+
+import numpy as np
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+LOCAL_BATCH = 32
+
+
+class _Traffic(object):
+    """Counts the bytes of the collectives the hooks call (wraps torch.distributed's functions)."""
+
+    def __init__(self):
+        self.sent = self.received = 0
+        self._originals = {}
+
+    def install(self):
+        for name in ("all_reduce", "all_to_all_single", "all_gather_single"):
+            self._originals[name] = getattr(dist, name)
+            setattr(dist, name, getattr(self, "_" + name))
+
+    def reset(self):
+        self.sent = self.received = 0
+
+    def _all_reduce(self, tensor, *args, **kwargs):
+        n = dist.get_world_size()
+        size = tensor.numel() * tensor.element_size() * 2 * (n - 1) / n
+        self.sent += size
+        self.received += size
+        return self._originals["all_reduce"](tensor, *args, **kwargs)
+
+    def _all_to_all_single(self, output, input, output_split_sizes=None, input_split_sizes=None, *args, **kwargs):
+        rank, n = dist.get_rank(), dist.get_world_size()
+        ins = input_split_sizes or [input.numel() // n] * n
+        outs = output_split_sizes or [output.numel() // n] * n
+        self.sent += (sum(ins) - ins[rank]) * input.element_size()
+        self.received += (sum(outs) - outs[rank]) * output.element_size()
+        return self._originals["all_to_all_single"](output, input, output_split_sizes, input_split_sizes, *args,
+                                                    **kwargs)
+
+    def _all_gather_single(self, output, input, *args, **kwargs):
+        size = (dist.get_world_size() - 1) * input.numel() * input.element_size()
+        self.sent += size
+        self.received += size
+        return self._originals["all_gather_single"](output, input, *args, **kwargs)
+
+
+def _mlp():
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(), torch.nn.Linear(512, 512),
+                               torch.nn.ReLU(), torch.nn.Linear(512, 10))
+
+
+class _LSTM(torch.nn.Module):
+    def __init__(self):
+        super(_LSTM, self).__init__()
+        torch.manual_seed(0)
+        self.lstm = torch.nn.LSTM(128, 256, num_layers=2, batch_first=True)
+        self.out = torch.nn.Linear(256, 10)
+
+    def forward(self, x):
+        return self.out(self.lstm(x)[0][:, -1])
+
+
+def _batch(model_name, rank):
+    g = torch.Generator().manual_seed(rank)
+    if model_name == "mlp":
+        return torch.randn(LOCAL_BATCH, 784, generator=g), torch.randint(0, 10, (LOCAL_BATCH,), generator=g)
+    return torch.randn(LOCAL_BATCH, 20, 128, generator=g), torch.randint(0, 10, (LOCAL_BATCH,), generator=g)
+
+
+def _hooked(model_name, bits):
+    from torch.nn.parallel import DistributedDataParallel
+
+    from cntk_compat.distributed import hooks
+    ddp = DistributedDataParallel(_mlp() if model_name == "mlp" else _LSTM())
+    if bits == 32:
+        ddp.register_comm_hook(hooks.SumState(), hooks.allreduce_sum_hook)
+    else:
+        ddp.register_comm_hook(hooks.QuantizedGradientState(bits, module=ddp.module), hooks.quantized_gradient_hook)
+    return ddp, torch.optim.SGD(ddp.parameters(), lr=1e-3)
+
+
+def _torch_step(ddp, optimizer, x, y):
+    optimizer.zero_grad()
+    torch.nn.functional.cross_entropy(ddp(x), y, reduction="sum").backward()
+    optimizer.step()
+
+
+def _cntk_mlp():
+    import cntk as C
+    features = C.input_variable(784)
+    labels = C.input_variable(10)
+    z = C.layers.Sequential([C.layers.Dense(512, activation=C.relu), C.layers.Dense(512, activation=C.relu),
+                             C.layers.Dense(10)])(features)
+    loss = C.cross_entropy_with_softmax(z, labels)
+    learner = C.distributed.data_parallel_distributed_learner(
+        C.sgd(z.parameters, C.learning_parameter_schedule(1e-3)))
+    return features, labels, C.Trainer(z, (loss, None), [learner])
+
+
+def _timed(step, steps):
+    wall, cpu = time.perf_counter(), time.process_time()
+    for _ in range(steps):
+        step()
+    return (time.perf_counter() - wall) / steps, (time.process_time() - cpu) / steps
+
+
+def worker(rank, world, port, out, steps, reps):
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), WORLD_SIZE=str(world), RANK=str(rank),
+                      LOCAL_RANK=str(rank))
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo")
+    traffic = _Traffic()
+    traffic.install()
+    results = {}
+    for model_name in ("mlp", "lstm"):
+        x, y = _batch(model_name, rank)
+        for bits in (32, 1, 4):
+            ddp, optimizer = _hooked(model_name, bits)
+            _torch_step(ddp, optimizer, x, y)       # DDP re-buckets after the first step
+            traffic.reset()
+            times = [_timed(lambda: _torch_step(ddp, optimizer, x, y), steps) for _ in range(reps)]
+            print("rank %d: %s %d-bit done" % (rank, model_name, bits), file=sys.stderr, flush=True)
+            results["%s %d-bit" % (model_name, bits)] = {
+                "sent": traffic.sent / (steps * reps), "received": traffic.received / (steps * reps),
+                "wall": statistics.median(t[0] for t in times), "cpu": statistics.median(t[1] for t in times)}
+    # the CNTK Trainer on DDP against a hand-written DDP loop, alternating
+    from torch.nn.parallel import DistributedDataParallel
+    features, labels, trainer = _cntk_mlp()
+    x, y = _batch("mlp", rank)
+    feed = {features: x.numpy(), labels: np.eye(10, dtype=np.float32)[y.numpy()]}
+    plain = DistributedDataParallel(_mlp())
+    plain_optimizer = torch.optim.SGD(plain.parameters(), lr=1e-3)
+    for _ in range(2):
+        trainer.train_minibatch(feed)
+        _torch_step(plain, plain_optimizer, x, y)
+    traffic.reset()
+    ours, theirs = [], []
+    for _ in range(reps):
+        ours.append(_timed(lambda: trainer.train_minibatch(feed), steps))
+        theirs.append(_timed(lambda: _torch_step(plain, plain_optimizer, x, y), steps))
+    results["cntk trainer"] = {"wall": statistics.median(t[0] for t in ours),
+                               "cpu": statistics.median(t[1] for t in ours)}
+    results["torch loop"] = {"wall": statistics.median(t[0] for t in theirs),
+                             "cpu": statistics.median(t[1] for t in theirs)}
+    with open(os.path.join(out, "rank%d.json" % rank), "w") as f:
+        json.dump(results, f)
+    dist.destroy_process_group()
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run(world, steps, reps):
+    out = tempfile.mkdtemp(prefix="bench_distributed_")
+    mp.start_processes(worker, args=(world, _free_port(), out, steps, reps), nprocs=world, start_method="spawn")
+    ranks = []
+    for rank in range(world):
+        with open(os.path.join(out, "rank%d.json" % rank)) as f:
+            ranks.append(json.load(f))
+    return ranks
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, nargs="+", default=[2, 4])
+    parser.add_argument("--steps", type=int, default=8)
+    parser.add_argument("--reps", type=int, default=3)
+    args = parser.parse_args()
+    by_world = {world: run(world, args.steps, args.reps) for world in args.workers}
+    print("bytes per worker per step (rank 0) and step time (median over ranks of each rank's median)")
+    print("%-14s %7s %12s %12s %10s %9s %9s" % ("config", "workers", "sent", "received", "vs 32-bit",
+                                                 "wall ms", "cpu ms"))
+    for model_name in ("mlp", "lstm"):
+        for bits in (32, 1, 4):
+            key = "%s %d-bit" % (model_name, bits)
+            for world, ranks in by_world.items():
+                r = ranks[0][key]
+                full = ranks[0]["%s 32-bit" % model_name]
+                print("%-14s %7d %12d %12d %10s %9.2f %9.2f" % (
+                    key, world, r["sent"], r["received"], "1/%.1f" % (full["sent"] / r["sent"]),
+                    1e3 * statistics.median(x[key]["wall"] for x in ranks),
+                    1e3 * statistics.median(x[key]["cpu"] for x in ranks)))
+    worlds = sorted(by_world)
+    lines = []
+    for model_name in ("mlp", "lstm"):
+        for bits in (32, 1, 4):
+            key = "%s %d-bit" % (model_name, bits)
+            if len(worlds) > 1:
+                growth = by_world[worlds[-1]][0][key]["received"] / by_world[worlds[0]][0][key]["received"]
+                lines.append("%s received bytes %d->%d workers: x%.3f" % (key, worlds[0], worlds[-1], growth))
+    for line in lines:
+        print(line)
+    for world, ranks in by_world.items():
+        ours = statistics.median(r["cntk trainer"]["wall"] for r in ranks)
+        theirs = statistics.median(r["torch loop"]["wall"] for r in ranks)
+        ours_cpu = statistics.median(r["cntk trainer"]["cpu"] for r in ranks)
+        theirs_cpu = statistics.median(r["torch loop"]["cpu"] for r in ranks)
+        print("MLP step, %d workers: CNTK Trainer on DDP %.2f ms (cpu %.2f), hand-written DDP loop %.2f ms (cpu %.2f)"
+              % (world, 1e3 * ours, 1e3 * ours_cpu, 1e3 * theirs, 1e3 * theirs_cpu))
+        print("ratio %d workers: wall %.3f, cpu %.3f" % (world, ours / theirs, ours_cpu / theirs_cpu))
+    one_bit = max(by_world[w][0]["%s 1-bit" % m]["sent"] / by_world[w][0]["%s 32-bit" % m]["sent"]
+                  for w in worlds for m in ("mlp", "lstm"))
+    print("1-bit bytes / 32-bit bytes (worst case): 1/%.1f" % (1 / one_bit))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
