@@ -14,7 +14,26 @@ import torch.distributed as dist
 from ..core.device import _local_gpu_id
 
 
+_MPI_VARIABLES = (("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK"),   # Open MPI
+                  ("PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID"))                                   # MPICH, Intel MPI
+
+
+def _adopt_mpi_environment():
+    """Under mpiexec (and not torchrun): torch's RANK, WORLD_SIZE and LOCAL_RANK from MPI's variables, with
+    MASTER_ADDR 127.0.0.1 and MASTER_PORT 29500 unless set (set MASTER_ADDR to rank 0's host on several nodes)."""
+    if "WORLD_SIZE" in os.environ:
+        return
+    for rank, size, local in _MPI_VARIABLES:
+        if rank in os.environ and size in os.environ:
+            os.environ.update(RANK=os.environ[rank], WORLD_SIZE=os.environ[size],
+                              LOCAL_RANK=os.environ.get(local, os.environ[rank]))
+            os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+            os.environ.setdefault("MASTER_PORT", "29500")
+            return
+
+
 def _world_size_from_environment():
+    _adopt_mpi_environment()
     try:
         return int(os.environ.get("WORLD_SIZE", "1"))
     except ValueError:

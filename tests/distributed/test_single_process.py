@@ -139,3 +139,18 @@ def test_the_learner_must_be_local():
     inner = C.distributed.data_parallel_distributed_learner(sgd(z.parameters))
     with pytest.raises(TypeError, match="local learner"):
         C.distributed.data_parallel_distributed_learner(inner)
+
+
+@pytest.mark.parametrize("variables", [
+    {"OMPI_COMM_WORLD_RANK": "1", "OMPI_COMM_WORLD_SIZE": "4", "OMPI_COMM_WORLD_LOCAL_RANK": "0"},
+    {"PMI_RANK": "1", "PMI_SIZE": "4", "MPI_LOCALRANKID": "0"}])
+def test_mpiexec_rank_variables_become_torchs(monkeypatch, variables):
+    from cntk_compat.distributed.communicator import _adopt_mpi_environment
+    for name in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    _adopt_mpi_environment()
+    import os
+    assert (os.environ["RANK"], os.environ["WORLD_SIZE"], os.environ["LOCAL_RANK"]) == ("1", "4", "0")
+    assert (os.environ["MASTER_ADDR"], os.environ["MASTER_PORT"]) == ("127.0.0.1", "29500")
