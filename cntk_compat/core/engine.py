@@ -8,6 +8,7 @@ import torch
 from . import device as _device
 from . import graph_version
 from .feeding import to_value
+from .function import Function, as_variable, output_variables
 from .fused_recurrence import fused_kernels_enabled
 from .hooks import provide
 from .lowering import lower
@@ -27,7 +28,6 @@ class CallPlan(object):
     (in CNTK's order), the ones still unbound, and the lowered modules per (argument order, training)."""
 
     def __init__(self, outputs):
-        from .function import Function
         self.version = graph_version.current()
         self.outputs = list(outputs)
         self.needed = list(Function._composite(outputs).arguments)
@@ -241,7 +241,6 @@ class ForwardState(object):
 
 
 def forward(function, arguments, outputs=None, keep_for_backward=None, device=None, as_numpy=True):
-    from .function import output_variables
     outs = function.outputs if outputs is None else output_variables(outputs)
     keep = output_variables(keep_for_backward or [], "keep_for_backward")
     compute = outs + [k for k in keep if k not in outs]
@@ -291,7 +290,6 @@ def _pad_sequences(sequences, like):
 
 
 def backward(state, root_gradients, variables, as_numpy=True):
-    from .function import as_variable
     if state is None or not state.wrt:
         raise ValueError("backward: the forward pass did not keep anything for backward "
                          "(pass keep_for_backward=outputs to forward())")
@@ -348,7 +346,6 @@ def _valid_steps(var, tensor, lengths_by_axis):
 
 
 def grad(function, at, wrt=None, outputs=None, device=None, as_numpy=True, grad_root=None):
-    from .function import as_variable
     root = as_variable(grad_root) if grad_root is not None else function.output
     if wrt is None:
         wrt = [a for a in function.arguments if a.needs_gradient] or list(function.arguments)
