@@ -1,6 +1,8 @@
 """cntk.layers.blocks: identity, Stabilizer, ForwardDeclaration and the recurrent cells (from building.py and
 cells.py)."""
+from ..core.function import Function  # noqa: F401 (cntk.layers.blocks re-exports, as in CNTK)
 from ..core.variables import Constant, Parameter  # noqa: F401 (cntk.layers.blocks re-exports, as in CNTK)
+from ..default_options import default_override_or, get_default_override  # noqa: F401
 from ..initializer import glorot_uniform  # noqa: F401
 from ..ops import alias, combine, placeholder, sigmoid, slice, softplus, tanh, times  # noqa: F401
 from ..ops.functions import BlockFunction  # noqa: F401
