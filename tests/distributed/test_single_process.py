@@ -145,12 +145,13 @@ def test_the_learner_must_be_local():
     {"OMPI_COMM_WORLD_RANK": "1", "OMPI_COMM_WORLD_SIZE": "4", "OMPI_COMM_WORLD_LOCAL_RANK": "0"},
     {"PMI_RANK": "1", "PMI_SIZE": "4", "MPI_LOCALRANKID": "0"}])
 def test_mpiexec_rank_variables_become_torchs(monkeypatch, variables):
-    from cntk_compat.distributed.communicator import _adopt_mpi_environment
-    for name in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"):
-        monkeypatch.delenv(name, raising=False)
-    for name, value in variables.items():
-        monkeypatch.setenv(name, value)
-    _adopt_mpi_environment()
     import os
+    from cntk_compat.distributed.communicator import _adopt_mpi_environment
+    # a private copy of the environment: what the function sets must not reach later tests in this process
+    monkeypatch.setattr(os, "environ", {name: value for name, value in os.environ.items()
+                                        if name not in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR",
+                                                        "MASTER_PORT")})
+    os.environ.update(variables)
+    _adopt_mpi_environment()
     assert (os.environ["RANK"], os.environ["WORLD_SIZE"], os.environ["LOCAL_RANK"]) == ("1", "4", "0")
     assert (os.environ["MASTER_ADDR"], os.environ["MASTER_PORT"]) == ("127.0.0.1", "29500")
