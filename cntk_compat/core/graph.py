@@ -63,6 +63,48 @@ def walk(outputs, dependencies=node_inputs, stop=None):
     return GraphWalk(leaves, nodes, loop_references)
 
 
+def strongly_connected_components(roots, successors):
+    """Tarjan's strongly connected components (iterative, so deep graphs do not exhaust the stack) of the nodes
+    reachable from ``roots`` through ``successors(node)``. Returns each component as a list of its nodes, in
+    the order Tarjan completes them (a component after every component it reaches)."""
+    index, low, on_stack, stack, components = {}, {}, set(), [], []
+
+    def visit(node, work):
+        index[id(node)] = low[id(node)] = len(index)
+        stack.append(node)
+        on_stack.add(id(node))
+        work.append((node, iter(successors(node))))
+
+    for root in roots:
+        if id(root) in index:
+            continue
+        work = []
+        visit(root, work)
+        while work:
+            node, it = work[-1]
+            nxt = next(it, None)
+            if nxt is not None:
+                if id(nxt) not in index:
+                    visit(nxt, work)
+                elif id(nxt) in on_stack:
+                    low[id(node)] = min(low[id(node)], index[id(nxt)])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[id(parent)] = min(low[id(parent)], low[id(node)])
+            if low[id(node)] == index[id(node)]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(id(member))
+                    component.append(member)
+                    if member is node:
+                        break
+                components.append(component)
+    return components
+
+
 def _is_function(node):
     return hasattr(node, "root_function")
 

@@ -12,6 +12,7 @@ import torch
 import torch.fx
 
 from .carried_state import carried_state_of
+from .graph import strongly_connected_components
 from .dtypes import to_torch_dtype
 from .fused_recurrence import FusedLSTM, match_lstm
 from .initial_state import initial_state_steps
@@ -59,42 +60,14 @@ def find_loops(start, node_inputs, done):
     """Tarjan's strongly connected components over the nodes reachable from node ``start`` whose outputs are
     not yet lowered (``done(variable)``). Returns the components that are loops (several nodes, or one node
     reading its own output), each a list of nodes, and the ids of all nodes visited."""
-    index, low, on_stack, stack, loops, work = {}, {}, set(), [], [], []
+    def successors(node):
+        return [i.owner for i in node_inputs(node) if i.is_output and not done(i)]
 
-    def visit(node):
-        index[id(node)] = low[id(node)] = len(index)
-        stack.append(node)
-        on_stack.add(id(node))
-        work.append((node, iter([i.owner for i in node_inputs(node) if i.is_output and not done(i)])))
-
-    visit(start)
-    while work:
-        node, it = work[-1]
-        advanced = False
-        for nxt in it:
-            if id(nxt) not in index:
-                visit(nxt)
-                advanced = True
-                break
-            if id(nxt) in on_stack:
-                low[id(node)] = min(low[id(node)], index[id(nxt)])
-        if advanced:
-            continue
-        work.pop()
-        if work:
-            parent = work[-1][0]
-            low[id(parent)] = min(low[id(parent)], low[id(node)])
-        if low[id(node)] == index[id(node)]:
-            component = []
-            while True:
-                n = stack.pop()
-                on_stack.discard(id(n))
-                component.append(n)
-                if n is node:
-                    break
-            if len(component) > 1 or any(i.is_output and i.owner is node for i in node_inputs(node)):
-                loops.append(list(reversed(component)))
-    return loops, set(index)
+    components = strongly_connected_components([start], successors)
+    loops = [list(reversed(component)) for component in components
+             if len(component) > 1 or any(i.is_output and i.owner is component[-1]
+                                          for i in node_inputs(component[-1]))]
+    return loops, {id(node) for component in components for node in component}
 
 
 class RecurrentLoop(torch.nn.Module):

@@ -6,7 +6,7 @@ clone of a graph that already has loops. Shape inference then has to run to a fi
 loop a node's input types can depend on its own outputs.
 """
 from . import graph_version
-from .graph import node_inputs, node_inputs_and_body, walk
+from .graph import node_inputs, node_inputs_and_body, strongly_connected_components, walk
 
 
 def primitive_nodes(outputs, into_blocks=True):
@@ -36,46 +36,17 @@ def _known(v):
 
 
 def _nodes_on_cycles(nodes):
-    """ids of the nodes (of ``nodes``) that lie on a cycle through their inputs (Tarjan's SCC, iterative)."""
+    """ids of the nodes (of ``nodes``) that lie on a cycle through their inputs."""
     members = {id(n) for n in nodes}
-    index, low, on_stack, stack, cyclic = {}, {}, set(), [], set()
 
     def successors(node):
         return [i.owner for i in node._inputs if i.is_output and id(i.owner) in members]
 
-    for root in nodes:
-        if id(root) in index:
-            continue
-        work = [(root, iter(successors(root)))]
-        index[id(root)] = low[id(root)] = len(index)
-        stack.append(root)
-        on_stack.add(id(root))
-        while work:
-            node, it = work[-1]
-            nxt = next(it, None)
-            if nxt is not None:
-                if id(nxt) not in index:
-                    index[id(nxt)] = low[id(nxt)] = len(index)
-                    stack.append(nxt)
-                    on_stack.add(id(nxt))
-                    work.append((nxt, iter(successors(nxt))))
-                elif id(nxt) in on_stack:
-                    low[id(node)] = min(low[id(node)], index[id(nxt)])
-                continue
-            work.pop()
-            if work:
-                parent = work[-1][0]
-                low[id(parent)] = min(low[id(parent)], low[id(node)])
-            if low[id(node)] == index[id(node)]:
-                component = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(id(member))
-                    component.append(member)
-                    if member is node:
-                        break
-                if len(component) > 1 or node in successors(node):
-                    cyclic.update(id(m) for m in component)
+    cyclic = set()
+    for component in strongly_connected_components(nodes, successors):
+        node = component[-1]
+        if len(component) > 1 or node in successors(node):
+            cyclic.update(id(m) for m in component)
     return cyclic
 
 
