@@ -10,22 +10,7 @@ import torch
 
 import cntk_compat as C
 from cntk_compat.layers import Dense, Sequential
-from cntk_compat.ops.functions import UserFunction
-
-
-class Doubling(UserFunction):
-    def __init__(self, arg, name="Doubling"):
-        super().__init__([arg], name=name)
-
-    def forward(self, argument, device=None, outputs_to_retain=None):
-        return None, argument * 2
-
-    def backward(self, state, root_gradients):
-        return root_gradients * 2
-
-    def infer_outputs(self):
-        a = self.inputs[0]
-        return [C.output_variable(a.shape, a.dtype, a.dynamic_axes)]
+from tests._user_functions import Doubling
 
 
 X = torch.tensor(np.random.RandomState(3).uniform(-1, 1, (5, 3)).astype(np.float32))

@@ -11,6 +11,7 @@ import cntk_compat as C
 from cntk_compat.core.registry import registered_ops
 from cntk_compat.layers import LSTM, Dense, Recurrence
 from cntk_compat.model_formats import cntkv2_writer as W
+from tests._user_functions import Doubling
 
 CNTK27 = os.environ.get("CNTK27_PYTHON", "/root/.cache/cntk27/bin/python-cntk27")
 RNG = np.random.RandomState(7)
@@ -150,25 +151,9 @@ def test_saved_in_cntk_format_and_loaded_back(name, tmp_path):
 
 
 def test_graph_with_a_user_function_falls_back_to_the_archive(tmp_path):
-    from cntk_compat.ops.functions import UserFunction
-
-    class Twice(UserFunction):
-        def __init__(self, arg, name="Twice"):
-            super().__init__([arg], name=name)
-
-        def forward(self, argument, device=None, outputs_to_retain=None):
-            return None, argument * 2
-
-        def backward(self, state, root_gradients):
-            return root_gradients * 2
-
-        def infer_outputs(self):
-            a = self.inputs[0]
-            return [C.output_variable(a.shape, a.dtype, a.dynamic_axes)]
-
     x = C.input_variable(2)
     with pytest.raises(W.NotExpressible, match="UserFunction"):
-        W.model_bytes(C.user_function(Twice(x)))
+        W.model_bytes(C.user_function(Doubling(x)))
 
 
 _ORACLE = r'''
