@@ -16,3 +16,7 @@ class Doubling(UserFunction):
     def infer_outputs(self):
         a = self.inputs[0]
         return [C.output_variable(a.shape, a.dtype, a.dynamic_axes)]
+
+    @staticmethod
+    def deserialize(inputs, name, state):
+        return Doubling(inputs[0], name)

@@ -207,7 +207,8 @@ register_op("Argmin", _arg_infer, _arg_extreme, prepare=_arg_prepare(False))
 def _arg(op_name, x, axis, name):
     (x,) = sanitize_operands(x, names=["x"])
     rank = len(x._shape) if x._shape is not None else None
-    a = None if axis is None else normalize_axis(axis, rank, op_name)
+    everything = axis is None or (isinstance(axis, Axis) and axis == Axis.all_static_axes())
+    a = None if everything else normalize_axis(axis, rank, op_name)
     return make(op_name, [x], {"axis": a}, name)
 
 
