@@ -62,7 +62,8 @@ class _Expr(object):
 
 class _Resolver(object):
     """Expressions of the loop's values: loop members (and the insides of member blocks) are followed; a value
-    computed outside the loop is a leaf, or, when it is a matmul, one level of it (x·W computed outside)."""
+    computed outside the loop is a leaf, or, when it is a matmul or a slice, one level of it (x·W computed
+    outside, a slice of an input projection computed outside)."""
 
     def __init__(self, loop):
         self.delay_outputs = {d._outputs[0].uid: d for d in loop.delays}
@@ -87,9 +88,9 @@ class _Resolver(object):
             return _Expr(None, None, (), addressable, False)
         node = v.owner
         if context is None and id(node) not in self.members:
-            if node._op.algebra == "matmul":
+            if node._op.algebra in ("matmul", "slice"):
                 args = tuple(_Expr(None, None, (), i, False) for i in node._inputs)
-                return _Expr("matmul", node, args, v, False)
+                return _Expr(node._op.algebra, node, args, v, False)
             return _Expr(None, None, (), v, False)
         if node._block_root is not None:
             inner_context = {ph.uid: (outer, context) for ph, outer in node._block_arguments}

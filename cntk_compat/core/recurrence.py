@@ -14,6 +14,7 @@ import torch.fx
 from .carried_state import carried_state_of
 from .graph import strongly_connected_components
 from .dtypes import to_torch_dtype
+from .fused_gru import FusedGRU, match_gru
 from .fused_recurrence import FusedLSTM, match_lstm
 from .initial_state import initial_state_steps
 from .loop_hoisting import hoist
@@ -184,7 +185,7 @@ def lower_loop(builder, loop, make_builder):
     step_module = torch.fx.GraphModule(step.root, step.graph, class_name="RecurrentStep")
     carried = [] if loop.backward else [carried_state_of(d) for d in loop.delays]
     module = RecurrentLoop(step_module, on_axis + hoisted_on_axis, delays, loop.backward, carried, prelude_module)
-    name = "loop%d" % len([m for m in builder.root.children() if isinstance(m, (RecurrentLoop, FusedLSTM))])
+    name = "loop%d" % len([m for m in builder.root.children() if isinstance(m, _LOOP_MODULES)])
     mask = builder.mask(loop.axis, loop.delays[0])
     slots = builder.slots.get(loop.axis.name)
     fused = None if loop.lowered_generic else _fused(builder, loop, sequence_inits, module, var_index)
@@ -201,22 +202,33 @@ def lower_loop(builder, loop, make_builder):
         builder.env[v.uid] = builder.graph.call_function(operator.getitem, (node, k))
 
 
+_LOOP_MODULES = (RecurrentLoop, FusedLSTM, FusedGRU)
+
+
 def _fused(builder, loop, sequence_inits, generic, var_index):
-    """(FusedLSTM, its fx inputs, the h Variable) when the loop is an LSTM that torch's kernel runs, else None
-    (the rules that send a loop back to the step loop are listed in core.fused_recurrence)."""
+    """(fused module, its fx inputs, the Variable it computes) when the loop is an LSTM that torch's kernel runs
+    or a GRU that core.fused_gru runs, else None (the rules that send a loop back to the step loop are listed in
+    core.fused_recurrence)."""
     match = match_lstm(loop)
-    if match is None:
+    gru = match_gru(loop) if match is None else None
+    if match is None and gru is None:
         return None
-    inits = [d._inputs[1] for d in (match.h_delay, match.c_delay)]
+    h_delay = match.h_delay if match is not None else gru.h_delay
+    inits = [d._inputs[1] for d in ((match.h_delay, match.c_delay) if match is not None else (h_delay,))]
     if any(i.uid in sequence_inits for i in inits):
         return None
-    h_var = match.h_delay._inputs[0]
+    h_var = h_delay._inputs[0]
     members = {id(n) for n in loop.nodes}
     for v in loop.variables:
         if v is not h_var and builder.read_outside(v, members):
             return None
-    values = tuple(None if v is None else builder.value(v) for v in (match.x, match.W, match.H, match.b))
-    out = match.h_delay._outputs[0]
-    module = FusedLSTM(match.dim, loop.backward, tuple(i._n_dynamic > 0 for i in inits), match.b is not None,
-                       to_torch_dtype(out._dtype), generic, var_index[h_var.uid])
+    out = h_delay._outputs[0]
+    dtype = to_torch_dtype(out._dtype)
+    if match is not None:
+        values = tuple(None if v is None else builder.value(v) for v in (match.x, match.W, match.H, match.b))
+        module = FusedLSTM(match.dim, loop.backward, tuple(i._n_dynamic > 0 for i in inits), match.b is not None,
+                           dtype, generic, var_index[h_var.uid])
+    else:
+        values = tuple(None if v is None else builder.value(v) for v in (gru.x, gru.W, gru.b, gru.H, gru.H1))
+        module = FusedGRU(gru.dim, loop.backward, inits[0]._n_dynamic > 0, dtype, generic, var_index[h_var.uid])
     return module, values + tuple(builder.env[i.uid] for i in inits), h_var

@@ -56,7 +56,8 @@ class OpDef(object):
         (Function.attributes: CNTK's camelCase keys and values); None reports the stored attributes as they are.
     algebra: the op's math in the small vocabulary the core's pattern matchers read (recurrent cells run on
         torch's fused kernels are recognized by it): "matmul" (times of a vector by a matrix when output_rank is
-        1), "add", "mul", "sigmoid", "tanh", "relu", "slice", "identity"; None for every other op.
+        1), "add", "sub" (left minus right), "mul", "sigmoid", "tanh", "relu", "slice", "identity"; None for
+        every other op.
     """
 
     def __init__(self, name, infer, compute, prepare=None, elementwise=False, infer_partial=None,

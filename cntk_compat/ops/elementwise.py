@@ -145,7 +145,7 @@ _UNARY = {
 
 # what the core's pattern matchers may know about an op's math (registry data, see core.registry.OpDef.algebra)
 _ALGEBRA = {"Sigmoid": "sigmoid", "Tanh": "tanh", "ReLU": "relu", "Alias": "identity", "Plus": "add",
-            "ElementTimes": "mul"}
+            "Minus": "sub", "ElementTimes": "mul"}
 
 for _public, (_op_name, _fn) in _UNARY.items():
     register_elementwise(_op_name, _fn, algebra=_ALGEBRA.get(_op_name))

@@ -1,17 +1,19 @@
-"""Recurrences that are an LSTM run on torch's fused kernel; they must give the step loop's values and gradients,
-and everything the kernel cannot express must fall back to the step loop with the same results."""
+"""Recurrences that are an LSTM run on torch's fused kernel, and those that are CNTK's GRU on core.fused_gru; they
+must give the step loop's values and gradients, and everything the fused forms cannot express must fall back to
+the step loop with the same results."""
 import numpy as np
 import pytest
 import torch
 
 import cntk as C
 from cntk_compat.core.engine import call_plan, evaluate_tensors
+from cntk_compat.core.fused_gru import FusedGRU
 from cntk_compat.core.fused_recurrence import FusedLSTM, use_fused_kernels
 
 
-def _fused_modules(f):
+def _fused_modules(f, kinds=(FusedLSTM, FusedGRU)):
     plan = call_plan(f.outputs)
-    return [m for module in plan.modules.values() for m in module.modules() if isinstance(m, FusedLSTM)]
+    return [m for module in plan.modules.values() for m in module.modules() if isinstance(m, kinds)]
 
 
 def _run(f, x, data, params, weights):
@@ -103,7 +105,8 @@ def test_stacked_layers_fuse_layer_by_layer_and_per_sequence_initial_state():
     lambda: C.layers.Recurrence(C.layers.RNNStep(4)),                              # not an LSTM
     lambda: C.layers.Recurrence(C.layers.LSTM(4, cell_shape=6)),                   # a projection
     lambda: C.layers.Recurrence(C.layers.LSTM(4, activation=C.relu)),              # another activation
-    lambda: C.layers.Recurrence(C.layers.GRU(4)),                                  # not an LSTM
+    lambda: C.layers.Recurrence(C.layers.GRU(4, activation=C.relu)),               # GRU, another activation
+    lambda: C.layers.Recurrence(C.layers.GRU(4, enable_self_stabilization=True)),  # GRU, stabilized
 ])
 def test_what_the_kernel_cannot_express_falls_back_with_equal_results(make):
     rng = np.random.default_rng(0)
@@ -132,3 +135,67 @@ def test_fold_over_an_lstm_is_fused(go_backwards):
     with use_fused_kernels(False):
         ref = f.eval({x: data})
     np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("go_backwards", [False, True])
+def test_gru_layer_fused_equals_step_loop(go_backwards):
+    rng = np.random.default_rng(0)
+    x = C.sequence.input_variable(3)
+    f = C.layers.Recurrence(C.layers.GRU(5), go_backwards=go_backwards, initial_state=0.3)(x)
+    _compare(f, x, _data(rng, [1, 7, 3, 7, 2, 5], 3, np.float32), np.float32, True)
+    assert _fused_modules(f, FusedGRU)
+    _compare(f, x, _data(rng, [4, 4, 4], 3, np.float32), np.float32, True)
+
+
+def _hand_written_gru(x, d, dtype, go_backwards):
+    """CNTK's GRU written with the graph API, sums and products in another order than layers.GRU, the input
+    projection x·W + b computed outside the loop (layers.GRU computes it inside its block)."""
+    W = C.parameter((x.shape[0], 3 * d), init=C.glorot_uniform(), dtype=dtype)
+    b = C.parameter(3 * d, init=0.1, dtype=dtype)
+    H = C.parameter((d, 2 * d), init=C.glorot_uniform(), dtype=dtype)
+    H1 = C.parameter((d, d), init=C.glorot_uniform(), dtype=dtype)
+    delay = C.sequence.future_value if go_backwards else C.sequence.past_value
+    h_fwd = C.placeholder()
+    h_prev = delay(h_fwd)
+    X = C.times(x, W) + b
+    Y = C.times(h_prev, H)
+    z = C.sigmoid(C.slice(Y, 0, 0, d) + C.slice(X, 0, 0, d))
+    r = C.sigmoid(C.slice(X, 0, d, 2 * d) + C.slice(Y, 0, d, 2 * d))
+    candidate = C.tanh(C.times(r * h_prev, H1) + C.slice(X, 0, 2 * d, 3 * d))
+    h = h_prev * z + candidate * (1 - z)
+    h.replace_placeholders({h_fwd: h.output})
+    return C.combine([h])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("go_backwards", [False, True])
+def test_hand_written_gru_cell_is_recognized_by_its_math(dtype, go_backwards):
+    rng = np.random.default_rng(0)
+    x = C.sequence.input_variable(3, dtype=dtype)
+    f = _hand_written_gru(x, 4, dtype, go_backwards)
+    _compare(f, x, _data(rng, list(range(1, 9)), 3, dtype), dtype, True)
+    _compare(f, x, _data(rng, [3, 3], 3, dtype), dtype, True)
+
+
+def test_stacked_grus_fuse_layer_by_layer_and_per_sequence_initial_state():
+    rng = np.random.default_rng(0)
+    x = C.sequence.input_variable(3)
+    f = C.layers.Sequential([C.layers.Recurrence(C.layers.GRU(4)),
+                             C.layers.Recurrence(C.layers.GRU(6), go_backwards=True)])(x)
+    _compare(f, x, _data(rng, [3, 5, 1], 3, np.float32), np.float32, True)
+    assert len(_fused_modules(f, FusedGRU)) == 2
+    init = C.input_variable(4, needs_gradient=True)
+    g = C.layers.RecurrenceFrom(C.layers.GRU(4))(init, x)
+    data = _data(rng, [3, 5], 3, np.float32)
+    starts = rng.standard_normal((2, 4)).astype(np.float32)
+    for p in g.parameters:
+        p.tensor.grad = None
+    out = g.grad({x: data, init: starts}, wrt=[init] + list(g.parameters), outputs=[g.output])
+    g.eval({x: data, init: starts})
+    assert _fused_modules(g, FusedGRU)
+    with use_fused_kernels(False):
+        ref = g.grad({x: data, init: starts}, wrt=[init] + list(g.parameters), outputs=[g.output])
+    for k in out[0]:
+        np.testing.assert_allclose(out[0][k], ref[0][k], rtol=1e-5, atol=1e-6)
+    for a, b in zip(out[1], ref[1]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)

@@ -62,9 +62,11 @@ def test_running_sum_over_truncated_pieces_equals_whole_sequences(tmp_path, trun
         np.testing.assert_allclose(g, np.cumsum(s, 0), rtol=1e-6, atol=1e-6)
 
 
-def test_lstm_recurrence_over_truncated_pieces_equals_whole_sequences(tmp_path):
+@pytest.mark.parametrize('cell', [C.layers.LSTM, C.layers.GRU])
+def test_fused_cell_recurrence_over_truncated_pieces_equals_whole_sequences(tmp_path, cell):
+    # whole sequences run on the fused forms; continuing pieces send them back to the step loop's carried state
     x = C.sequence.input_variable(2)
-    model = C.layers.Recurrence(C.layers.LSTM(3))(x)
+    model = C.layers.Recurrence(cell(3))(x)
     seqs = sequences(2)
     whole = as_list(model.eval({x: seqs}))
     got = run_truncated(model, x, tmp_path, seqs, 2, 6)
