@@ -250,6 +250,12 @@ def _elu(node):
     return 65, list(node._inputs), {}
 
 
+def _optimized_rnnstack(node):
+    a = node._attributes
+    return 49, list(node._inputs), {"hiddenSize": SizeT(a["hiddenSize"]), "numLayers": SizeT(a["numLayers"]),
+                                    "bidirectional": bool(a["bidirectional"]), "recurrentOp": a["recurrentOp"]}
+
+
 ENCODERS = {
     "Negate": _plain(0), "Sigmoid": _plain(75), "Tanh": _plain(2), "ReLU": _plain(3), "Exp": _plain(4),
     "Log": _plain(5), "Sqrt": _plain(6), "Floor": _plain(7), "Abs": _plain(8), "Reciprocal": _plain(9),
@@ -264,7 +270,7 @@ ENCODERS = {
     "ELU": _elu, "OneHot": _one_hot, "Pow": _plain(69), "Gather": _gather, "Sinh": _plain(77), "Cosh": _plain(78),
     "Asin": _plain(81), "Acos": _plain(82), "Atanh": _plain(85), "Asinh": _plain(86), "Squeeze": _squeeze,
     "Cast": _cast, "Tan": _plain(95), "Atan": _plain(96), "TopK": _top_k, "Argmax": _arg_reduce("Argmax"),
-    "Argmin": _arg_reduce("Argmin"),
+    "Argmin": _arg_reduce("Argmin"), "OptimizedRNNStack": _optimized_rnnstack,
 }
 for _name in ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceLogSum"):
     ENCODERS[_name] = _reduce

@@ -15,11 +15,5 @@ def forward_backward(graph, features, blankTokenId, delayConstraint=-1, name='')
                  "with torch.nn.functional.ctc_loss inside a UserFunction")
 
 
-def optimized_rnnstack(operand, weights, hidden_size, num_layers, bidirectional=False, recurrent_op='lstm',
-                       name=''):
-    _unsupported("optimized_rnnstack", "the cuDNN packed-weight RNN stack is not implemented; build the network "
-                 "from cntk.layers.LSTM/GRU/RNNStep with Recurrence")
-
-
 def custom_proxy_op(custom_op, output_shape, output_data_type, *operands, **kw_name):
     _unsupported("custom_proxy_op", "proxy nodes exist only for CNTK's ONNX export of custom ops")

@@ -140,3 +140,16 @@ def test_real_file_load_save_load_keeps_graph_and_values(name, tmp_path):
         expected = np.load(os.path.join(d, case["expected_cntk27"]))
         got = evaluate_case(again, d, man, case)
         np.testing.assert_allclose(got.reshape(expected.shape), expected, rtol=1e-4, atol=1e-5)
+
+
+def test_cudnn_lstm_file_loads_and_computes_what_cntks_converter_computes():
+    # CNTK 2.7 cannot run OptimizedRNNStack on CPU (no stored output); 0.203851 is what CNTK 2.7 computes for
+    # the stored input after its own convert_optimized_rnnstack
+    d, man = _legacy("v2_pscntk_lstm_optimizedrnn")
+    model = C.load_model(os.path.join(d, man["model"]))
+    stack = [f for f in C.logging.graph.depth_first_search(model, lambda f: True, depth=-1)
+             if getattr(f, "op_name", None) == "OptimizedRNNStack"]
+    assert len(stack) == 1 and stack[0].attributes == {"hiddenSize": 300, "numLayers": 1, "bidirectional": False,
+                                                       "recurrentOp": "lstm"}
+    got = model.eval({model.arguments[0]: np.load(os.path.join(d, "case0_input_0.npy"))})
+    np.testing.assert_allclose(np.asarray(got).reshape(-1), [0.20385104], rtol=1e-4, atol=1e-5)

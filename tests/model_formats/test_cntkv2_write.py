@@ -92,6 +92,7 @@ def _cases():
         "FutureValue": lambda x, s: C.sequence.future_value(s, time_step=2),
         "ReconcileDynamicAxis": lambda x, s: C.reconcile_dynamic_axes(C.reshape(C.reduce_sum(x, 1), (3,)), s) + s,
         "LSTM loop": lambda x, s: Recurrence(LSTM(4))(s),
+        "OptimizedRNNStack": lambda x, s: C.optimized_rnnstack(s, _param((184, 4)), 4, 2, bidirectional=True),
     })
     return cases
 
@@ -168,6 +169,11 @@ for name in sorted(os.listdir(folder)):
     stem = name[:-6]
     try:
         m = C.load_model(os.path.join(folder, name))
+        if any(f.op_name == "OptimizedRNNStack" for f in C.logging.graph.depth_first_search(
+                    m, lambda f: isinstance(f, C.Function), depth=-1)):
+            # CNTK 2.7 runs the cuDNN stack on GPUs only; on CPU its own converter rewrites it as layers
+            from cntk.misc.optimized_rnnstack_converter import convert_optimized_rnnstack
+            m = convert_optimized_rnnstack(m)
         feed = dict((a, x if a.name == "x" else s) for a in m.arguments)
         out = m.eval(feed, outputs=[m.outputs[0]])
         if isinstance(out, list):

@@ -54,6 +54,13 @@ def _on_sequence(fn, smooth=True, dim=3, low=-1.0):
     return build
 
 
+def _optimized_rnnstack(rng):
+    x = C.sequence.input_variable(3, dtype=F64, needs_gradient=True)
+    w = C.parameter((120, 2), init=_rand(rng, (120, 2), -0.5, 0.5), dtype=F64)
+    return (C.optimized_rnnstack(x, w, 2, 2, bidirectional=True),
+            {x: [_rand(rng, (n, 3)) for n in (3, 1, 2)]}, True)
+
+
 def _times(rng):
     x = C.input_variable(3, dtype=F64, needs_gradient=True)
     w = C.parameter((3, 2), init=_rand(rng, (3, 2)), dtype=F64)
@@ -369,6 +376,7 @@ CATALOG = {
     "ReduceLogSumOverSequences": _over_sequences(C.reduce_log_sum_exp),
     "ReduceL1OverSequences": _over_sequences(C.reduce_l1, low=0.2), "ReduceL2OverSequences": _over_sequences(C.reduce_l2),
     "ReduceSumSquareOverSequences": _over_sequences(C.reduce_sum_square),
+    "OptimizedRNNStack": _optimized_rnnstack,
 }
 
 def _inclusion_frequency(rng):
