@@ -76,6 +76,9 @@ def _static_value(var, data, dtype, shape, device):
         data = data.detach().cpu().numpy()
     arr = _as_dense_array(var, data)
     _check_dtype(var, arr)
+    extra = arr.ndim - len(shape)
+    if 0 < extra <= 2 and all(d == 1 for d in arr.shape[:extra]):
+        arr = arr.reshape(arr.shape[extra:])  # CNTK takes leading axes of size 1 as a batch (and sequence) of one
     if not _shape_matches(arr.shape, shape):
         raise ValueError("%s has no dynamic axes and expects data of shape %s, got %s"
                          % (_describe(var), shape, arr.shape))

@@ -91,6 +91,14 @@ class VariableMixin(object):
             return Axis.unknown_dynamic_axes()
         return tuple(sorted(self._dynamic_axes, key=lambda a: a.name != BATCH_AXIS_NAME))
 
+    def has_batch_axis(self):
+        """Whether the batch axis is among the dynamic axes."""
+        return any(a.is_batch_axis for a in (self._dynamic_axes or ()))
+
+    def has_sequence_axis(self):
+        """Whether a sequence axis is among the dynamic axes."""
+        return any(a.is_sequence_axis for a in (self._dynamic_axes or ()))
+
     @property
     def needs_gradient(self):
         return self._needs_gradient

@@ -1,6 +1,7 @@
-"""ONNX export of a Function through torch.onnx (the dynamo exporter, its current opset).
+"""ONNX export: CNTK 2.7's layout through onnx_writer (each function as ONNX nodes, opset 9) when every op has a
+mapping there; otherwise through torch.onnx (the dynamo exporter, its current opset), described here.
 
-The exported graph takes one tensor per argument, named by the argument's CNTK name (else its uid), batch first
+The torch.onnx graph takes one tensor per argument, named by the argument's CNTK name (else its uid), batch first
 with a dynamic batch axis, and for a sequence argument a dynamic sequence axis after it; outputs are named by
 the CNTK outputs' names. Sequences in one ONNX call have equal length (ONNX has no mask input here); an LSTM
 loop runs as torch's LSTM kernel inside the exported graph and becomes an ONNX LSTM node.
@@ -12,6 +13,17 @@ from .exportable import Traceable, has_sequence_axis, sequence_axis_name
 
 def export(function, filename, example_length=3):
     """Write ``function`` to ``filename`` as an ONNX model."""
+    from . import onnx_writer
+    from ..core import atomic_file
+    try:
+        model = onnx_writer.model_proto(function)
+    except onnx_writer.NotExpressible:
+        model = torch_onnx_model(function, example_length)
+    atomic_file.write_atomically(filename, model.SerializeToString(), "ONNX model file")
+
+
+def torch_onnx_model(function, example_length=3):
+    """The ModelProto torch.onnx makes of ``function`` (batch first, dynamic batch and sequence axes)."""
     t = Traceable(function, example_length)
     with t.context():
         program = torch.onnx.export(t.wrapper, tuple(t.examples), None, input_names=t.input_names,
@@ -21,8 +33,7 @@ def export(function, filename, example_length=3):
     del model.graph.value_info[:]  # intermediate shape hints, specialized to the example's lengths
     _strip_wrapper_prefix(model)
     _symbolic_output_axes(model, t.outputs, t.sequence_dims)
-    from ..core import atomic_file
-    atomic_file.write_atomically(filename, model.SerializeToString(), "ONNX model file")
+    return model
 
 
 def _strip_wrapper_prefix(model):

@@ -1,12 +1,23 @@
-"""ONNX import: an ONNX model as a Function of this package's ops (initializers become Parameters).
+"""ONNX import: an ONNX model as a Function of this package's ops, the way CNTK 2.7's importer builds it.
 
-Inputs are batch first; an input whose second axis is symbolic too is a sequence input. The nodes supported are
-the dense, elementwise and activation ops a feed-forward network uses (the table below); any other node fails
-the load naming it.
+Every ONNX graph input becomes an input variable without dynamic axes whose shape is the ONNX shape, symbolic
+dimensions (batch, ``Sequence``) as FreeDimension; data are fed in the file's layout (CNTK's exports: sequence
+axis first, then a batch axis of size 1). Initializers become Parameters (floating point) or Constants, so the
+result evaluates, clones, trains and saves like any Function. Ops with an ONNX batch axis (Conv, pooling,
+BatchNormalization, LRN, DepthToSpace, ...) run on that axis as this package's batch axis (to_batch ..
+unpack_batch), so their outputs have a free leading dimension, as in CNTK. Each function is named after its ONNX
+node. A node without a mapping fails the load naming it.
 """
 import numpy as np
 
 _FLOAT = {1: np.float32, 11: np.float64, 10: np.float16}
+_INT_TYPES = {2, 3, 4, 5, 6, 7, 12, 13}
+_BOOL = 9
+_INT64_MAX = np.iinfo(np.int64).max
+
+
+class Unsupported(ValueError):
+    pass
 
 
 def _C():
@@ -22,75 +33,588 @@ def _attr(node, name, default=None):
     return default
 
 
-def _gemm(node, ins):
+def _const(v, what):
+    """The numpy value of a constant operand (initializer or Constant node)."""
     C = _C()
-    a, b = ins[0], ins[1]
-    if _attr(node, "transA", 0):
-        raise ValueError("Gemm with transA is not supported")
-    if _attr(node, "transB", 0):
-        b = _transpose_const(b)
-    y = C.times(a, b)
-    alpha, beta = _attr(node, "alpha", 1.0), _attr(node, "beta", 1.0)
-    if alpha != 1.0:
-        y = y * alpha
-    if len(ins) > 2:
-        c = ins[2] if beta == 1.0 else ins[2] * beta
-        y = C.plus(y, c)
-    return y
+    if isinstance(v, (C.Constant, C.Parameter)):
+        return np.asarray(v.value)
+    raise Unsupported("%s must be a constant" % what)
 
 
-def _transpose_const(v):
-    C = _C()
-    if isinstance(v, C.Parameter) or isinstance(v, C.Constant):
-        arr = np.ascontiguousarray(np.asarray(v.value).T)
-        return C.Parameter(arr.shape, init=arr, name=v.name)
-    return C.transpose(v, (1, 0))
+class _Context(object):
+    def __init__(self, node, opset):
+        self.node = node
+        self.opset = opset
+        self.name = node.name or (node.output[0] if node.output else "")
+        self.count = 0
+
+    def inner(self):
+        self.count += 1
+        return "%s_%d" % (self.name, self.count)
+
+    def attr(self, name, default=None):
+        return _attr(self.node, name, default)
 
 
-def _matmul(node, ins):
-    return _C().times(ins[0], ins[1])
+def _rank(v):
+    return len(v.shape)
 
 
-def _softmax(node, ins):
-    axis = _attr(node, "axis", -1)
-    if axis != -1:
-        raise ValueError("Softmax over axis %d (only the last axis) is not supported" % axis)
-    return _C().softmax(ins[0], axis=-1)
+def _axis(k, v):
+    k = int(k)
+    return k + _rank(v) if k < 0 else k
 
 
-def _reshape(node, ins):
-    C = _C()
-    x, target = ins
-    if not isinstance(target, C.Constant):
-        raise ValueError("Reshape to a computed shape is not supported")
-    target = [int(d) for d in np.asarray(target.value).reshape(-1)]
-    lead = 2 if x.dynamic_axes and any(a.is_sequence_axis for a in x.dynamic_axes) else 1
-    if len(target) < lead or any(d not in (-1, 0) for d in target[:1]) or any(d < 0 for d in target[lead:]):
-        raise ValueError("Reshape to %s: only reshapes that keep the batch (and sequence) axes are supported"
-                         % (target,))
-    return C.reshape(x, tuple(target[lead:]))
-
-
-def _unary(name):
-    return lambda node, ins: getattr(_C(), name)(ins[0])
+# ------------------------------------------------------------------------------------------ elementwise
+def _unary(name, **kw):
+    def build(ctx, ins):
+        return getattr(_C(), name)(ins[0], name=ctx.name, **kw)
+    return build
 
 
 def _binary(name):
-    return lambda node, ins: getattr(_C(), name)(ins[0], ins[1])
+    def build(ctx, ins):
+        return getattr(_C(), name)(ins[0], ins[1], name=ctx.name)
+    return build
+
+
+def _variadic(name):
+    def build(ctx, ins):
+        C = _C()
+        y = ins[0]
+        for k, i in enumerate(ins[1:]):
+            y = getattr(C, name)(y, i, name=ctx.name if k == len(ins) - 2 else ctx.inner())
+        return y if len(ins) > 1 else C.alias(y, name=ctx.name)
+    return build
+
+
+def _mean(ctx, ins):
+    C = _C()
+    total = _variadic("plus")(_Context(ctx.node, ctx.opset), ins) if len(ins) > 1 else ins[0]
+    return C.element_divide(total, np.asarray(len(ins), dtype=ins[0].dtype), name=ctx.name)
+
+
+def _with_attrs(name, mapping, defaults):
+    def build(ctx, ins):
+        kw = {ours: ctx.attr(theirs, defaults[theirs]) for theirs, ours in mapping.items()}
+        return getattr(_C(), name)(ins[0], name=ctx.name, **kw)
+    return build
+
+
+def _selu(ctx, ins):
+    C = _C()
+    alpha, gamma = ctx.attr("alpha", 1.67326319217681884765625), ctx.attr("gamma", 1.05070102214813232421875)
+    return C.selu(ins[0], gamma, alpha, name=ctx.name)
+
+
+def _hard_sigmoid(ctx, ins):
+    return _C().hard_sigmoid(ins[0], ctx.attr("alpha", 0.2), ctx.attr("beta", 0.5), name=ctx.name)
+
+
+def _prelu(ctx, ins):
+    return _C().param_relu(ins[1], ins[0], name=ctx.name)
+
+
+def _dropout(ctx, ins):
+    ratio = ctx.attr("ratio", 0.5)
+    if len(ins) > 1:
+        ratio = float(_const(ins[1], "Dropout's ratio"))
+    return _C().dropout(ins[0], ratio, name=ctx.name)
+
+
+def _cast(ctx, ins):
+    C = _C()
+    to = ctx.attr("to")
+    if to == _BOOL:
+        return C.not_equal(ins[0], np.zeros((), ins[0].dtype), name=ctx.name)
+    if to in _FLOAT:
+        if np.dtype(_FLOAT[to]) == np.dtype(ins[0].dtype):
+            return C.alias(ins[0], name=ctx.name)
+        return C.cast(ins[0], _FLOAT[to], name=ctx.name)
+    if to in _INT_TYPES:  # integers are carried as floats (indices, counts), as CNTK does
+        return C.floor(ins[0], name=ctx.name) if not isinstance(ins[0], C.Constant) else \
+            C.Constant(np.floor(np.asarray(ins[0].value)), name=ctx.name)
+    raise Unsupported("Cast to ONNX type %d" % to)
+
+
+def _clip(ctx, ins):
+    C = _C()
+    if ctx.opset < 11:
+        lo, hi = ctx.attr("min", -3.4028234663852886e38), ctx.attr("max", 3.4028234663852886e38)
+    else:
+        lo = float(_const(ins[1], "Clip's min")) if len(ins) > 1 and ins[1] is not None else -np.inf
+        hi = float(_const(ins[2], "Clip's max")) if len(ins) > 2 and ins[2] is not None else np.inf
+    return C.clip(ins[0], lo, hi, name=ctx.name)
+
+
+def _where(ctx, ins):
+    return _C().element_select(ins[0], ins[1], ins[2], name=ctx.name)
+
+
+def _arg(name):
+    def build(ctx, ins):
+        C = _C()
+        axis = _axis(ctx.attr("axis", 0), ins[0])
+        y = getattr(C, name)(ins[0], axis, name=ctx.name if ctx.attr("keepdims", 1) else ctx.inner())
+        return y if ctx.attr("keepdims", 1) else C.squeeze(y, [axis], name=ctx.name)
+    return build
+
+
+# ------------------------------------------------------------------------------------------ shapes
+def _concat(ctx, ins):
+    return _C().splice(*ins, axis=_axis(ctx.attr("axis"), ins[0]), name=ctx.name)
+
+
+def _target_shape(src, target):
+    src = list(src)
+    out = [src[k] if d == 0 else d for k, d in enumerate(target)]
+    if -1 in out:
+        known = int(np.prod([d for d in out if d != -1]))
+        if any(d < 0 for d in src):
+            raise Unsupported("Reshape with -1 of an input with a free dimension")
+        out[out.index(-1)] = int(np.prod(src)) // known
+    return tuple(out)
+
+
+def _reshape(ctx, ins):
+    C = _C()
+    x = ins[0]
+    target = [int(d) for d in (_const(ins[1], "Reshape's shape") if len(ins) > 1 else ctx.attr("shape"))]
+    shape = _target_shape(x.shape, target)
+    if any(d < 0 for d in x.shape):
+        free = [k for k, d in enumerate(x.shape) if d < 0]
+        if free == [0] and target[:1] == [0]:
+            return C.reshape(x, shape[1:], begin_axis=1, name=ctx.name)
+        raise Unsupported("Reshape of an input with free dimensions %s" % (x.shape,))
+    return C.reshape(x, shape, name=ctx.name)
+
+
+def _flatten(ctx, ins):
+    x = ins[0]
+    axis = _axis(ctx.attr("axis", 1), x)
+    shape = x.shape
+    if any(d < 0 for d in shape):
+        raise Unsupported("Flatten of an input with free dimensions %s" % (shape,))
+    return _C().reshape(x, (int(np.prod(shape[:axis])), int(np.prod(shape[axis:]))), name=ctx.name)
+
+
+def _transpose(ctx, ins):
+    x = ins[0]
+    perm = ctx.attr("perm") or list(reversed(range(_rank(x))))
+    return _C().transpose(x, [int(p) for p in perm], name=ctx.name)
+
+
+def _slice(ctx, ins):
+    C = _C()
+    x = ins[0]
+    if ctx.opset < 10:
+        starts, ends, axes, steps = ctx.attr("starts"), ctx.attr("ends"), ctx.attr("axes"), None
+    else:
+        starts = _const(ins[1], "Slice's starts").tolist()
+        ends = _const(ins[2], "Slice's ends").tolist()
+        axes = _const(ins[3], "Slice's axes").tolist() if len(ins) > 3 and ins[3] is not None else None
+        steps = _const(ins[4], "Slice's steps").tolist() if len(ins) > 4 and ins[4] is not None else None
+    axes = list(range(len(starts))) if axes is None else [_axis(a, x) for a in axes]
+    steps = steps or [1] * len(axes)
+    begins, finals = [], []
+    for a, b, e, s in zip(axes, starts, ends, steps):
+        n = x.shape[a]
+        if s != 1:
+            raise Unsupported("Slice with steps %s" % (steps,))
+        b, e = int(b), int(e)
+        if n >= 0:
+            b = max(0, min(n, b + n if b < 0 else b))
+            e = max(0, min(n, e + n if e < 0 else e))
+            e = 0 if e == n else e
+        elif e >= _INT64_MAX // 2:
+            e = 0
+        begins.append(b)
+        finals.append(e)
+    return C.slice(x, axes, begins, finals, name=ctx.name)
+
+
+def _axes_of(ctx, ins, position):
+    if len(ins) > position and ins[position] is not None:
+        return [int(a) for a in _const(ins[position], "axes")]
+    return ctx.attr("axes")
+
+
+def _squeeze(ctx, ins):
+    x = ins[0]
+    axes = _axes_of(ctx, ins, 1)
+    axes = [k for k, d in enumerate(x.shape) if d == 1] if axes is None else sorted(_axis(a, x) for a in axes)
+    if not any(d < 0 for d in x.shape):
+        return _C().squeeze(x, axes, name=ctx.name)
+    y = x  # free dimensions stay free: drop each axis as an empty reshape of its range
+    for k, a in enumerate(reversed(axes)):
+        y = _C().reshape(y, (), begin_axis=a, end_axis=a + 1, name=ctx.name if k == len(axes) - 1 else ctx.inner())
+    return y
+
+
+def _unsqueeze(ctx, ins):
+    C = _C()
+    x = ins[0]
+    axes = sorted(int(a) for a in _axes_of(ctx, ins, 1))
+    rank = _rank(x) + len(axes)
+    shape = list(x.shape)
+    axes = sorted(a + rank if a < 0 else a for a in axes)
+    if not any(d < 0 for d in shape):
+        for a in axes:
+            shape.insert(a, 1)
+        return C.reshape(x, tuple(shape), name=ctx.name)
+    y = x
+    for k, a in enumerate(axes):
+        y = C.reshape(y, (1,), begin_axis=a, end_axis=a, name=ctx.name if k == len(axes) - 1 else ctx.inner())
+    return y
+
+
+def _softmax(name):
+    def build(ctx, ins):
+        C = _C()
+        x = ins[0]
+        rank = _rank(x)
+        if name == "hardmax":
+            return _hardmax(ctx, x)
+        if ctx.opset >= 13:
+            return getattr(C, name)(x, axis=_axis(ctx.attr("axis", -1), x), name=ctx.name)
+        axis = _axis(ctx.attr("axis", 1), x)
+        if axis == rank - 1:
+            return getattr(C, name)(x, axis=rank - 1, name=ctx.name)
+        if axis == 0:
+            return getattr(C, name)(x, name=ctx.name)
+        if any(d < 0 for d in x.shape[axis:]):
+            raise Unsupported("%s over free dimensions" % name)
+        flat = C.reshape(x, (int(np.prod(x.shape[axis:])),), begin_axis=axis, name=ctx.inner())
+        y = getattr(C, name)(flat, axis=axis, name=ctx.inner())
+        return C.reshape(y, x.shape[axis:], begin_axis=axis, name=ctx.name)
+    return build
+
+
+def _hardmax(ctx, x):
+    from ..ops._common import make
+    C = _C()
+    rank = _rank(x)
+    axis = _axis(ctx.attr("axis", -1 if ctx.opset >= 13 else 1), x)
+    if ctx.opset >= 13 or axis == rank - 1:
+        return make("Hardmax", [x], {"axis": axis}, ctx.name)
+    if axis == 0:
+        return make("Hardmax", [x], {"axis": None}, ctx.name)
+    if any(d < 0 for d in x.shape[axis:]):
+        raise Unsupported("Hardmax over free dimensions")
+    flat = C.reshape(x, (int(np.prod(x.shape[axis:])),), begin_axis=axis, name=ctx.inner())
+    y = make("Hardmax", [flat], {"axis": axis}, ctx.inner())
+    return C.reshape(y, x.shape[axis:], begin_axis=axis, name=ctx.name)
+
+
+def _pad(ctx, ins):
+    C = _C()
+    x = ins[0]
+    mode = ctx.attr("mode", b"constant")
+    mode = mode.decode() if isinstance(mode, bytes) else mode
+    modes = {"constant": C.ops.CONSTANT_PAD, "reflect": C.ops.REFLECT_PAD}
+    if mode not in modes:
+        raise Unsupported("Pad mode %s" % mode)
+    if ctx.opset < 11:
+        pads, value = ctx.attr("pads"), ctx.attr("value", 0.0)
+    else:
+        pads = _const(ins[1], "Pad's pads").tolist()
+        value = float(_const(ins[2], "Pad's value")) if len(ins) > 2 and ins[2] is not None else 0.0
+        if len(ins) > 3 and ins[3] is not None:
+            raise Unsupported("Pad with axes")
+    r = _rank(x)
+    pattern = [(int(pads[k]), int(pads[k + r])) for k in range(r)]
+    return C.pad(x, pattern, mode=modes[mode], constant_value=value, name=ctx.name)
+
+
+def _reduce(name):
+    def build(ctx, ins):
+        C = _C()
+        x = ins[0]
+        axes = _axes_of(ctx, ins, 1) if ctx.opset >= 18 or name == "reduce_sum" and ctx.opset >= 13 else \
+            ctx.attr("axes")
+        axes = list(range(_rank(x))) if not axes else [_axis(a, x) for a in axes]
+        return getattr(C, name)(x, axes, keepdims=bool(ctx.attr("keepdims", 1)), name=ctx.name)
+    return build
+
+
+# ------------------------------------------------------------------------------------------ products
+def _matmul(ctx, ins):
+    C = _C()
+    a, b = ins
+    if isinstance(b, (C.Constant, C.Parameter)) and _rank(b) == 2:
+        return C.times(a, b, name=ctx.name)
+    ra, rb = _rank(a), _rank(b)
+    if ra >= 2 and rb >= 2 and all(d == 1 for d in a.shape[:-2]) and all(d == 1 for d in b.shape[:-2]):
+        # leading axes of size 1 (CNTK's batch axis in its exports): a matrix product, then the leading ones back
+        a2 = C.reshape(a, a.shape[-2:], name=ctx.inner()) if ra > 2 else a
+        b2 = C.reshape(b, b.shape[-2:], name=ctx.inner()) if rb > 2 else b
+        lead = (1,) * max(ra - 2, rb - 2)
+        y = C.times(a2, b2, name=ctx.inner() if lead else ctx.name)
+        return C.reshape(y, lead + tuple(y.shape), name=ctx.name) if lead else y
+    if rb == 1:
+        return C.times(a, b, name=ctx.name)
+    if rb == 2:
+        return C.times(a, b, name=ctx.name)
+    raise Unsupported("MatMul of shapes %s and %s" % (a.shape, b.shape))
+
+
+def _transposed(v, name):
+    C = _C()
+    if isinstance(v, (C.Constant, C.Parameter)):
+        arr = np.ascontiguousarray(np.asarray(v.value).T)
+        return C.Parameter(arr.shape, init=arr, dtype=arr.dtype, name=v.name)
+    return C.transpose(v, (1, 0), name=name)
+
+
+def _gemm(ctx, ins):
+    C = _C()
+    a, b = ins[0], ins[1]
+    if ctx.attr("transA", 0):
+        a = _transposed(a, ctx.inner())
+    if ctx.attr("transB", 0):
+        b = _transposed(b, ctx.inner())
+    alpha, beta = ctx.attr("alpha", 1.0), ctx.attr("beta", 1.0)
+    has_c = len(ins) > 2 and ins[2] is not None
+    y = C.times(a, b, name=ctx.name if alpha == 1.0 and not has_c else ctx.inner())
+    if alpha != 1.0:
+        y = C.element_times(y, np.asarray(alpha, dtype=y.dtype), name=ctx.name if not has_c else ctx.inner())
+    if has_c:
+        c = ins[2] if beta == 1.0 else C.element_times(ins[2], np.asarray(beta, dtype=y.dtype), name=ctx.inner())
+        y = C.plus(y, c, name=ctx.name)
+    return y
+
+
+# ------------------------------------------------------------------------------------------ batch ops
+def _per_sample(ctx, x, build):
+    """build(sample) on x's leading axis taken as the batch axis; the result has a free leading dimension."""
+    C = _C()
+    inner = build(C.to_batch(x, name=ctx.inner()))
+    return C.unpack_batch(inner, name=ctx.name)
+
+
+def _pads(ctx, spatial):
+    pads = ctx.attr("pads")
+    auto = ctx.attr("auto_pad", b"NOTSET")
+    auto = auto.decode() if isinstance(auto, bytes) else auto
+    if auto not in ("NOTSET", "VALID"):
+        return None, auto
+    if not pads or auto == "VALID":
+        return ([0] * spatial, [0] * spatial), None
+    return (list(pads[:spatial]), list(pads[spatial:])), None
+
+
+def _conv(ctx, ins):
+    from ..ops._common import make
+    from ..ops.convolution import _attributes
+    C = _C()
+    x, w = ins[0], ins[1]
+    spatial = _rank(w) - 2
+    strides = tuple(ctx.attr("strides") or (1,) * spatial)
+    dilation = tuple(ctx.attr("dilations") or (1,) * spatial)
+    pads, auto = _pads(ctx, spatial)
+    group = int(ctx.attr("group", 1))
+    has_bias = len(ins) > 2 and ins[2] is not None
+
+    def build(sample):
+        if auto is not None:
+            if auto not in ("SAME_UPPER", "SAME_LOWER"):
+                raise Unsupported("Conv auto_pad %s" % auto)
+            attrs = _attributes("convolution", strides, [True], (False,) + (True,) * spatial, dilation, 1, group)
+        else:
+            attrs = _attributes("convolution", strides, [True], (False,), dilation, 1, group,
+                                lower_pad=(0,) + tuple(pads[0]), upper_pad=(0,) + tuple(pads[1]))
+        y = make("Convolution", [w, sample], attrs, ctx.inner() if has_bias else ctx.name + "_conv")
+        if has_bias:
+            b = ins[2]
+            bias = C.reshape(b, (b.shape[0],) + (1,) * spatial, name=ctx.inner()) \
+                if not isinstance(b, (C.Constant, C.Parameter)) else \
+                C.Parameter((b.shape[0],) + (1,) * spatial, init=np.asarray(b.value).reshape((-1,) + (1,) * spatial),
+                            dtype=b.dtype, name=b.name)
+            y = C.plus(y, bias, name=ctx.name + "_bias")
+        return y
+    return _per_sample(ctx, x, build)
+
+
+def _pool_options(ctx, x_spatial, window, strides):
+    """CNTK's (auto_padding, ceil_out_dim) giving ONNX's pads, per axis; Unsupported when none does."""
+    from ..ops._geometry import axis_geometry
+    pads, auto = _pads(ctx, len(window))
+    ceil = bool(ctx.attr("ceil_mode", 0))
+    if auto is not None:
+        return [True] * len(window), False
+    autos, ceils = [], []
+    for n, k, s, lo, hi in zip(x_spatial, window, strides, pads[0], pads[1]):
+        for ap, co in ((False, ceil), (True, False), (False, True)):
+            out, l2, h2 = axis_geometry(n, k, s, 1, ap, 0, 0, co)
+            if h2 < 0 and (n + l2 - k) // s + 1 == out:
+                h2 = 0
+            want_out = ((n + lo + hi - k + (s - 1 if ceil else 0)) // s) + 1
+            if l2 == lo and out == want_out and (h2 == hi or (ap and h2 <= hi)):
+                autos.append(ap)
+                ceils.append(co)
+                break
+        else:
+            raise Unsupported("pooling pads %s over %s" % (pads, x_spatial))
+    if len(set(ceils)) > 1:
+        raise Unsupported("pooling pads %s over %s" % (pads, x_spatial))
+    return autos, ceils[0]
+
+
+def _pool(kind):
+    def build_node(ctx, ins):
+        C = _C()
+        x = ins[0]
+        window = tuple(int(k) for k in ctx.attr("kernel_shape"))
+        strides = tuple(ctx.attr("strides") or (1,) * len(window))
+        autos, ceil = _pool_options(ctx, x.shape[2:], window, strides)
+        include = bool(ctx.attr("count_include_pad", 0))
+        return _per_sample(ctx, x, lambda s: C.pooling(s, kind, window, strides, [False] + autos, ceil, include,
+                                                       name=ctx.name + "_pool"))
+    return build_node
+
+
+def _global_pool(kind):
+    def build(ctx, ins):
+        C = _C()
+        x = ins[0]
+        if any(d < 0 for d in x.shape[2:]):
+            raise Unsupported("global pooling over free dimensions")
+        window = tuple(x.shape[2:])
+        return _per_sample(ctx, x, lambda s: C.pooling(s, kind, window, window, name=ctx.name + "_pool"))
+    return build
+
+
+def _batch_norm(ctx, ins):
+    C = _C()
+    x = ins[0]
+    channels = x.shape[1]
+    spatial = _rank(x) - 2
+    params = []
+    for v, tag in zip(ins[1:5], ("scale", "bias", "mean", "var")):
+        arr = _const(v, "BatchNormalization's %s" % tag).reshape((channels,) + (1,) * spatial)
+        cls = C.Constant if tag in ("mean", "var") else C.Parameter
+        params.append(cls(arr, name=v.name) if cls is C.Constant else cls(arr.shape, init=arr, dtype=arr.dtype,
+                                                                           name=v.name))
+    count = C.Constant(1, shape=(), name=ctx.name + "_count")
+    eps = ctx.attr("epsilon", 1e-5)
+    return _per_sample(ctx, x, lambda s: C.batch_normalization(s, *params, spatial=True, epsilon=eps,
+                                                               running_count=count, name=ctx.name + "_bn"))
+
+
+def _lrn(ctx, ins):
+    C = _C()
+    size = int(ctx.attr("size"))
+    if size % 2 != 1:
+        raise Unsupported("LRN with an even size %d" % size)
+    alpha, beta, bias = ctx.attr("alpha", 1e-4), ctx.attr("beta", 0.75), ctx.attr("bias", 1.0)
+    return _per_sample(ctx, ins[0], lambda s: C.local_response_normalization(
+        s, size // 2, bias, alpha / size, beta, name=ctx.name + "_lrn"))
+
+
+def _depth_space(name):
+    def build(ctx, ins):
+        C = _C()
+        mode = ctx.attr("mode", b"DCR")
+        if name == "depth_to_space" and (mode.decode() if isinstance(mode, bytes) else mode) != "DCR":
+            raise Unsupported("DepthToSpace mode %s" % mode)
+        return _per_sample(ctx, ins[0], lambda s: getattr(C, name)(s, int(ctx.attr("blocksize")),
+                                                                   name=ctx.name + "_op"))
+    return build
+
+
+def _lstm(ctx, ins):
+    """ONNX LSTM (forward or reverse, default activations, full-length sequences) as a Recurrence of CNTK's LSTM
+    over the static [sequence, batch, input] tensor: its output Y is [sequence, 1, batch, hidden]."""
+    C = _C()
+    x = ins[0]
+    direction = ctx.attr("direction", b"forward")
+    direction = direction.decode() if isinstance(direction, bytes) else direction
+    if direction not in ("forward", "reverse"):
+        raise Unsupported("LSTM direction %s" % direction)
+    if ctx.attr("activations") not in (None, [b"Sigmoid", b"Tanh", b"Tanh"]) or ctx.attr("clip") is not None \
+            or ctx.attr("input_forget", 0):
+        raise Unsupported("LSTM with activations, clip or input_forget other than the defaults")
+    if len(ins) > 4 and ins[4] is not None:
+        raise Unsupported("LSTM with sequence_lens (sequences of different lengths)")
+    if len(ins) > 7 and ins[7] is not None:
+        raise Unsupported("LSTM with peepholes")
+    if any(n for n in ctx.node.output[1:]):
+        raise Unsupported("LSTM's Y_h / Y_c outputs")
+    W = _const(ins[1], "LSTM's W")[0]
+    R = _const(ins[2], "LSTM's R")[0]
+    dim = R.shape[-1]
+    order = (0, 3, 2, 1)  # ONNX's gate rows (i, o, f, c) <-> CNTK's blocks (i, g, f, o): the same permutation
+
+    def cntk_gates(m):
+        return np.ascontiguousarray(np.concatenate([m[..., k * dim:(k + 1) * dim] for k in order], axis=-1))
+    bias = np.zeros(4 * dim, W.dtype)
+    if len(ins) > 3 and ins[3] is not None:
+        b = _const(ins[3], "LSTM's B")[0]
+        bias = cntk_gates(b[:4 * dim] + b[4 * dim:])
+    inits = []
+    for k in (5, 6):
+        if len(ins) > k and ins[k] is not None:
+            v = _const(ins[k], "LSTM's initial state")
+            if np.any(v != v.reshape(-1)[0]):
+                raise Unsupported("LSTM with a per-batch-item initial state")
+            inits.append(float(v.reshape(-1)[0]))
+        else:
+            inits.append(0.0)
+    Wp = C.Parameter(W.T.shape, init=cntk_gates(W.T), dtype=W.dtype, name=ins[1].name)
+    Hp = C.Parameter(R.T.shape, init=cntk_gates(R.T), dtype=W.dtype, name=ins[2].name)
+    bp = C.Parameter(bias.shape, init=bias, dtype=W.dtype, name=(ins[3].name if len(ins) > 3 and ins[3] is not None
+                                                                 else ctx.name + "_b"))
+    seq = C.to_sequence(C.to_batch(C.transpose(x, (1, 0, 2), name=ctx.inner()), name=ctx.inner()), name=ctx.inner())
+    delay = C.sequence.future_value if direction == "reverse" else C.sequence.past_value
+    h_ph = C.placeholder(shape=(dim,), dynamic_axes=seq.dynamic_axes)
+    c_ph = C.placeholder(shape=(dim,), dynamic_axes=seq.dynamic_axes)
+    h_prev = delay(h_ph, initial_state=inits[0], name=ctx.inner())
+    c_prev = delay(c_ph, initial_state=inits[1], name=ctx.inner())
+    G = C.plus(C.plus(C.times(seq, Wp, name=ctx.inner()), C.times(h_prev, Hp, name=ctx.inner()), name=ctx.inner()), bp,
+               name=ctx.inner())
+    i, g, f, o = (C.slice(G, 0, k * dim, (k + 1) * dim, name=ctx.inner()) for k in range(4))
+    c = C.plus(C.element_times(C.sigmoid(f), c_prev), C.element_times(C.sigmoid(i), C.tanh(g)), name=ctx.inner())
+    h = C.element_times(C.sigmoid(o), C.tanh(c), name=ctx.name + "_h")
+    h.replace_placeholders({h_ph: h.output, c_ph: c.output})
+    padded = C.unpack_batch(C.sequence.unpack(h, 0, no_mask_output=True, name=ctx.inner()), name=ctx.inner())
+    y = C.transpose(padded, (1, 0, 2), name=ctx.inner())
+    return C.reshape(y, (1,), begin_axis=1, end_axis=1, name=ctx.name)  # num_directions
 
 
 OPS = {
-    "Gemm": _gemm, "MatMul": _matmul, "Add": _binary("plus"), "Sub": _binary("minus"),
-    "Mul": _binary("element_times"), "Div": _binary("element_divide"), "Relu": _unary("relu"),
-    "Sigmoid": _unary("sigmoid"), "Tanh": _unary("tanh"), "Exp": _unary("exp"), "Log": _unary("log"),
-    "Abs": _unary("abs"), "Neg": _unary("negate"), "Sqrt": _unary("sqrt"), "Softmax": _softmax,
-    "Identity": _unary("alias"), "Reshape": _reshape, "Elu": _unary("elu"), "Softplus": _unary("softplus"),
+    "LSTM": _lstm,
+    "Abs": _unary("abs"), "Neg": _unary("negate"), "Exp": _unary("exp"), "Log": _unary("log"),
+    "Sqrt": _unary("sqrt"), "Reciprocal": _unary("reciprocal"), "Floor": _unary("floor"), "Ceil": _unary("ceil"),
+    "Sigmoid": _unary("sigmoid"), "Tanh": _unary("tanh"), "Relu": _unary("relu"), "Sin": _unary("sin"),
+    "Cos": _unary("cos"), "Tan": _unary("tan"), "Asin": _unary("asin"), "Acos": _unary("acos"),
+    "Atan": _unary("atan"), "Sinh": _unary("sinh"), "Cosh": _unary("cosh"), "Asinh": _unary("asinh"),
+    "Atanh": _unary("atanh"), "Identity": _unary("alias"), "Softsign": _unary("softsign"),
+    "Softplus": _unary("softplus"), "Not": _unary("element_not"), "Round": _unary("round"),
+    "Elu": _with_attrs("elu", {"alpha": "alpha"}, {"alpha": 1.0}),
+    "LeakyRelu": _with_attrs("leaky_relu", {"alpha": "alpha"}, {"alpha": 0.01}),
+    "Selu": _selu, "HardSigmoid": _hard_sigmoid, "PRelu": _prelu, "Dropout": _dropout, "Cast": _cast,
+    "Add": _binary("plus"), "Sub": _binary("minus"), "Mul": _binary("element_times"),
+    "Div": _binary("element_divide"), "Pow": _binary("pow"), "Less": _binary("less"), "Greater": _binary("greater"),
+    "Equal": _binary("equal"), "LessOrEqual": _binary("less_equal"), "GreaterOrEqual": _binary("greater_equal"),
+    "And": _binary("element_and"), "Or": _binary("element_or"), "Xor": _binary("element_xor"),
+    "Max": _variadic("element_max"), "Min": _variadic("element_min"), "Sum": _variadic("plus"), "Mean": _mean,
+    "Clip": _clip, "Where": _where, "ArgMax": _arg("argmax"), "ArgMin": _arg("argmin"),
+    "Concat": _concat, "Pad": _pad, "Reshape": _reshape, "Flatten": _flatten, "Transpose": _transpose, "Slice": _slice,
+    "Squeeze": _squeeze, "Unsqueeze": _unsqueeze, "Softmax": _softmax("softmax"),
+    "LogSoftmax": _softmax("log_softmax"), "Hardmax": _softmax("hardmax"),
+    "ReduceSum": _reduce("reduce_sum"), "ReduceMean": _reduce("reduce_mean"), "ReduceMax": _reduce("reduce_max"),
+    "ReduceMin": _reduce("reduce_min"), "ReduceProd": _reduce("reduce_prod"),
+    "ReduceLogSumExp": _reduce("reduce_log_sum_exp"), "ReduceL1": _reduce("reduce_l1"),
+    "ReduceL2": _reduce("reduce_l2"), "ReduceSumSquare": _reduce("reduce_sum_square"),
+    "MatMul": _matmul, "Gemm": _gemm, "Conv": _conv, "MaxPool": _pool(0), "AveragePool": _pool(1),
+    "GlobalMaxPool": _global_pool(0), "GlobalAveragePool": _global_pool(1), "BatchNormalization": _batch_norm,
+    "LRN": _lrn, "DepthToSpace": _depth_space("depth_to_space"), "SpaceToDepth": _depth_space("space_to_depth"),
 }
 
 
 def _shape(value_info):
     dims = value_info.type.tensor_type.shape.dim
-    return [d.dim_value if d.HasField("dim_value") else None for d in dims]
+    return tuple(d.dim_value if d.HasField("dim_value") else _C().FreeDimension for d in dims)
 
 
 def load(data, what):
@@ -102,6 +626,7 @@ def load(data, what):
     except Exception as e:
         raise ValueError("Function.load: %s is not a readable ONNX model (%s: %s)" % (what, type(e).__name__, e)) \
             from None
+    opset = max([o.version for o in model.opset_import if o.domain in ("", "ai.onnx")] or [1])
     graph = model.graph
     env = {}
     for init in graph.initializer:
@@ -109,37 +634,42 @@ def load(data, what):
         if arr.dtype.kind == "f":
             env[init.name] = C.Parameter(arr.shape, init=arr, dtype=arr.dtype, name=init.name)
         else:
-            env[init.name] = C.Constant(arr, name=init.name)
-    arguments = []
+            env[init.name] = C.Constant(arr.astype(np.float32), name=init.name)
     for value in graph.input:
         if value.name in env:
             continue
-        shape = _shape(value)
-        dtype = _FLOAT.get(value.type.tensor_type.elem_type)
-        if dtype is None or not shape or shape[0] is not None:
-            raise ValueError("Function.load: %s: input %s must be a float tensor with a symbolic batch axis first"
-                             % (what, value.name))
-        if len(shape) > 1 and shape[1] is None:
-            v = C.sequence.input_variable(tuple(shape[2:]), dtype=dtype, name=value.name)
-        else:
-            v = C.input_variable(tuple(shape[1:]), dtype=dtype, name=value.name)
-        env[value.name] = v
-        arguments.append(v)
+        elem = value.type.tensor_type.elem_type
+        dtype = _FLOAT.get(elem, np.float32 if elem in _INT_TYPES or elem == _BOOL else None)
+        if dtype is None:
+            raise ValueError("Function.load: %s: input %s has ONNX element type %d, which has no CNTK type"
+                             % (what, value.name, elem))
+        env[value.name] = C.input_variable(_shape(value), dtype=dtype, dynamic_axes=[], name=value.name)
     for node in graph.node:
         if node.op_type == "Constant":
             arr = numpy_helper.to_array(_attr(node, "value"))
-            env[node.output[0]] = C.Constant(arr, name=node.output[0])
+            env[node.output[0]] = C.Constant(arr if arr.dtype.kind == "f" else arr.astype(np.float32),
+                                             name=node.name or node.output[0])
             continue
-        build = OPS.get(node.op_type)
+        build = OPS.get(node.op_type) if node.domain in ("", "ai.onnx") else None
         if build is None:
             raise ValueError("Function.load: %s: ONNX node %s (%s) has no mapping to this package's ops"
                              % (what, node.name, node.op_type))
         try:
-            result = build(node, [env[i] for i in node.input if i])
+            ins = [env[i] if i else None for i in node.input]
         except KeyError as e:
             raise ValueError("Function.load: %s: node %s reads %s, which is not defined" % (what, node.name, e)) \
                 from None
-        env[node.output[0]] = C.alias(result, name=node.output[0]) if node.output[0] in \
-            {o.name for o in graph.output} else result
+        try:
+            result = build(_Context(node, opset), ins)
+        except Unsupported as e:
+            raise ValueError("Function.load: %s: ONNX node %s (%s): %s" % (what, node.name, node.op_type, e)) \
+                from None
+        if len(node.output) > 1:
+            for name, v in zip(node.output, result.outputs):
+                env[name] = v
+        else:
+            env[node.output[0]] = result
     outputs = [env[o.name] for o in graph.output]
-    return C.combine(outputs) if len(outputs) > 1 else outputs[0]
+    if len(outputs) == 1 and isinstance(outputs[0], C.Function):
+        return outputs[0]
+    return C.combine(outputs)

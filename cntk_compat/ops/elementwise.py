@@ -540,8 +540,10 @@ def clip(x, min_value, max_value, name=""):
 def _associative(op, operands, name, what):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = list(operands[0])
-    if len(operands) < 2:
-        raise ValueError("%s: needs at least two operands, got %d" % (what, len(operands)))
+    if not operands:
+        raise ValueError("%s: needs at least one operand" % what)
+    if len(operands) == 1:  # CNTK: the operand itself
+        return alias(operands[0], name=name)
     result = operands[0]
     for k, o in enumerate(operands[1:]):
         result = op(result, o, name=name if k == len(operands) - 2 else "")

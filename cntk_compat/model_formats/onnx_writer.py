@@ -1,0 +1,674 @@
+"""ONNX export in CNTK 2.7's own layout: each CNTK function becomes ONNX nodes named after it (opset 9, what CNTK 2.7
+writes and reads).
+
+The layout is CNTK's: a tensor with dynamic axes gets them as leading ONNX axes, the sequence axis first (symbolic,
+``Sequence``) and the batch axis next as a dimension of size 1; static axes follow in this package's (numpy) order.
+Parameters and constants are initializers named by their CNTK names. A node keeps its CNTK function's name (else
+uid); its output is ``<name>_Output[_k]``. A graph using an op without a mapping here raises NotExpressible naming
+it (recurrences go through the torch.onnx exporter instead, see onnx_export.py).
+"""
+import numpy as np
+
+from ..core.reinference import primitive_nodes
+
+OPSET = 9
+SEQUENCE_DIM = "Sequence"
+
+
+class NotExpressible(ValueError):
+    """The graph uses an op or option this ONNX writer has no mapping for."""
+
+
+_ELEM = {np.dtype(np.float32): 1, np.dtype(np.float64): 11, np.dtype(np.float16): 10}
+
+
+def _onnx():
+    import onnx
+    return onnx
+
+
+class _Writer(object):
+    def __init__(self):
+        self.nodes, self.initializers, self.inputs = [], [], []
+        self.names = {}      # id(Variable) -> ONNX value name
+        self.taken = set()
+        self.uid_names = {}  # CNTK uid -> ONNX name (written to the graph's doc_string, as CNTK 2.7 does)
+
+    def unique(self, base):
+        base = "".join(c if c.isalnum() or c in "_.-" else "_" for c in base) or "v"
+        name, k = base, 1
+        while name in self.taken:
+            k += 1
+            name = "%s_%d" % (base, k)
+        self.taken.add(name)
+        return name
+
+    # ---------------------------------------------------------------------------------------- values
+    def value(self, v):
+        key = id(v)
+        if key in self.names:
+            return self.names[key]
+        if v.is_output:
+            raise NotExpressible("%s is read before it is computed (a recurrent loop)" % (v.name or v.uid))
+        if v.is_placeholder:
+            raise NotExpressible("placeholder %s is unbound" % (v.name or v.uid))
+        name = self.unique(v.name or v.uid)
+        self.names[key] = name
+        self.uid_names[v.uid] = name
+        if v.is_parameter or v.is_constant:
+            arr = np.asarray(v.value)
+            self.initializers.append(_onnx().numpy_helper.from_array(arr, name))
+        else:
+            self.inputs.append(self.value_info(name, v))
+        return name
+
+    def value_info(self, name, v):
+        dims = []
+        if v.has_sequence_axis():
+            dims.append(SEQUENCE_DIM)
+        if v.has_batch_axis():
+            dims.append(1)
+        for k, d in enumerate(v.shape):
+            dims.append(d if d >= 0 else "%s_free%d" % (name, k))
+        return _onnx().helper.make_tensor_value_info(name, _elem(v), dims)
+
+    def constant(self, array, hint):
+        name = self.unique(hint)
+        self.initializers.append(_onnx().numpy_helper.from_array(np.asarray(array), name))
+        return name
+
+    def node(self, op_type, inputs, outputs, name, **attrs):
+        self.nodes.append(_onnx().helper.make_node(op_type, inputs, outputs, name=self.unique(name), **attrs))
+        return outputs
+
+    def temp(self, base):
+        return self.unique(base)
+
+    def read(self, v):
+        if v.is_output:
+            if id(v) not in self.names:
+                raise NotExpressible("%s is read before it is computed" % (v.name or v.uid))
+            return self.names[id(v)]
+        return self.value(v)
+
+    # ---------------------------------------------------------------------------------------- loops
+    def find_loops(self, outputs):
+        from ..core.recurrence import Loop, find_loops
+        self.loop_of, self.loops_done = {}, set()
+        self.readers = {o.uid: {None} for o in outputs}
+        for node in primitive_nodes(outputs, into_blocks=False):
+            for i in _node_inputs(node):
+                self.readers.setdefault(i.uid, set()).add(id(node))
+        seen = set()
+        for o in outputs:
+            if not o.is_output or id(o.owner) in seen:
+                continue
+            loops, visited = find_loops(o.owner, _node_inputs, lambda v: False)
+            seen |= visited
+            for nodes in loops:
+                loop = Loop(nodes, _node_inputs)
+                self.loop_of.update((id(n), loop) for n in nodes)
+
+    def loop(self, loop):
+        """A loop that computes CNTK's LSTM as one ONNX LSTM node (CNTK 2.7 did the same)."""
+        from ..core.fused_recurrence import match_lstm
+        if id(loop) in self.loops_done:
+            return
+        self.loops_done.add(id(loop))
+        m = match_lstm(loop)
+        if m is None:
+            raise NotExpressible("a recurrent loop other than CNTK's default LSTM (%s)"
+                                 % ", ".join(sorted({n.op_name for n in loop.nodes})))
+        h_var = m.h_delay._inputs[0]
+        members = {id(n) for n in loop.nodes}
+        for v in loop.variables:
+            if v is not h_var and self.readers.get(v.uid, set()) - members:
+                raise NotExpressible("an LSTM loop whose cell state is read outside the loop")
+        if _lead(m.x) != 2:
+            raise NotExpressible("an LSTM over an input without batch and sequence axes")
+        dim = m.dim
+        dtype = np.dtype(m.h_delay._outputs[0].dtype)
+        blocks = [n for n in loop.nodes if n._block_root is not None]
+        base = (blocks[0].name or blocks[0].uid) if blocks else "LSTM"
+
+        def gates(matrix):  # CNTK's gate blocks (i, g, f, o) along the last axis -> ONNX's (i, o, f, c) rows
+            return np.concatenate([matrix[..., k * dim:(k + 1) * dim] for k in (0, 3, 2, 1)], axis=-1)
+
+        W = gates(np.asarray(m.W.value, dtype)).T[None]
+        R = gates(np.asarray(m.H.value, dtype)).T[None]
+        bias = np.zeros((1, 8 * dim), dtype)
+        if m.b is not None:
+            bias[0, :4 * dim] = gates(np.asarray(m.b.value, dtype))
+        inputs = [self.read(m.x), self.constant(W, m.W.name or m.W.uid), self.constant(R, m.H.name or m.H.uid),
+                  self.constant(bias, (m.b.name or m.b.uid) if m.b is not None else base + "_B"), ""]
+        for delay, tag in ((m.h_delay, "initial_h"), (m.c_delay, "initial_c")):
+            init = delay._inputs[1]
+            if not (init.is_constant or init.is_parameter) or init.shape not in ((), (1,), (dim,)):
+                raise NotExpressible("an LSTM whose initial state is not a constant")
+            inputs.append(self.constant(np.broadcast_to(np.asarray(init.value, dtype), (1, 1, dim)).copy(),
+                                        "%s_%s" % (base, tag)))
+        y = self.temp(base + "_Y")
+        self.node("LSTM", inputs, [y], base, hidden_size=dim,
+                  direction="reverse" if loop.backward else "forward")
+        out = self.unique(base + "_Output")
+        self.node("Squeeze", [y], [out], base + "_squeeze", axes=[1])
+        self.names[id(h_var)] = self.uid_names[h_var.uid] = out
+
+    # ---------------------------------------------------------------------------------------- functions
+    def function(self, fn):
+        loop = self.loop_of.get(id(fn))
+        if loop is not None:
+            return self.loop(loop)
+        op = fn._op.name
+        if op == "Combine":
+            for i, o in zip(fn._inputs, fn._outputs):
+                self.names[id(o)] = self.uid_names[o.uid] = self.read(i)
+            return
+        if op == "Block":
+            for ph, outer in fn._block_arguments:
+                self.names[id(ph)] = self.read(outer)
+            root = fn._block_root
+            for inner in primitive_nodes(list(root.outputs), into_blocks=False):
+                self.function(inner)
+            for inner_out, out in zip(root.outputs, fn._outputs):
+                self.names[id(out)] = self.uid_names[out.uid] = self.names[id(inner_out)]
+            self.uid_names[fn.uid] = fn.name or fn.uid
+            return
+        emit = EMITTERS.get(op)
+        label = fn.name or fn.uid
+        if emit is None:
+            raise NotExpressible("%s %s: op %s has no ONNX mapping" % (fn.op_name, label, op))
+        base = fn.name or fn.uid
+        outs = [self.unique(base + ("_Output" if k == 0 else "_Output_%d" % k)) for k in range(len(fn._outputs))]
+        ins = [self.read(i) for i in fn._inputs]
+        try:
+            emit(self, fn, ins, outs, base)
+        except NotExpressible as e:
+            raise NotExpressible("%s %s: %s" % (fn.op_name, label, e)) from None
+        for o, n in zip(fn._outputs, outs):
+            self.names[id(o)] = self.uid_names[o.uid] = n
+        self.uid_names[fn.uid] = self.nodes[-1].name if self.nodes else base
+
+
+def _node_inputs(node):
+    if node._block_root is not None:
+        return [outer for _, outer in node._block_arguments]
+    return node._inputs
+
+
+def _lead(v):
+    """How many leading ONNX axes the dynamic axes take."""
+    return int(v.has_sequence_axis()) + int(v.has_batch_axis())
+
+
+def _elem(v):
+    return _ELEM[np.dtype(v.dtype)]
+
+
+def _static_axis(axis, v):
+    rank = len(v.shape)
+    k = int(axis)
+    if k < 0:
+        k += rank
+    if not 0 <= k < rank:
+        raise NotExpressible("axis %s outside a rank-%d operand" % (axis, rank))
+    return k + _lead(v)
+
+
+# -------------------------------------------------------------------------------------------- emitters
+# emit(writer, function, input names, output names, base name)
+
+def _simple(op_type, **fixed):
+    def emit(w, fn, ins, outs, base):
+        w.node(op_type, ins, outs, base, **fixed)
+    return emit
+
+
+def _with_attrs(op_type, mapping):
+    def emit(w, fn, ins, outs, base):
+        a = fn._attributes
+        w.node(op_type, ins, outs, base, **{k: float(a[src]) for k, src in mapping.items()})
+    return emit
+
+
+def _steepness_one(op_type):
+    def emit(w, fn, ins, outs, base):
+        if float(fn._attributes.get("steepness", 1.0)) != 1.0:
+            raise NotExpressible("steepness %s (ONNX %s has none)" % (fn._attributes["steepness"], op_type))
+        w.node(op_type, ins, outs, base)
+    return emit
+
+
+def _to_float(w, fn, src, out, base):
+    w.node("Cast", [src], [out], base + "_cast", to=_elem(fn._outputs[0]))
+
+
+def _compare(op_type, negate=False):
+    def emit(w, fn, ins, outs, base):
+        t = w.temp(base + "_bool")
+        if op_type == "Equal":  # opset 9's Equal takes integers: compare a - b with 0 through Not(a < b or a > b)
+            lt, gt, ne = w.temp(base + "_lt"), w.temp(base + "_gt"), w.temp(base + "_ne")
+            w.node("Less", ins, [lt], base)
+            w.node("Greater", ins, [gt], base + "_gt")
+            w.node("Or", [lt, gt], [ne], base + "_or")
+            if negate:
+                t = ne
+            else:
+                w.node("Not", [ne], [t], base + "_not")
+        elif negate:
+            u = w.temp(base + "_strict")
+            w.node(op_type, ins, [u], base)
+            w.node("Not", [u], [t], base + "_not")
+        else:
+            w.node(op_type, ins, [t], base)
+        _to_float(w, fn, t, outs[0], base)
+    return emit
+
+
+def _logical(op_type):
+    def emit(w, fn, ins, outs, base):
+        bools = []
+        for k, i in enumerate(ins):
+            b = w.temp("%s_in%d_bool" % (base, k))
+            w.node("Cast", [i], [b], "%s_in%d" % (base, k), to=9)
+            bools.append(b)
+        t = w.temp(base + "_bool")
+        w.node(op_type, bools, [t], base)
+        _to_float(w, fn, t, outs[0], base)
+    return emit
+
+
+def _arg(op_type):
+    def emit(w, fn, ins, outs, base):
+        x = fn._inputs[0]
+        axis = fn._attributes.get("axis")
+        if axis is None:
+            raise NotExpressible("%s over all axes" % op_type)
+        t = w.temp(base + "_index")
+        w.node(op_type, ins, [t], base, axis=_static_axis(axis, x), keepdims=1)
+        _to_float(w, fn, t, outs[0], base)
+    return emit
+
+
+def _clip(w, fn, ins, outs, base):
+    lo, hi = fn._inputs[1], fn._inputs[2]
+    if not all(v.is_constant or v.is_parameter for v in (lo, hi)) or np.size(lo.value) != 1 or np.size(hi.value) != 1:
+        raise NotExpressible("Clip bounds must be scalar constants in opset 9")
+    w.node("Clip", [ins[0]], outs, base, min=float(np.asarray(lo.value).reshape(())),
+           max=float(np.asarray(hi.value).reshape(())))
+
+
+def _splice(w, fn, ins, outs, base):
+    out = fn._outputs[0]
+    for i in fn._inputs:
+        if len(i.shape) != len(out.shape) or _lead(i) != _lead(out):
+            raise NotExpressible("splice of operands of different ranks (broadcasting splice)")
+    w.node("Concat", ins, outs, base, axis=_static_axis(fn._attributes["axis"], out))
+
+
+def _reshape_to(w, src, v, out, base):
+    dims = [0] * _lead(v) + [d if d >= 0 else -1 for d in v.shape]
+    if dims.count(-1) > 1:
+        raise NotExpressible("reshape to a shape with more than one free dimension")
+    shape = w.constant(np.asarray(dims, np.int64), base + "_shape")
+    w.node("Reshape", [src, shape], [out], base)
+
+
+def _reshape(w, fn, ins, outs, base):
+    _reshape_to(w, ins[0], fn._outputs[0], outs[0], base)
+
+
+def _transpose(w, fn, ins, outs, base):
+    lead = _lead(fn._inputs[0])
+    perm = list(range(lead)) + [int(p) + lead for p in fn._attributes["perm"]]
+    w.node("Transpose", ins, outs, base, perm=perm)
+
+
+def _slice(w, fn, ins, outs, base):
+    a = fn._attributes
+    x = fn._inputs[0]
+    if any(int(s) != 1 for s in a["strides"]):
+        raise NotExpressible("slice with strides (opset 9's Slice has none)")
+    axes = []
+    for ax in a["axes"]:
+        if not isinstance(ax, (int, np.integer)) and getattr(ax, "_index", None) is None:
+            raise NotExpressible("slice along a dynamic axis")
+        axes.append(_static_axis(ax if isinstance(ax, (int, np.integer)) else ax._index, x))
+    big = np.iinfo(np.int64).max
+    ends = [int(e) if int(e) != 0 else big for e in a["ends"]]
+    w.node("Slice", ins, outs, base, axes=axes, starts=[int(b) for b in a["begins"]], ends=ends)
+
+
+def _squeeze(w, fn, ins, outs, base):
+    x = fn._inputs[0]
+    axes = fn._attributes.get("axes")
+    if axes is None:
+        axes = [k for k, d in enumerate(x.shape) if d == 1]
+    w.node("Squeeze", ins, outs, base, axes=[_static_axis(k, x) for k in axes])
+
+
+def _softmax_like(op_type):
+    def emit(w, fn, ins, outs, base):
+        x = fn._inputs[0]
+        axis = fn._attributes.get("axis")
+        rank = len(x.shape)
+        if axis is not None:
+            k = int(axis) + (rank if int(axis) < 0 else 0)
+            if k != rank - 1:
+                raise NotExpressible("%s over axis %s of a rank-%d operand (opset 9 normalizes trailing axes)"
+                                     % (op_type, axis, rank))
+            w.node(op_type, ins, outs, base, axis=_lead(x) + k)
+        else:
+            w.node(op_type, ins, outs, base, axis=_lead(x))
+    return emit
+
+
+_REDUCE = {"sum": "ReduceSum", "mean": "ReduceMean", "max": "ReduceMax", "min": "ReduceMin", "prod": "ReduceProd",
+           "log_sum_exp": "ReduceLogSumExp", "l1": "ReduceL1", "l2": "ReduceL2", "sum_square": "ReduceSumSquare"}
+
+
+def _reduce(w, fn, ins, outs, base):
+    a = fn._attributes
+    x = fn._inputs[0]
+    op_type = _REDUCE[a["kind"]]
+    if a.get("all_dynamic"):
+        raise NotExpressible("a reduction over all dynamic axes")
+    src = ins[0]
+    if a["axes"] is None:
+        static = list(range(_lead(x), _lead(x) + len(x.shape)))
+    else:
+        static = [_static_axis(k, x) for k in a["axes"]]
+    if a.get("batch"):
+        if x.has_sequence_axis():
+            raise NotExpressible("a reduction over the batch axis of a sequence")
+        if static:
+            t = w.temp(base + "_static")
+            w.node(op_type, [src], [t], base + "_static", axes=static, keepdims=1 if a.get("keepdims", True) else 0)
+            src = t
+        w.node(op_type, [src], outs, base, axes=[0], keepdims=0)
+        return
+    w.node(op_type, [src], outs, base, axes=static, keepdims=1 if a.get("keepdims", True) else 0)
+
+
+def _times(w, fn, ins, outs, base, transpose_right=False):
+    x, W = fn._inputs[0], fn._inputs[1]
+    out = fn._outputs[0]
+    right = ins[1]
+    w_shape = list(W.shape)
+    if transpose_right:
+        if len(w_shape) != 2:
+            raise NotExpressible("times_transpose of a rank-%d right operand" % len(w_shape))
+        t = w.temp(base + "_right_T")
+        w.node("Transpose", [right], [t], base + "_transpose", perm=list(range(_lead(W))) +
+               [_lead(W) + 1, _lead(W)])
+        right, w_shape = t, [w_shape[1], w_shape[0]]
+        output_rank = 1
+    else:
+        output_rank = int(fn._attributes.get("output_rank", 1))
+    if _lead(W):
+        if len(w_shape) != 2 or output_rank != 1 or len(x.shape) < 1:
+            raise NotExpressible("times of two dynamic operands beyond matrix products")
+        w.node("MatMul", [ins[0], right], outs, base)
+        return
+    contracted = len(w_shape) - output_rank
+    if any(d < 0 for d in w_shape) or contracted < 1:
+        raise NotExpressible("times with an operand of unknown shape")
+    k = int(np.prod(w_shape[:contracted]))
+    n = int(np.prod(w_shape[contracted:]))
+    kept = list(x.shape[:len(x.shape) - contracted])
+    left = ins[0]
+    if contracted != 1 or len(kept) != len(x.shape) - 1:
+        left = w.temp(base + "_left")
+        shape = w.constant(np.asarray([0] * _lead(x) + [d if d >= 0 else -1 for d in kept] + [k], np.int64),
+                           base + "_left_shape")
+        w.node("Reshape", [ins[0], shape], [left], base + "_left")
+    if len(w_shape) != 2:
+        r = w.temp(base + "_right")
+        shape = w.constant(np.asarray([k, n], np.int64), base + "_right_shape")
+        w.node("Reshape", [right, shape], [r], base + "_right")
+        right = r
+    if list(out.shape) == kept + [n]:
+        w.node("MatMul", [left, right], outs, base)
+        return
+    t = w.temp(base + "_product")
+    w.node("MatMul", [left, right], [t], base)
+    _reshape_to(w, t, out, outs[0], base + "_reshape")
+
+
+def _transpose_times(w, fn, ins, outs, base):
+    _times(w, fn, ins, outs, base, transpose_right=True)
+
+
+def _select(w, fn, ins, outs, base):
+    b = w.temp(base + "_flag")
+    w.node("Cast", [ins[0]], [b], base + "_flag", to=9)
+    w.node("Where", [b, ins[1], ins[2]], outs, base)
+
+
+def _dropout(w, fn, ins, outs, base):
+    w.node("Dropout", ins, outs, base, ratio=float(fn._attributes.get("dropoutRate", 0.0)))
+
+
+def _pad(w, fn, ins, outs, base):
+    a = fn._attributes
+    x = fn._inputs[0]
+    mode = {"constant": "constant", "reflect": "reflect"}.get(a["mode"])
+    if mode is None:
+        raise NotExpressible("pad mode %s (ONNX has constant, reflect, edge)" % a["mode"])
+    pattern = list(a["pattern"])
+    pattern = [(0, 0)] * (len(x.shape) - len(pattern)) + pattern
+    lead = _lead(x)
+    pads = [0] * lead + [int(p[0]) for p in pattern] + [0] * lead + [int(p[1]) for p in pattern]
+    w.node("Pad", ins, outs, base, mode=mode, pads=pads, value=float(a.get("constant_value", 0.0)))
+
+
+def _geometry(fn, x_spatial, kernel, strides, auto, ceil_out=False, dilation=None):
+    from ..ops._geometry import axis_geometry, per_axis
+    a = fn._attributes
+    if a.get("lower_pad") is not None or a.get("upper_pad") is not None:
+        lows = per_axis(a.get("lower_pad") or (0,), len(kernel), "lower_pad", "onnx")
+        highs = per_axis(a.get("upper_pad") or (0,), len(kernel), "upper_pad", "onnx")
+    else:
+        lows = highs = (0,) * len(kernel)
+    dilation = dilation or (1,) * len(kernel)
+    begins, ends = [], []
+    for n, k, s, d, ap, lo, hi in zip(x_spatial, kernel, strides, dilation, auto, lows, highs):
+        out, lo, hi = axis_geometry(n, k, s, d, ap, lo, hi, ceil_out)
+        if n < 0:
+            raise NotExpressible("a free spatial dimension")
+        ke = (k - 1) * d + 1
+        if hi < 0 and (n + lo - ke) // s + 1 == out:
+            hi = 0
+        if lo < 0 or hi < 0:
+            raise NotExpressible("a window geometry that crops the input")
+        begins.append(lo)
+        ends.append(hi)
+    return begins + ends
+
+
+def _batch_op_input(fn, x):
+    if _lead(x) != 1 or not x.has_batch_axis():
+        raise NotExpressible("%s needs an operand with a batch axis and no sequence axis (ONNX's N axis)"
+                             % fn._op.name)
+
+
+def _pooling(w, fn, ins, outs, base):
+    from ..ops._geometry import per_axis
+    a = fn._attributes
+    x = fn._inputs[0]
+    _batch_op_input(fn, x)
+    if a["window"] is None:  # global pooling
+        w.node("GlobalMaxPool" if a["pooling_type"] == 0 else "GlobalAveragePool", ins, outs, base)
+        return
+    window = tuple(int(k) for k in a["window"])
+    rank = len(x.shape)
+    if len(window) == rank:
+        if window[0] != 1:
+            raise NotExpressible("pooling across the channel axis")
+        window = window[1:]
+    if len(window) != rank - 1:
+        raise NotExpressible("a %d-d pooling window over a rank-%d operand" % (len(window), rank))
+    strides = per_axis(a["strides"], rank, "strides", "pooling")[1:]
+    auto = per_axis(a["auto_padding"], rank, "auto_padding", "pooling")[1:]
+    pads = _geometry(fn, x.shape[1:], window, strides, auto, a.get("ceil_out_dim", False))
+    if a["pooling_type"] == 0:
+        w.node("MaxPool", ins, outs, base, kernel_shape=list(window), strides=list(strides), pads=pads)
+    else:
+        w.node("AveragePool", ins, outs, base, kernel_shape=list(window), strides=list(strides), pads=pads,
+               count_include_pad=1 if a.get("include_pad") else 0)
+
+
+def _convolution(w, fn, ins, outs, base):
+    from ..ops._geometry import per_axis
+    a = fn._attributes
+    W, x = fn._inputs
+    _batch_op_input(fn, x)
+    if int(a.get("reduction_rank", 1)) != 1:
+        raise NotExpressible("convolution with reduction_rank %s" % a.get("reduction_rank"))
+    rank = len(x.shape)
+    if len(W.shape) != rank + 1:
+        raise NotExpressible("a kernel of shape %s over an operand of shape %s" % (W.shape, x.shape))
+    kernel = tuple(W.shape[2:])
+    strides = per_axis(a["strides"], rank, "strides", "convolution")[1:]
+    dilation = per_axis(a.get("dilation", (1,)), rank, "dilation", "convolution")[1:]
+    auto = per_axis(a["auto_padding"], rank, "auto_padding", "convolution")[1:]
+    pads = _geometry(fn, x.shape[1:], kernel, strides, auto, dilation=dilation)
+    w.node("Conv", [ins[1], ins[0]], outs, base, kernel_shape=list(kernel), strides=list(strides),
+           dilations=list(dilation), pads=pads, group=int(a.get("groups", 1)))
+
+
+def _batch_normalization(w, fn, ins, outs, base):
+    a = fn._attributes
+    x, scale, bias, mean, var = fn._inputs[:5]
+    _batch_op_input(fn, x)
+    names = list(ins[1:5])
+    if not a.get("spatial"):
+        # per-element statistics: ONNX's are per channel, so flatten the sample into the channel axis
+        flat = w.temp(base + "_flat")
+        shape = w.constant(np.asarray([0, -1], np.int64), base + "_flat_shape")
+        w.node("Reshape", [ins[0], shape], [flat], base + "_flat")
+        names = [w.constant(np.asarray(v.value).reshape(-1), "%s_%s" % (base, tag))
+                 for v, tag in zip((scale, bias, mean, var), ("scale", "bias", "mean", "var"))]
+        t = w.temp(base + "_normalized")
+        w.node("BatchNormalization", [flat] + names, [t], base, epsilon=float(a.get("epsilon", 1e-5)))
+        _reshape_to(w, t, fn._outputs[0], outs[0], base + "_unflat")
+        return
+    names = [w.constant(np.asarray(v.value).reshape(-1), "%s_%s" % (base, tag))
+             for v, tag in zip((scale, bias, mean, var), ("scale", "bias", "mean", "var"))]
+    w.node("BatchNormalization", [ins[0]] + names, outs, base, epsilon=float(a.get("epsilon", 1e-5)))
+
+
+def _lrn(w, fn, ins, outs, base):
+    a = fn._attributes
+    _batch_op_input(fn, fn._inputs[0])
+    size = 2 * int(a["depth_radius"]) + 1
+    w.node("LRN", ins, outs, base, size=size, alpha=float(a["alpha"]) * size, beta=float(a["beta"]),
+           bias=float(a["bias"]))
+
+
+def _depth_space(op_type):
+    def emit(w, fn, ins, outs, base):
+        _batch_op_input(fn, fn._inputs[0])
+        w.node(op_type, ins, outs, base, blocksize=int(fn._attributes["block_size"]))
+    return emit
+
+
+def _cast(w, fn, ins, outs, base):
+    w.node("Cast", ins, outs, base, to=_elem(fn._outputs[0]))
+
+
+def _constant_like(w, fn, ins, outs, base):
+    zero = w.temp(base + "_zero")
+    w.node("Mul", [ins[0], w.constant(np.zeros((), fn._outputs[0].dtype), base + "_0")], [zero], base + "_zero")
+    w.node("Add", [zero, w.constant(np.full((), fn._attributes["value"], fn._outputs[0].dtype), base + "_value")],
+           outs, base)
+
+
+def _log_plus(w, fn, ins, outs, base):
+    # log(exp(a) + exp(b)) = max + log(1 + exp(-|a - b|)), stable for large operands
+    m, d, ad, n, e, one, l = (w.temp(base + s) for s in ("_max", "_diff", "_absdiff", "_neg", "_exp", "_1p", "_log"))
+    w.node("Max", ins, [m], base + "_max")
+    w.node("Sub", ins, [d], base + "_diff")
+    w.node("Abs", [d], [ad], base + "_abs")
+    w.node("Neg", [ad], [n], base + "_neg")
+    w.node("Exp", [n], [e], base + "_exp")
+    w.node("Add", [e, w.constant(np.ones((), fn._outputs[0].dtype), base + "_one")], [one], base + "_1p")
+    w.node("Log", [one], [l], base + "_log")
+    w.node("Add", [m, l], outs, base)
+
+
+def _prelu(w, fn, ins, outs, base):
+    w.node("PRelu", [ins[1], ins[0]], outs, base)
+
+
+def _gather(w, fn, ins, outs, base):
+    a = fn._attributes
+    ref, data = fn._inputs
+    if a.get("axis") is not None or _lead(data):
+        raise NotExpressible("gather with an axis or from a dynamic operand")
+    idx = w.temp(base + "_indices")
+    w.node("Cast", [ins[0]], [idx], base + "_indices", to=7)
+    w.node("Gather", [ins[1], idx], outs, base, axis=0)
+
+
+EMITTERS = {
+    "Abs": _simple("Abs"), "Negate": _simple("Neg"), "Exp": _simple("Exp"), "Log": _simple("Log"),
+    "Sqrt": _simple("Sqrt"), "Reciprocal": _simple("Reciprocal"), "Floor": _simple("Floor"), "Ceil": _simple("Ceil"),
+    "Sigmoid": _simple("Sigmoid"), "Tanh": _simple("Tanh"), "ReLU": _simple("Relu"), "Sin": _simple("Sin"),
+    "Cos": _simple("Cos"), "Tan": _simple("Tan"), "Asin": _simple("Asin"), "Acos": _simple("Acos"),
+    "Atan": _simple("Atan"), "Sinh": _simple("Sinh"), "Cosh": _simple("Cosh"), "Asinh": _simple("Asinh"),
+    "Atanh": _simple("Atanh"), "Alias": _simple("Identity"), "StopGradient": _simple("Identity"),
+    "Softsign": _steepness_one("Softsign"), "Softplus": _steepness_one("Softplus"),
+    "ELU": _with_attrs("Elu", {"alpha": "alpha"}), "SELU": _with_attrs("Selu", {"alpha": "alpha", "gamma": "scale"}),
+    "LeakyReLU": _with_attrs("LeakyRelu", {"alpha": "alpha"}),
+    "HardSigmoid": _with_attrs("HardSigmoid", {"alpha": "alpha", "beta": "beta"}),
+    "Plus": _simple("Add"), "Minus": _simple("Sub"), "ElementTimes": _simple("Mul"), "ElementDivide": _simple("Div"),
+    "Pow": _simple("Pow"), "ElementMax": _simple("Max"), "ElementMin": _simple("Min"),
+    "Equal": _compare("Equal"), "NotEqual": _compare("Equal", negate=True), "Less": _compare("Less"),
+    "Greater": _compare("Greater"), "GreaterEqual": _compare("Less", negate=True),
+    "LessEqual": _compare("Greater", negate=True),
+    "ElementAnd": _logical("And"), "ElementOr": _logical("Or"), "ElementXor": _logical("Xor"),
+    "ElementNot": _logical("Not"), "Argmax": _arg("ArgMax"), "Argmin": _arg("ArgMin"), "Clip": _clip,
+    "Splice": _splice, "Reshape": _reshape, "Transpose": _transpose, "Slice": _slice, "Squeeze": _squeeze,
+    "Softmax": _softmax_like("Softmax"), "LogSoftmax": _softmax_like("LogSoftmax"),
+    "Hardmax": _softmax_like("Hardmax"), "Times": _times, "TransposeTimes": _transpose_times, "Select": _select,
+    "Dropout": _dropout, "Pad": _pad, "Pooling": _pooling, "Convolution": _convolution,
+    "BatchNormalization": _batch_normalization, "LocalResponseNormalization": _lrn,
+    "DepthToSpace": _depth_space("DepthToSpace"), "SpaceToDepth": _depth_space("SpaceToDepth"), "Cast": _cast,
+    "ConstantLike": _constant_like, "LogPlus": _log_plus, "PReLU": _prelu, "Gather": _gather,
+}
+for _kind, _op in (("sum", "ReduceSum"), ("mean", "ReduceMean"), ("max", "ReduceMax"), ("min", "ReduceMin"),
+                   ("prod", "ReduceProd"), ("log_sum_exp", "ReduceLogSum"), ("l1", "ReduceL1"), ("l2", "ReduceL2"),
+                   ("sum_square", "ReduceSumSquare")):
+    EMITTERS[_op] = _reduce
+
+
+def model_proto(function):
+    """The ONNX ModelProto of ``function`` (NotExpressible names what has no mapping)."""
+    onnx = _onnx()
+    w = _Writer()
+    outputs = list(function.outputs)
+    for arg in function.arguments:
+        w.value(arg)
+    w.find_loops(outputs)
+    for fn in primitive_nodes(outputs, into_blocks=False):
+        w.function(fn)
+    graph_outputs = []
+    for o in outputs:
+        name = w.names[id(o)] if o.is_output else w.value(o)
+        if name in {i.name for i in w.inputs} or name in {i.name for i in w.initializers} or \
+                name in {g.name for g in graph_outputs}:
+            alias = w.unique(name + "_output")
+            w.node("Identity", [name], [alias], alias)
+            name = alias
+            w.uid_names[o.uid] = alias
+        graph_outputs.append(w.value_info(name, o))
+    used = {i for n in w.nodes for i in n.input} | {o.name for o in graph_outputs}
+    initializers = [i for i in w.initializers if i.name in used]  # e.g. BatchNormalization's running count
+    doc = "<<<Uid, ONNXNodeName>>> pair: " + " ".join("<<<%s, %s>>>" % kv for kv in w.uid_names.items())
+    graph = onnx.helper.make_graph(w.nodes, function.name or "CNTKGraph", w.inputs, graph_outputs,
+                                   initializer=initializers, doc_string=doc)
+    model = onnx.helper.make_model(graph, producer_name="cntk-compat", opset_imports=[
+        onnx.helper.make_opsetid("", OPSET)])
+    model.ir_version = 4 if OPSET <= 9 else model.ir_version
+    return model
