@@ -180,13 +180,18 @@ def _reshape(ctx, ins):
     C = _C()
     x = ins[0]
     target = [int(d) for d in (_const(ins[1], "Reshape's shape") if len(ins) > 1 else ctx.attr("shape"))]
-    shape = _target_shape(x.shape, target)
-    if any(d < 0 for d in x.shape):
-        free = [k for k, d in enumerate(x.shape) if d < 0]
-        if free == [0] and target[:1] == [0]:
-            return C.reshape(x, shape[1:], begin_axis=1, name=ctx.name)
-        raise Unsupported("Reshape of an input with free dimensions %s" % (x.shape,))
-    return C.reshape(x, shape, name=ctx.name)
+    if not any(d < 0 for d in x.shape):
+        return C.reshape(x, _target_shape(x.shape, target), name=ctx.name)
+    # free dimensions: the leading axes the target copies (0) stay as they are; the rest must be known
+    kept = 0
+    while kept < len(target) and kept < len(x.shape) and target[kept] == 0:
+        kept += 1
+    rest, tail = list(target[kept:]), x.shape[kept:]
+    if any(d == 0 for d in rest) or (-1 in rest and any(d < 0 for d in tail)):
+        raise Unsupported("Reshape of %s to %s: free dimensions the target does not keep" % (x.shape, target))
+    if -1 in rest:
+        rest[rest.index(-1)] = int(np.prod(tail)) // int(np.prod([d for d in rest if d != -1]))
+    return C.reshape(x, tuple(rest), begin_axis=kept, name=ctx.name)
 
 
 def _flatten(ctx, ins):
@@ -489,15 +494,20 @@ def _batch_norm(ctx, ins):
     x = ins[0]
     channels = x.shape[1]
     spatial = _rank(x) - 2
+    sample = tuple(x.shape[1:])
+    # CNTK 2.7 writes a per-element (non-spatial) BatchNormalization with statistics of the sample's size
+    per_element = spatial > 0 and all(d >= 0 for d in sample) and \
+        _const(ins[1], "BatchNormalization's scale").size == int(np.prod(sample)) != channels
+    shape = sample if per_element else (channels,) + (1,) * spatial
     params = []
     for v, tag in zip(ins[1:5], ("scale", "bias", "mean", "var")):
-        arr = _const(v, "BatchNormalization's %s" % tag).reshape((channels,) + (1,) * spatial)
+        arr = _const(v, "BatchNormalization's %s" % tag).reshape(shape)
         cls = C.Constant if tag in ("mean", "var") else C.Parameter
         params.append(cls(arr, name=v.name) if cls is C.Constant else cls(arr.shape, init=arr, dtype=arr.dtype,
                                                                            name=v.name))
     count = C.Constant(1, shape=(), name=ctx.name + "_count")
     eps = ctx.attr("epsilon", 1e-5)
-    return _per_sample(ctx, x, lambda s: C.batch_normalization(s, *params, spatial=True, epsilon=eps,
+    return _per_sample(ctx, x, lambda s: C.batch_normalization(s, *params, spatial=not per_element, epsilon=eps,
                                                                running_count=count, name=ctx.name + "_bn"))
 
 

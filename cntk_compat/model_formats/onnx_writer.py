@@ -84,6 +84,23 @@ class _Writer(object):
     def temp(self, base):
         return self.unique(base)
 
+    def rename(self, old, base):
+        if not any(old in n.output for n in self.nodes):
+            return old
+        new = self.unique(base)
+        for n in self.nodes:
+            for seq in (n.input, n.output):
+                for k, name in enumerate(seq):
+                    if name == old:
+                        seq[k] = new
+        for key, name in list(self.names.items()):
+            if name == old:
+                self.names[key] = new
+        for key, name in list(self.uid_names.items()):
+            if name == old:
+                self.uid_names[key] = new
+        return new
+
     def read(self, v):
         if v.is_output:
             if id(v) not in self.names:
@@ -148,10 +165,12 @@ class _Writer(object):
             inputs.append(self.constant(np.broadcast_to(np.asarray(init.value, dtype), (1, 1, dim)).copy(),
                                         "%s_%s" % (base, tag)))
         y = self.temp(base + "_Y")
-        self.node("LSTM", inputs, [y], base, hidden_size=dim,
-                  direction="reverse" if loop.backward else "forward")
+        self.node("LSTM", inputs, [y], base, hidden_size=dim, direction="reverse" if loop.backward else "forward",
+                  activations=["Sigmoid", "Tanh", "Tanh"])
         out = self.unique(base + "_Output")
-        self.node("Squeeze", [y], [out], base + "_squeeze", axes=[1])
+        # [sequence, 1 direction, 1 batch item, dim] -> [sequence, 1, dim], as a Reshape (CNTK 2.7 reads it so)
+        shape = self.constant(np.asarray([0, 1, dim], np.int64), base + "_Output_shape")
+        self.node("Reshape", [y, shape], [out], base + "_reshape")
         self.names[id(h_var)] = self.uid_names[h_var.uid] = out
 
     # ---------------------------------------------------------------------------------------- functions
@@ -656,6 +675,8 @@ def model_proto(function):
     graph_outputs = []
     for o in outputs:
         name = w.names[id(o)] if o.is_output else w.value(o)
+        if o.is_output and o.owner.name and not name.startswith(o.owner.name):
+            name = w.rename(name, o.owner.name + "_Output")  # a block's output carries the block's name
         if name in {i.name for i in w.inputs} or name in {i.name for i in w.initializers} or \
                 name in {g.name for g in graph_outputs}:
             alias = w.unique(name + "_output")
