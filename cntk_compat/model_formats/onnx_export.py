@@ -17,13 +17,14 @@ def export(function, filename, example_length=3):
     from ..core import atomic_file
     try:
         model = onnx_writer.model_proto(function)
-    except onnx_writer.NotExpressible:
-        model = torch_onnx_model(function, example_length)
+    except onnx_writer.NotExpressible as e:
+        model = torch_onnx_model(function, example_length, reason=str(e))
     atomic_file.write_atomically(filename, model.SerializeToString(), "ONNX model file")
 
 
-def torch_onnx_model(function, example_length=3):
-    """The ModelProto torch.onnx makes of ``function`` (batch first, dynamic batch and sequence axes)."""
+def torch_onnx_model(function, example_length=3, reason=None):
+    """The ModelProto torch.onnx makes of ``function`` (batch first, dynamic batch and sequence axes); a graph
+    torch.export can only trace for one sequence length (a recurrence run as a step loop) is refused."""
     t = Traceable(function, example_length)
     with t.context():
         program = torch.onnx.export(t.wrapper, tuple(t.examples), None, input_names=t.input_names,
@@ -32,6 +33,13 @@ def torch_onnx_model(function, example_length=3):
     model = program.model_proto
     del model.graph.value_info[:]  # intermediate shape hints, specialized to the example's lengths
     _strip_wrapper_prefix(model)
+    for value, v in zip(model.graph.input, function.arguments):
+        dims = value.type.tensor_type.shape.dim
+        if has_sequence_axis(v) and len(dims) >= 2 and not dims[1].dim_param:
+            raise ValueError("save(format=ONNX): %s%s; torch.onnx could export it only for sequences of length %d "
+                             "(the recurrence runs as a step loop), so it is not exported"
+                             % (function.name or function.uid, " has no ONNX mapping (%s)" % reason if reason else "",
+                                example_length))
     _symbolic_output_axes(model, t.outputs, t.sequence_dims)
     return model
 

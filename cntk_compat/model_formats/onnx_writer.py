@@ -33,6 +33,7 @@ class _Writer(object):
         self.names = {}      # id(Variable) -> ONNX value name
         self.taken = set()
         self.uid_names = {}  # CNTK uid -> ONNX name (written to the graph's doc_string, as CNTK 2.7 does)
+        self.paths = {}      # id(tensor) -> its path in torch_module()'s state_dict (hidden.W)
 
     def unique(self, base):
         base = "".join(c if c.isalnum() or c in "_.-" else "_" for c in base) or "v"
@@ -52,7 +53,8 @@ class _Writer(object):
             raise NotExpressible("%s is read before it is computed (a recurrent loop)" % (v.name or v.uid))
         if v.is_placeholder:
             raise NotExpressible("placeholder %s is unbound" % (v.name or v.uid))
-        name = self.unique(v.name or v.uid)
+        path = self.paths.get(id(v.tensor)) if v.is_parameter or v.is_constant else None
+        name = self.unique(path or v.name or v.uid)
         self.names[key] = name
         self.uid_names[v.uid] = name
         if v.is_parameter or v.is_constant:
@@ -667,6 +669,8 @@ def model_proto(function):
     onnx = _onnx()
     w = _Writer()
     outputs = list(function.outputs)
+    module = function.torch_module(list(function.arguments))
+    w.paths = {id(t): name for name, t in list(module.named_parameters()) + list(module.named_buffers())}
     for arg in function.arguments:
         w.value(arg)
     w.find_loops(outputs)
