@@ -115,7 +115,7 @@ class BlockMomentumDistributedLearner(DistributedLearner):
         if n == 0:
             return self._end_of_data()
         # CNTK's order: the local update first, so that every worker leaves an aggregation with the same model
-        self._learner._update(gradient_values, n, info.is_sweep_end)
+        self._learner.update(gradient_values, n, info.is_sweep_end)
         self._local_samples_seen += n
         self._samples_seen += n
         self._samples_in_block += n

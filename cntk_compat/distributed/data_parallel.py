@@ -75,13 +75,14 @@ class DataParallelDistributedLearner(DistributedLearner):
                 self._hook_state.load_state_dict(self._saved_hook_state)
             self._ddp.register_comm_hook(self._hook_state, hooks.quantized_gradient_hook)
 
-    def _forward_backward(self, run_forward, loss_function, gradients):
+    def forward_backward(self, run_forward, loss_function, gradients):
         """Runs the Trainer's forward pass (None: this worker has no data) and the backward pass; returns
         (samples, loss, metric, fetched outputs, gradients by parameter). The gradients are this worker's in
         the warm start and the sums over all workers afterwards."""
         if not _several_workers():
-            return super(DataParallelDistributedLearner, self)._forward_backward(run_forward, loss_function,
+            return super(DataParallelDistributedLearner, self).forward_backward(run_forward, loss_function,
                                                                                   gradients)
+        self._synchronize_parameters()
         if self._ddp is None:
             self._wrap(loss_function)
         parameters = [p.tensor for p in self._learner.parameters]
@@ -106,10 +107,10 @@ class DataParallelDistributedLearner(DistributedLearner):
         self._samples_seen += info.num_samples
         if info.num_samples == 0:
             return False
-        return self._learner._update(gradient_values, info.num_samples, info.is_sweep_end)
+        return self._learner.update(gradient_values, info.num_samples, info.is_sweep_end)
 
     # -- checkpoint state ---------------------------------------------------------------------------------
-    def _worker_state(self):
+    def worker_state(self):
         """This worker's quantization residuals (None for 32 bits)."""
         if self._bits == 32:
             return None
@@ -117,7 +118,7 @@ class DataParallelDistributedLearner(DistributedLearner):
             return self._hook_state.state_dict()
         return self._saved_hook_state
 
-    def _load_worker_state(self, state):
+    def load_worker_state(self, state):
         if self._bits == 32:
             return
         self._saved_hook_state = state

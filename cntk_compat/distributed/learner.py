@@ -1,9 +1,13 @@
 """DistributedLearner: a local learner whose updates are coordinated among the workers of a run.
 
-The Trainer hands each minibatch to ``_update_minibatch(gradient_values, info)`` (info: a :class:`MinibatchInfo`
-with this worker's sample count, loss and metric sums, which the learner may replace by their sums over all
-workers). Every worker must call it for every minibatch, with ``info.num_samples == 0`` and zero gradients when
-it has no data, since the update runs collectives.
+The Trainer drives it through two public methods per minibatch (see "How to write a learner" in
+docs/ARCHITECTURE.md): ``forward_backward(run_forward, loss_function, gradients)`` runs the minibatch's forward
+and backward pass (a DDP-based learner runs them under DistributedDataParallel), and
+``update_minibatch(gradient_values, info)`` updates (info: a :class:`MinibatchInfo` with this worker's sample
+count, loss and metric sums, which the learner may replace by their sums over all workers). Every worker must
+call both for every minibatch, with ``info.num_samples == 0`` and zero gradients when it has no data, since
+they run collectives. ``worker_state()`` / ``load_worker_state(state)`` carry what a checkpoint keeps for
+each worker alone.
 
 Until ``distributed_after`` samples have been seen the local learner updates alone (CNTK's warm start; the
 training session then gives every worker the whole minibatch, so all workers train alike). The count of that
@@ -52,7 +56,7 @@ class DistributedLearner(object):
                 distributed_after < 0:
             raise ValueError("distributed_after must be a non-negative integer (samples), got %r"
                              % (distributed_after,))
-        if isinstance(learner, DistributedLearner) or not hasattr(learner, "_update"):
+        if isinstance(learner, DistributedLearner) or not callable(getattr(learner, "update", None)):
             raise TypeError("learner must be a local learner (such as cntk.sgd(...)), got %r" % (learner,))
         self._learner = learner
         self._distributed_after = int(distributed_after)
@@ -111,15 +115,16 @@ class DistributedLearner(object):
 
     # -- the update ---------------------------------------------------------------------------------------
     def update(self, gradient_values, training_sample_count, is_sweep_end=False):
-        return self._update(gradient_values, training_sample_count, is_sweep_end)
-
-    def _update(self, gradient_values, training_sample_count, is_sweep_end=False):
         """One minibatch of this worker (``training_sample_count`` may be 0 for a worker without data, which
         still takes part in the collectives). Returns whether the parameters were updated."""
-        return self._update_minibatch(gradient_values, MinibatchInfo(training_sample_count,
-                                                                     is_sweep_end=is_sweep_end))
+        return self.update_minibatch(gradient_values, MinibatchInfo(training_sample_count,
+                                                                    is_sweep_end=is_sweep_end))
 
-    def _update_minibatch(self, gradient_values, info):
+    def update_minibatch(self, gradient_values, info):
+        """The update of one minibatch as the Trainer hands it over: ``info`` (a :class:`MinibatchInfo`) holds
+        this worker's sample count, loss and metric sums; a learner that aggregates them over the workers
+        replaces them by the sums, which the Trainer then reports. Returns whether the parameters were
+        updated."""
         info.num_samples = _local_sample_count(info.num_samples)
         warm_start = self._synchronize_parameters()
         if warm_start:
@@ -127,9 +132,8 @@ class DistributedLearner(object):
         return self._distributed_minibatch(gradient_values, info)
 
     def _synchronize_parameters(self):
-        """Broadcasts the main worker's parameters when a phase starts (the Trainer calls this before each
-        forward pass, so that the first gradients already come from the same values). Returns whether the
-        warm start is on."""
+        """Broadcasts the main worker's parameters when a phase starts (before each forward pass, so that the
+        first gradients already come from the same values). Returns whether the warm start is on."""
         warm_start = self._samples_seen < self._distributed_after
         phase = "warm start" if warm_start else "distributed"
         if self._phase != phase:
@@ -137,11 +141,13 @@ class DistributedLearner(object):
             self._phase = phase
         return warm_start
 
-    def _forward_backward(self, run_forward, loss_function, gradients):
+    def forward_backward(self, run_forward, loss_function, gradients):
         """One minibatch's forward and backward pass: ``run_forward()`` gives (samples, loss sum, metric sum,
         fetched outputs, input tensors whose gradients CNTK computes), None for a worker without data;
-        ``gradients(loss, those inputs)`` the gradients by parameter. Returns (samples, loss, metric, fetched
-        outputs, gradients by parameter) of this worker."""
+        ``gradients(loss, those inputs)`` the gradients by parameter; ``loss_function`` is the Trainer's loss
+        Function. Returns (samples, loss, metric, fetched outputs, gradients by parameter) of this worker.
+        The main worker's parameters reach every worker first when a phase starts."""
+        self._synchronize_parameters()
         n, loss, metric, fetched, gradient_inputs = run_forward() if run_forward is not None \
             else (0, None, None, {}, ())
         grads = gradients(loss, gradient_inputs)
@@ -150,7 +156,7 @@ class DistributedLearner(object):
 
     def _warm_start_update(self, gradient_values, info):
         n = info.num_samples
-        updated = self._learner._update(gradient_values, n, info.is_sweep_end) if n else False
+        updated = self._learner.update(gradient_values, n, info.is_sweep_end) if n else False
         device = self._learner.parameters[0].tensor.device
         agreed = all_reduce_max(torch.tensor([float(n), float(updated)], dtype=torch.float64, device=device))
         self._samples_seen += int(agreed[0].item())
@@ -165,12 +171,12 @@ class DistributedLearner(object):
     def _extra_state(self):
         return {}
 
-    def _worker_state(self):
+    def worker_state(self):
         """State of this worker alone (not shared by the workers) that a checkpoint keeps for each worker."""
         return None
 
-    def _load_worker_state(self, state):
-        """Restores what :meth:`_worker_state` gave on this worker (None: nothing was saved for it)."""
+    def load_worker_state(self, state):
+        """Restores what :meth:`worker_state` gave on this worker (None: nothing was saved for it)."""
 
     def _load_extra_state(self, extra):
         pass

@@ -146,11 +146,28 @@ class Learner(object):
         self._lr_origin = (self._sample_count, self._sweep_count)
 
     def update(self, gradient_values, training_sample_count, is_sweep_end=False):
-        """Updates the parameters from ``gradient_values`` (dict Parameter -> numpy array or torch tensor).
-
-        Returns False (and changes nothing) when the learning rate has reached 0.
+        """Updates the parameters from ``gradient_values`` (dict Parameter -> numpy array or torch tensor: the
+        gradient of the minibatch's summed loss) for a minibatch of ``training_sample_count`` samples; the
+        Trainer calls it once per minibatch. Returns False (and changes nothing) when the learning rate has
+        reached 0.
         """
-        return self._update(gradient_values, training_sample_count, is_sweep_end)
+        if not isinstance(gradient_values, Mapping):
+            raise TypeError("gradient_values must be a dict mapping each Parameter to its gradient, got %r"
+                            % type(gradient_values))
+        self._report("Learning rate", self._lr_schedule, self._lr_origin)
+        current = self.learning_rate()  # looked up once per update
+        if current == 0.0:
+            return False
+        n = _sample_count(training_sample_count)
+        self._on_minibatch(n)
+        lr = self._effective_learning_rate(n, current)
+        with torch.no_grad():
+            self._apply(gradient_values, lr, n)
+        self._sample_count += n
+        self._minibatch_count += 1
+        if is_sweep_end:
+            self._sweep_count += 1
+        return True
 
     def total_number_of_samples_seen(self):
         return self._sample_count
@@ -232,25 +249,6 @@ class Learner(object):
         self.load_state_dict(checkpoint)
 
     # -- the update -------------------------------------------------------------------------------------------
-    def _update(self, gradient_values, training_sample_count, is_sweep_end=False):
-        if not isinstance(gradient_values, Mapping):
-            raise TypeError("gradient_values must be a dict mapping each Parameter to its gradient, got %r"
-                            % type(gradient_values))
-        self._report("Learning rate", self._lr_schedule, self._lr_origin)
-        current = self.learning_rate()  # looked up once per update
-        if current == 0.0:
-            return False
-        n = _sample_count(training_sample_count)
-        self._on_minibatch(n)
-        lr = self._effective_learning_rate(n, current)
-        with torch.no_grad():
-            self._apply(gradient_values, lr, n)
-        self._sample_count += n
-        self._minibatch_count += 1
-        if is_sweep_end:
-            self._sweep_count += 1
-        return True
-
     def _apply(self, gradient_values, lr, n):
         by_uid = None
         for group in self._param_groups:

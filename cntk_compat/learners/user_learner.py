@@ -1,4 +1,6 @@
 """Learners written in Python: derive from UserLearner and override ``update``."""
+import functools
+
 import numpy as np
 import torch
 
@@ -17,28 +19,49 @@ def _as_numpy(value):
     return np.asarray(value)
 
 
+def _learner_update(user_update):
+    """A subclass's ``update`` as every learner's ``update`` behaves: the gradients converted to numpy when
+    ``as_numpy``, and the samples, minibatches and sweeps counted once (also when the override calls the
+    ``update`` of a user learner it derives from)."""
+    @functools.wraps(user_update)
+    def update(self, gradient_values, training_sample_count, sweep_end=False):
+        if self._in_update:
+            return user_update(self, gradient_values, training_sample_count, sweep_end)
+        n = _sample_count(training_sample_count)
+        if self.as_numpy:
+            gradient_values = {p: _as_numpy(g) for p, g in gradient_values.items()}
+        self._in_update = True
+        try:
+            result = user_update(self, gradient_values, training_sample_count, sweep_end)
+        finally:
+            self._in_update = False
+        self._sample_count += n
+        self._minibatch_count += 1
+        if sweep_end:
+            self._sweep_count += 1
+        return result
+    return update
+
+
 class UserLearner(Learner):
     """Base class of user-defined learners. Override ``update(gradient_values, training_sample_count,
     sweep_end)``: it gets a dict Parameter -> gradient (numpy arrays when ``as_numpy``, else torch tensors)
     and returns False to signal that learning has stopped. Extra state can be allocated in the constructor.
+    The Trainer calls ``update`` as it calls every learner's; the override is wrapped when the subclass is
+    defined, so that the gradients arrive converted and the learner's sample counts advance.
     """
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "update" in vars(cls):
+            cls.update = _learner_update(vars(cls)["update"])
 
     def __init__(self, parameters, lr_schedule, as_numpy=True):
         if not isinstance(lr_schedule, TrainingParameterSchedule):
             lr_schedule = learning_parameter_schedule(lr_schedule)
         super(UserLearner, self).__init__(parameters, lr_schedule)
         self.as_numpy = as_numpy
-
-    def _update(self, gradient_values, training_sample_count, sweep_end=False):
-        """Called by the Trainer: converts the gradients, calls :meth:`update`, and counts the samples."""
-        if self.as_numpy:
-            gradient_values = {p: _as_numpy(g) for p, g in gradient_values.items()}
-        result = self.update(gradient_values, training_sample_count, sweep_end)
-        self._sample_count += _sample_count(training_sample_count)
-        self._minibatch_count += 1
-        if sweep_end:
-            self._sweep_count += 1
-        return result
+        self._in_update = False
 
     def update(self, gradient_values, training_sample_count, sweep_end):
         """Updates the parameters from ``gradient_values``; must be overridden."""

@@ -180,17 +180,16 @@ class Trainer(object):
         updated = False
         for learner in self._learners:
             mine = {p: by_param[p] for p in learner.parameters}
-            updated = learner._update(mine, n, sweep_end) or updated
+            updated = learner.update(mine, n, sweep_end) or updated
         return updated
 
     def _train_distributed_minibatch(self, args, outputs, device, sweep_end):
         learner = self._distributed
-        learner._synchronize_parameters()
         run_forward = (lambda: self._training_forward(args, outputs, device)) if args else None
-        n, loss, metric, fetched, gradients = learner._forward_backward(run_forward, self._loss, self._gradients)
+        n, loss, metric, fetched, gradients = learner.forward_backward(run_forward, self._loss, self._gradients)
         minibatch = MinibatchInfo(n, loss, metric, sweep_end)
         samples_before = learner.total_number_of_samples_seen
-        updated = learner._update_minibatch(gradients, minibatch)
+        updated = learner.update_minibatch(gradients, minibatch)
         self._samples_seen = learner.total_number_of_samples_seen
         if self._samples_seen - samples_before > n:     # the workers' updates were aggregated
             for writer in self._progress_writers:
@@ -276,7 +275,7 @@ class Trainer(object):
         also holds each worker's ``external_state`` (such as its reader position)."""
         learner_states = [learner.state_dict() for learner in self._learners]
         if self._distributed is not None:
-            worker_states = all_gather_object((dict(external_state), self._distributed._worker_state()))
+            worker_states = all_gather_object((dict(external_state), self._distributed.worker_state()))
             if Communicator.rank() == 0:
                 self._write_checkpoint(filename, learner_states, external_state,
                                        {str(rank): s for rank, (s, _) in enumerate(worker_states)},
@@ -329,7 +328,7 @@ class Trainer(object):
             return state["external_state"]
         self._samples_at_last_sync = self._samples_seen
         rank = str(Communicator.rank())
-        self._distributed._load_worker_state(state.get("worker_learner_states", {}).get(rank))
+        self._distributed.load_worker_state(state.get("worker_learner_states", {}).get(rank))
         Communicator().barrier()    # no worker writes a new checkpoint before all have read this one
         own = state.get("worker_external_states", {}).get(rank)
         return state["external_state"] if own is None else own

@@ -143,7 +143,7 @@ def test_negative_sample_count_is_rejected():
     learner = block_momentum_distributed_learner(_sgd(z.parameters), block_size=4)
     grads = {p: torch.zeros_like(p.tensor) for p in z.parameters}
     with pytest.raises(ValueError, match="training_sample_count must be a non-negative integer"):
-        learner._update(grads, -2)
+        learner.update(grads, -2)
 
 
 def test_default_block_momentum_of_a_lone_worker_is_zero():
