@@ -342,21 +342,15 @@ def _is_archive(data):
     return data[:4] == b"PK\x03\x04"
 
 
-_V1_MARK = "BCN".encode("utf-16-le")
-
-
 def load(model, device=None):
     """The Function saved in ``model`` (a file name or bytes), with its Parameters on ``device``; the format
-    (CNTK's v2 protobuf, or this package's archive) is told from the bytes."""
+    (CNTK's v2 protobuf or legacy v1 format, or this package's archive) is told from the bytes."""
     data, what = _model_source(model)
     device = _device.resolve(device)
     if not _is_archive(data):
         for detect, read in _model_readers.values():
             if detect(data):
                 return read(data, what, udf_loaders(), device)
-        if data.startswith(_V1_MARK):
-            raise ValueError("load_model: %s is in CNTK's legacy v1 (BrainScript/CNTK 1.x) format, which "
-                             "cntk-compat cannot read; load it in CNTK 2.x and save it again" % what)
     graph, tensors = _read_archive_bytes(data, what)
     env = {}
     stand_ins = {}  # uid -> placeholder read by a loop until the node defining that uid is rebuilt

@@ -1,9 +1,10 @@
 """Model file formats beyond this package's own archive: CNTK's v2 protobuf format, read and written (the
-default format of Function.save)."""
+default format of Function.save), and CNTK's legacy v1 (CNTK 1.x / BrainScript) format, read."""
 from ..core import serialization as _serialization
-from . import cntkv2_reader, cntkv2_writer
+from . import cntkv1_reader, cntkv2_reader, cntkv2_writer
 
 _serialization.register_model_reader("CNTKv2", cntkv2_reader.looks_like_cntkv2, cntkv2_reader.load)
+_serialization.register_model_reader("CNTKv1", cntkv1_reader.looks_like_cntkv1, cntkv1_reader.load)
 _serialization.register_default_writer(cntkv2_writer.model_bytes, cntkv2_writer.NotExpressible)
 
 try:

@@ -72,14 +72,6 @@ def test_names_uids_and_blocks_are_kept():
     assert C.Parameter((1,)).uid not in {p.uid for p in model.parameters}
 
 
-def test_v1_files_get_a_clear_error():
-    d = os.path.join(LEGACY, "v1_brainscript_lr_reg")
-    if not os.path.isdir(d):
-        pytest.skip("CNTK-written model files not found")
-    with pytest.raises(ValueError, match="legacy v1"):
-        C.load_model(os.path.join(d, "LR_reg.dnn"))
-
-
 def _model_bytes(primitive_functions, inputs, root):
     top = {"version": SizeT(3), "type": "CompositeFunction", "uid": "CompositeFunction9", "root": root,
            "inputs": inputs, "primitive_functions": primitive_functions}
