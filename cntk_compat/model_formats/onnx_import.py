@@ -532,6 +532,36 @@ def _depth_space(name):
     return build
 
 
+def _gather(ctx, ins):
+    data, indices = ins
+    return _C().gather(data, indices, axis=_axis(ctx.attr("axis", 0), data), name=ctx.name)
+
+
+def _mean_variance_normalization(ctx, ins):
+    C = _C()
+    x = ins[0]
+    axes = sorted(_axis(a, x) for a in (ctx.attr("axes") or [0, 2, 3]))
+    rank = _rank(x)
+    if axes == [0] + list(range(2, rank)):
+        across = False
+    elif axes == list(range(rank)):
+        across = True
+    else:
+        raise Unsupported("MeanVarianceNormalization over axes %s" % (axes,))
+    return _per_sample(ctx, x, lambda s: C.mean_variance_normalization(
+        s, use_stats_across_channels=across, do_variance_scaling=True, name=ctx.name + "_mvn"))
+
+
+def _one_hot(ctx, ins):
+    C = _C()
+    values = _const(ins[2], "OneHot's values").reshape(-1)
+    if values.tolist() != [0, 1]:
+        raise Unsupported("OneHot with values %s (only 0 and 1)" % values.tolist())
+    depth = int(_const(ins[1], "OneHot's depth").reshape(-1)[0])
+    axis = int(ctx.attr("axis", -1))
+    return C.one_hot(ins[0], depth, False, axis=axis if axis < 0 else axis, name=ctx.name)
+
+
 def _lstm(ctx, ins):
     """ONNX LSTM (forward or reverse, default activations, full-length sequences) as a Recurrence of CNTK's LSTM
     over the static [sequence, batch, input] tensor: its output Y is [sequence, 1, batch, hidden]."""
@@ -592,7 +622,7 @@ def _lstm(ctx, ins):
 
 
 OPS = {
-    "LSTM": _lstm,
+    "LSTM": _lstm, "Gather": _gather, "OneHot": _one_hot, "MeanVarianceNormalization": _mean_variance_normalization,
     "Abs": _unary("abs"), "Neg": _unary("negate"), "Exp": _unary("exp"), "Log": _unary("log"),
     "Sqrt": _unary("sqrt"), "Reciprocal": _unary("reciprocal"), "Floor": _unary("floor"), "Ceil": _unary("ceil"),
     "Sigmoid": _unary("sigmoid"), "Tanh": _unary("tanh"), "Relu": _unary("relu"), "Sin": _unary("sin"),

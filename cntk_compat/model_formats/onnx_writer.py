@@ -194,6 +194,12 @@ class _Writer(object):
             for inner_out, out in zip(root.outputs, fn._outputs):
                 self.names[id(out)] = self.uid_names[out.uid] = self.names[id(inner_out)]
             self.uid_names[fn.uid] = fn.name or fn.uid
+            if fn.name:  # the node computing the block's output carries the block's name (Dense, LSTM, ...)
+                produced = self.names[id(root.outputs[0])]
+                for n in self.nodes:
+                    if produced in n.output:
+                        self.taken.discard(n.name)
+                        n.name = self.uid_names[fn.uid] = self.unique(fn.name)
             return
         emit = EMITTERS.get(op)
         label = fn.name or fn.uid
@@ -321,10 +327,18 @@ def _clip(w, fn, ins, outs, base):
 
 def _splice(w, fn, ins, outs, base):
     out = fn._outputs[0]
-    for i in fn._inputs:
-        if len(i.shape) != len(out.shape) or _lead(i) != _lead(out):
+    names = []
+    for v, name in zip(fn._inputs, ins):
+        if len(v.shape) != len(out.shape):
             raise NotExpressible("splice of operands of different ranks (broadcasting splice)")
-    w.node("Concat", ins, outs, base, axis=_static_axis(fn._attributes["axis"], out))
+        if _lead(v) != _lead(out):
+            if out.has_sequence_axis() or _lead(v):
+                raise NotExpressible("splice of a sequence with a tensor without the sequence axis")
+            t = w.temp(base + "_batched")  # the batch axis of the layout has size 1
+            w.node("Unsqueeze", [name], [t], base + "_batched", axes=[0])
+            name = t
+        names.append(name)
+    w.node("Concat", names, outs, base, axis=_static_axis(fn._attributes["axis"], out))
 
 
 def _reshape_to(w, src, v, out, base):
@@ -336,7 +350,29 @@ def _reshape_to(w, src, v, out, base):
 
 
 def _reshape(w, fn, ins, outs, base):
-    _reshape_to(w, ins[0], fn._outputs[0], outs[0], base)
+    x, out = fn._inputs[0], fn._outputs[0]
+    a = fn._attributes
+    rank = len(x.shape)
+    b = a.get("begin_axis")
+    e = a.get("end_axis")
+    b = 0 if b is None else (b + rank if b < 0 else b)
+    e = rank if e is None else (e + rank if e < 0 else e)
+    middle = list(out.shape[b:len(out.shape) - (rank - e)])
+    suffix = list(x.shape[e:])
+    lead = _lead(x)
+    if b == e and all(d == 1 for d in middle):  # inserting axes of size 1
+        w.node("Unsqueeze", ins, outs, base, axes=list(range(lead + b, lead + b + len(middle))))
+        return
+    if not middle and all(d == 1 for d in x.shape[b:e]):  # dropping axes of size 1
+        w.node("Squeeze", ins, outs, base, axes=list(range(lead + b, lead + e)))
+        return
+    # axes outside the reshaped range are copied (0) where they keep their index, free dimensions included
+    dims = [0] * (_lead(x) + b) + [d if d >= 0 else -1 for d in middle]
+    dims += [0] * len(suffix) if b + len(middle) == e else suffix
+    if dims.count(-1) > 1 or any(d < -1 for d in dims) or (b + len(middle) != e and any(d < 0 for d in suffix)):
+        raise NotExpressible("reshape to a shape with more than one free dimension")
+    shape = w.constant(np.asarray(dims, np.int64), base + "_shape")
+    w.node("Reshape", [ins[0], shape], outs, base)
 
 
 def _transpose(w, fn, ins, outs, base):
@@ -392,9 +428,14 @@ def _reduce(w, fn, ins, outs, base):
     a = fn._attributes
     x = fn._inputs[0]
     op_type = _REDUCE[a["kind"]]
-    if a.get("all_dynamic"):
-        raise NotExpressible("a reduction over all dynamic axes")
     src = ins[0]
+    if a.get("all_dynamic"):  # every axis, the batch axis included: a tensor of ones without dynamic axes
+        if x.has_sequence_axis() or a["axes"] is not None or not a.get("keepdims", True):
+            raise NotExpressible("a reduction over all axes of a sequence or with selected static axes")
+        t = w.temp(base + "_all")
+        w.node(op_type, [src], [t], base, axes=list(range(_lead(x) + len(x.shape))), keepdims=1)
+        w.node("Squeeze", [t], outs, base + "_squeeze", axes=list(range(_lead(x))))
+        return
     if a["axes"] is None:
         static = list(range(_lead(x), _lead(x) + len(x.shape)))
     else:
@@ -416,6 +457,12 @@ def _times(w, fn, ins, outs, base, transpose_right=False):
     out = fn._outputs[0]
     right = ins[1]
     w_shape = list(W.shape)
+    if transpose_right and len(w_shape) == 1:  # x times the vector W: a matrix-vector product
+        column, t = w.temp(base + "_column"), w.temp(base + "_product")
+        w.node("Unsqueeze", [right], [column], base + "_column", axes=[_lead(W) + 1])
+        w.node("MatMul", [ins[0], column], [t], base)
+        _reshape_to(w, t, out, outs[0], base + "_reshape")
+        return
     if transpose_right:
         if len(w_shape) != 2:
             raise NotExpressible("times_transpose of a rank-%d right operand" % len(w_shape))
@@ -426,11 +473,8 @@ def _times(w, fn, ins, outs, base, transpose_right=False):
         output_rank = 1
     else:
         output_rank = int(fn._attributes.get("output_rank", 1))
-    if _lead(W):
-        if len(w_shape) != 2 or output_rank != 1 or len(x.shape) < 1:
-            raise NotExpressible("times of two dynamic operands beyond matrix products")
-        w.node("MatMul", [ins[0], right], outs, base)
-        return
+    if _lead(W) and (_lead(W) != 1 or W.has_sequence_axis()):
+        raise NotExpressible("times with a sequence as the right operand")
     contracted = len(w_shape) - output_rank
     if any(d < 0 for d in w_shape) or contracted < 1:
         raise NotExpressible("times with an operand of unknown shape")
@@ -445,7 +489,7 @@ def _times(w, fn, ins, outs, base, transpose_right=False):
         w.node("Reshape", [ins[0], shape], [left], base + "_left")
     if len(w_shape) != 2:
         r = w.temp(base + "_right")
-        shape = w.constant(np.asarray([k, n], np.int64), base + "_right_shape")
+        shape = w.constant(np.asarray([0] * _lead(W) + [k, n], np.int64), base + "_right_shape")
         w.node("Reshape", [right, shape], [r], base + "_right")
         right = r
     if list(out.shape) == kept + [n]:
@@ -547,15 +591,27 @@ def _convolution(w, fn, ins, outs, base):
     if int(a.get("reduction_rank", 1)) != 1:
         raise NotExpressible("convolution with reduction_rank %s" % a.get("reduction_rank"))
     rank = len(x.shape)
-    if len(W.shape) != rank + 1:
+    kernel_name = ins[0]
+    if len(W.shape) == rank and (W.is_constant or W.is_parameter):  # CNTK's kernel without the output axis
+        kernel_name = w.constant(np.asarray(W.value)[None], base + "_W")
+        w_shape = (1,) + tuple(W.shape)
+    elif len(W.shape) == rank + 1:
+        w_shape = tuple(W.shape)
+    else:
         raise NotExpressible("a kernel of shape %s over an operand of shape %s" % (W.shape, x.shape))
-    kernel = tuple(W.shape[2:])
+    kernel = tuple(w_shape[2:])
     strides = per_axis(a["strides"], rank, "strides", "convolution")[1:]
     dilation = per_axis(a.get("dilation", (1,)), rank, "dilation", "convolution")[1:]
     auto = per_axis(a["auto_padding"], rank, "auto_padding", "convolution")[1:]
     pads = _geometry(fn, x.shape[1:], kernel, strides, auto, dilation=dilation)
-    w.node("Conv", [ins[1], ins[0]], outs, base, kernel_shape=list(kernel), strides=list(strides),
-           dilations=list(dilation), pads=pads, group=int(a.get("groups", 1)))
+    attrs = dict(kernel_shape=list(kernel), strides=list(strides), dilations=list(dilation), pads=pads,
+                 group=int(a.get("groups", 1)))
+    if len(w_shape) == len(W.shape):
+        w.node("Conv", [ins[1], kernel_name], outs, base, **attrs)
+        return
+    t = w.temp(base + "_conv")
+    w.node("Conv", [ins[1], kernel_name], [t], base, **attrs)
+    _reshape_to(w, t, fn._outputs[0], outs[0], base + "_reshape")
 
 
 def _batch_normalization(w, fn, ins, outs, base):
@@ -623,16 +679,68 @@ def _prelu(w, fn, ins, outs, base):
 
 
 def _gather(w, fn, ins, outs, base):
+    data, indices = fn._inputs
+    axis = fn._attributes.get("axis")
+    axis = 0 if axis is None else int(axis) + (len(data.shape) if int(axis) < 0 else 0)
+    if _lead(data) or (axis and _lead(indices)):
+        raise NotExpressible("gather from a dynamic operand, or along an inner axis with dynamic indices")
+    idx = w.temp(base + "_indices")
+    w.node("Cast", [ins[1]], [idx], base + "_indices", to=7)
+    w.node("Gather", [ins[0], idx], outs, base, axis=axis)
+
+
+def _one_hot(w, fn, ins, outs, base):
     a = fn._attributes
-    ref, data = fn._inputs
-    if a.get("axis") is not None or _lead(data):
-        raise NotExpressible("gather with an axis or from a dynamic operand")
+    x, out = fn._inputs[0], fn._outputs[0]
+    if a.get("sparse_output"):
+        raise NotExpressible("one_hot with sparse output")
+    axis = int(a.get("axis", -1))
+    axis = -1 if axis in (-1, len(x.shape)) else _static_axis(axis, out) if axis >= 0 else axis
+    depth = w.constant(np.asarray([int(a["num_classes"])], np.int64), base + "_depth")
+    values = w.constant(np.asarray([0, 1], out.dtype), base + "_values")
     idx = w.temp(base + "_indices")
     w.node("Cast", [ins[0]], [idx], base + "_indices", to=7)
-    w.node("Gather", [ins[1], idx], outs, base, axis=0)
+    w.node("OneHot", [idx, depth, values], outs, base, axis=axis)
+
+
+def _mean_variance_normalization(w, fn, ins, outs, base):
+    a = fn._attributes
+    x = fn._inputs[0]
+    _batch_op_input(fn, x)
+    if not a.get("do_variance_scaling", True):
+        raise NotExpressible("mean_variance_normalization without variance scaling (ONNX's always scales)")
+    axes = [0] + list(range(1 if a.get("use_stats_across_channels") else 2, 1 + len(x.shape)))
+    w.node("MeanVarianceNormalization", ins, outs, base, axes=axes)
+
+
+def _batch_layout(lead_in, lead_out):
+    """to_batch / unpack_batch: the layout keeps the batch axis as the leading ONNX axis, so the tensor is the same."""
+    def emit(w, fn, ins, outs, base):
+        x = fn._inputs[0]
+        if x.has_sequence_axis() or _lead(x) != lead_in or _lead(fn._outputs[0]) != lead_out:
+            raise NotExpressible("%s of a tensor with a sequence axis" % fn._op.name)
+        w.node("Identity", ins, outs, base)
+    return emit
+
+
+def _swap_sequence_and_batch(lead_in):
+    """to_sequence [batch, steps, ...] -> [Sequence, batch, ...] and sequence.unpack back (full sequences)."""
+    def emit(w, fn, ins, outs, base):
+        x = fn._inputs[0]
+        if len(fn._inputs) > 1:
+            raise NotExpressible("to_sequence with sequence lengths")
+        if len(fn._outputs) > 1:
+            raise NotExpressible("sequence.unpack with its mask output")
+        if _lead(x) != lead_in or not x.has_batch_axis():
+            raise NotExpressible("%s without a batch axis" % fn._op.name)
+        rank = 2 + len(fn._outputs[0].shape) - (1 if lead_in == 2 else 0)
+        w.node("Transpose", ins, outs, base, perm=[1, 0] + list(range(2, rank)))
+    return emit
 
 
 EMITTERS = {
+    "ToBatch": _batch_layout(0, 1), "UnpackBatch": _batch_layout(1, 0),
+    "ToSequenceOp": _swap_sequence_and_batch(1), "UnpackSequence": _swap_sequence_and_batch(2),
     "Abs": _simple("Abs"), "Negate": _simple("Neg"), "Exp": _simple("Exp"), "Log": _simple("Log"),
     "Sqrt": _simple("Sqrt"), "Reciprocal": _simple("Reciprocal"), "Floor": _simple("Floor"), "Ceil": _simple("Ceil"),
     "Sigmoid": _simple("Sigmoid"), "Tanh": _simple("Tanh"), "ReLU": _simple("Relu"), "Sin": _simple("Sin"),
@@ -657,6 +765,7 @@ EMITTERS = {
     "BatchNormalization": _batch_normalization, "LocalResponseNormalization": _lrn,
     "DepthToSpace": _depth_space("DepthToSpace"), "SpaceToDepth": _depth_space("SpaceToDepth"), "Cast": _cast,
     "ConstantLike": _constant_like, "LogPlus": _log_plus, "PReLU": _prelu, "Gather": _gather,
+    "MeanVarianceNormalization": _mean_variance_normalization, "OneHot": _one_hot,
 }
 for _kind, _op in (("sum", "ReduceSum"), ("mean", "ReduceMean"), ("max", "ReduceMax"), ("min", "ReduceMin"),
                    ("prod", "ReduceProd"), ("log_sum_exp", "ReduceLogSum"), ("l1", "ReduceL1"), ("l2", "ReduceL2"),
@@ -688,6 +797,13 @@ def model_proto(function):
             name = alias
             w.uid_names[o.uid] = alias
         graph_outputs.append(w.value_info(name, o))
+    needed = {o.name for o in graph_outputs}  # drop what no output reads (e.g. x·W an LSTM node took over)
+    kept = []
+    for n in reversed(w.nodes):
+        if any(o in needed for o in n.output):
+            kept.append(n)
+            needed.update(n.input)
+    w.nodes = kept[::-1]
     used = {i for n in w.nodes for i in n.input} | {o.name for o in graph_outputs}
     initializers = [i for i in w.initializers if i.name in used]  # e.g. BatchNormalization's running count
     doc = "<<<Uid, ONNXNodeName>>> pair: " + " ".join("<<<%s, %s>>>" % kv for kv in w.uid_names.items())
