@@ -99,7 +99,7 @@ class CarriedState(object):
 
 def carried_state_of(node):
     """The CarriedState owned by the past_value node ``node`` (created on first use)."""
-    state = getattr(node, "_carried_state", None)
+    state = node._carried_state
     if state is None:
         state = CarriedState("past_value%s (%s)" % (" '%s'" % node._name if node._name else "", node.uid))
         node._carried_state = state

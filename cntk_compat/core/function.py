@@ -73,6 +73,20 @@ class Function(TensorOpsMixin):
     """A CNTK Function (see module docstring). ``Function(python_callable)`` and ``@Function`` turn a Python
     function of Variables into a Function whose arguments carry the Python parameter names."""
 
+    # Every field a Function has (a subclass, such as a UserFunction, may add its own). Each node sets them all
+    # when it is made (_set_primitive, _composite); other core modules only fill the ones declared for them.
+    __slots__ = (
+        "_is_composite", "_uid", "_outputs",
+        "_root",                # a composite's root primitive; a primitive's is itself
+        "_arg_order",           # a composite's argument order (Python parameter order), or None
+        "_op", "_op_name", "_inputs", "_attributes", "_name",     # a primitive: its OpDef and how it is applied
+        "_block_root", "_block_arguments",                         # a block: its inner composite and bindings
+        "_custom_attributes",   # Function.custom_attributes (None until set)
+        "_carried_state",       # core.carried_state: a delay's truncated-BPTT state (None until needed)
+        "_random_stream",       # core.random_stream: a random node's stream (None until needed)
+        "__weakref__",
+    )
+
     _placeholders_under_construction = set()
 
     def __new__(cls, *args, **kwargs):
@@ -116,6 +130,11 @@ class Function(TensorOpsMixin):
         self._block_root = None
         self._block_arguments = None
         self._root = self
+        self._outputs = []
+        self._arg_order = None
+        self._custom_attributes = None
+        self._carried_state = None
+        self._random_stream = None
 
     @staticmethod
     def _composite(outputs, arg_order=None, name=None):
@@ -135,6 +154,9 @@ class Function(TensorOpsMixin):
         f._outputs = list(root._outputs)
         f._uid = new_uid("Composite")
         f._arg_order = list(arg_order) if arg_order else None
+        f._op = f._op_name = f._inputs = f._attributes = f._name = None
+        f._block_root = f._block_arguments = f._custom_attributes = None
+        f._carried_state = f._random_stream = None
         return f
 
     @staticmethod
@@ -244,8 +266,8 @@ class Function(TensorOpsMixin):
         if self._is_composite:
             return {}
         root = self._root
-        op = getattr(root, "_op", None)
-        if op is not None and getattr(op, "public_attributes", None) is not None:
+        op = root._op
+        if op.public_attributes is not None:
             return op.public_attributes(dict(root._attributes), root)
         return dict(root._attributes)
 
@@ -291,7 +313,7 @@ class Function(TensorOpsMixin):
     @property
     def arguments(self):
         args = self._leaves()[3]
-        order = getattr(self, "_arg_order", None)
+        order = self._arg_order
         if order:
             first = [a for a in order if a in args]
             args = first + [a for a in args if a not in first]
@@ -418,7 +440,7 @@ class Function(TensorOpsMixin):
             subs[as_variable(k, "substitution key")] = as_variable(v, "substitution value")
         memo = _CloneMemo()
         new_outputs = _clone_outputs(self._outputs, method, subs, memo)
-        order = getattr(self, "_arg_order", None) or list(self.arguments)
+        order = self._arg_order or list(self.arguments)
         new_order = []
         for a in order:
             n = memo.get(a.uid, subs.get(a, a))
@@ -441,7 +463,7 @@ class Function(TensorOpsMixin):
         self._outputs = [subs.get(o, o) for o in self._outputs]
         if self._root is not self:
             self._root._outputs = [subs.get(o, o) for o in self._root._outputs]
-        order = getattr(self, "_arg_order", None)
+        order = self._arg_order
         if order:
             self._arg_order = [subs.get(a, a) for a in order if subs.get(a, a).is_input or
                                subs.get(a, a).is_placeholder]
@@ -507,7 +529,7 @@ class Function(TensorOpsMixin):
     def custom_attributes(self):
         """A dict of user attributes kept on the root primitive (and saved with the model)."""
         root = self._root
-        if getattr(root, "_custom_attributes", None) is None:
+        if root._custom_attributes is None:
             root._custom_attributes = {}
         return root._custom_attributes
 

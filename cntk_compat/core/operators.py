@@ -5,6 +5,8 @@ from .hooks import hook
 
 
 class TensorOpsMixin(object):
+    __slots__ = ()
+
     def __add__(self, other):
         return hook("plus")(self, other)
 

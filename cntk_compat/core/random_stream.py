@@ -77,7 +77,7 @@ class RandomStream(torch.nn.Module):
 
 def random_stream_of(node):
     """The RandomStream owned by the random node ``node`` (created on first use)."""
-    stream = getattr(node, "_random_stream", None)
+    stream = node._random_stream
     if stream is None:
         node._attributes.setdefault("rngOffset", 0)
         stream = RandomStream(node._attributes, "%s%s" % (node._op_name, " '%s'" % node._name if node._name else ""))

@@ -201,7 +201,7 @@ def _describe_node(node):
     record = {"uid": node.uid, "op": node._op.name, "op_name": node._op_name, "name": node._name,
               "inputs": [i.uid for i in node._inputs], "outputs": [o.uid for o in node._outputs],
               "attributes": encode_attribute(dict(node._attributes), where)}
-    custom = getattr(node, "_custom_attributes", None)
+    custom = node._custom_attributes
     if custom:
         record["custom_attributes"] = encode_attribute(dict(custom), "custom attribute")
     if node._block_root is not None:
@@ -222,7 +222,7 @@ def model_bytes(function):
                 tensors[v.uid] = v.tensor.detach().cpu().clone()
             except ValueError as e:
                 raise ValueError("save: %s" % e) from None
-    arg_order = getattr(function, "_arg_order", None) or []
+    arg_order = function._arg_order or []
     root = function.root_function
     graph = {"format": FORMAT_NAME, "version": FORMAT_VERSION,
              "variables": [_describe_variable(v) for v in leaves],

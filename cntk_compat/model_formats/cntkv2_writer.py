@@ -495,7 +495,7 @@ class _Writer(object):
         record = self._function(node, written)
         if not record.get("name"):
             record.pop("name", None)
-        custom = getattr(node, "_custom_attributes", None)
+        custom = node._custom_attributes
         if custom:
             record["attributes"]["customAttributes"] = {str(k): _custom_value(v, k) for k, v in custom.items()}
         return record
