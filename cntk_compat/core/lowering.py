@@ -16,6 +16,7 @@ import weakref
 import torch
 import torch.fx
 
+from . import affine_fusion
 from .carried_state import carried_state_of
 from .random_stream import random_stream_of
 from .fused_recurrence import fused_kernels_enabled
@@ -340,6 +341,8 @@ class _Builder(object):
         result.meta["cntk_uid"] = node.uid  # for per-node reports (debugging tracer, node timing)
         if self.loop_step:
             mark_step_node(result, op, node)
+        else:
+            affine_fusion.mark(result, node, self.env)
         if op.makes_mask:
             axis = node._outputs[0]._sequence_axis
             self.masks.setdefault(axis.name, self.graph.call_function(_getitem, (result, 1)))
@@ -366,6 +369,7 @@ def lower(outputs, arguments, training=False):
         results = [b.value(o) for o in outputs]
         made = b.output_masks(outputs, arguments)
         b.graph.output(tuple(results + [b.masks[n] for n in made]))
+        affine_fusion.fuse(b.graph)
         module = LoweredFunction(b.root, b.graph, arguments, b.mask_axes, outputs, made)
         module.train(training)
         per_output[key] = module

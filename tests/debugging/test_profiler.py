@@ -32,7 +32,7 @@ def test_profiling_writes_a_trace_when_stopped(tmp_path):
     with open(os.path.join(directory, traces[0])) as f:
         events = json.load(f)["traceEvents"]
     names = {e.get("name") for e in events}
-    assert "aten::matmul" in names  # the Dense layer's product, run while enabled
+    assert "aten::addmm" in names  # the Dense layer's x·W + b (one addmm), run while enabled
 
 
 def test_each_enabled_span_is_one_trace_and_nothing_is_gathered_while_disabled(tmp_path):
