@@ -345,6 +345,40 @@ def _optimized_rnnstack(inputs, attrs, name):
                                    recurrent_op=attrs.get("recurrentOp", "lstm"), name=name)
 
 
+_DISTRIBUTIONS = {"uniform": ("uniform", "low", "high"), "normal": ("normal", "mean", "scale"),
+                  "gumbel": ("gumbel", "loc", "scale"), "bernoulli": ("bernoulli", "mean", None)}
+
+
+def _random_distribution(inputs, attrs, name):
+    from .cntkv2_values import DTYPE_OF_CODE
+    from .. import random
+    kind = attrs["randomDistributionType"]
+    if kind not in _DISTRIBUTIONS:
+        raise ValueError("unknown random distribution %r" % kind)
+    fn_name, first, second = _DISTRIBUTIONS[kind]
+    args = list(attrs.get("randomDistributionArgs", []))
+    kw = {first: float(args[0])} if args else {}
+    if second and len(args) > 1:
+        kw[second] = float(args[1])
+    seed = int(attrs.get("rngSeed", 0))
+    if inputs:
+        f = getattr(random, fn_name + "_like")(inputs[0], seed=seed, name=name, **kw)
+    else:
+        f = getattr(random, fn_name)(tuple(attrs["newShape"]), dtype=DTYPE_OF_CODE[attrs.get("newDataType", 1)],
+                                     seed=seed, name=name, **kw)
+    f.root_function._attributes["rngOffset"] = int(attrs.get("rngOffset", 0))  # where its random stream was
+    return f
+
+
+def _sampling(fn_name):
+    def build(inputs, attrs, name):
+        f = getattr(_C(), fn_name)(inputs[0], attrs["numSamples"], bool(attrs.get("allowDuplicates", False)),
+                                   seed=int(attrs.get("rngSeed", 0)), name=name)
+        f.root_function._attributes["rngOffset"] = int(attrs.get("rngOffset", 0))
+        return f
+    return build
+
+
 BUILDERS = {
     0: _unary("negate"), 1: _unary("sigmoid"), 2: _unary("tanh"), 3: _unary("relu"), 4: _unary("exp"),
     5: _unary("log"), 6: _unary("sqrt"), 7: _unary("floor"), 8: _unary("abs"), 9: _unary("reciprocal"),
@@ -359,5 +393,6 @@ BUILDERS = {
     56: _pass, 58: _unpooling, 72: _unpack_sequence, 87: _top_k, 62: _pass, 64: _stop_gradient, 65: _elu, 68: _one_hot, 69: _pow, 74: _gather,
     75: _unary("sigmoid"), 77: _unary("sinh"), 78: _unary("cosh"), 79: _unpack_batch, 80: _to_batch,
     81: _unary("asin"), 82: _unary("acos"), 85: _unary("atanh"), 86: _unary("asinh"), 88: _squeeze, 91: _cast,
-    95: _unary("tan"), 96: _unary("atan"),
+    95: _unary("tan"), 96: _unary("atan"), 76: _random_distribution, 45: _sampling("random_sample"),
+    46: _sampling("random_sample_inclusion_frequency"),
 }

@@ -256,6 +256,28 @@ def _optimized_rnnstack(node):
                                     "bidirectional": bool(a["bidirectional"]), "recurrentOp": a["recurrentOp"]}
 
 
+def _random_distribution(node):
+    a = node._attributes
+    kind = a["kind"]
+    attrs = {"randomDistributionType": kind,
+             "randomDistributionArgs": [float(a["a"])] if kind == "bernoulli" else [float(a["a"]), float(a["b"])],
+             "rngSeed": SizeT(a["rngSeed"]), "rngOffset": SizeT(a.get("rngOffset", 0))}
+    if not node._inputs:
+        out = node._outputs[0]
+        attrs["newShape"] = _shape(out._shape)
+        attrs["newDataType"] = int(CODE_OF_DTYPE[np.dtype(out._dtype)])
+    return 76, list(node._inputs), attrs
+
+
+def _sampling(code):
+    def encode(node):
+        a = node._attributes
+        return code, list(node._inputs), {"numSamples": SizeT(a["num_samples"]),
+                                          "allowDuplicates": bool(a["allow_duplicates"]),
+                                          "rngSeed": SizeT(a["rngSeed"]), "rngOffset": SizeT(a.get("rngOffset", 0))}
+    return encode
+
+
 ENCODERS = {
     "Negate": _plain(0), "Sigmoid": _plain(75), "Tanh": _plain(2), "ReLU": _plain(3), "Exp": _plain(4),
     "Log": _plain(5), "Sqrt": _plain(6), "Floor": _plain(7), "Abs": _plain(8), "Reciprocal": _plain(9),
@@ -271,7 +293,10 @@ ENCODERS = {
     "Asin": _plain(81), "Acos": _plain(82), "Atanh": _plain(85), "Asinh": _plain(86), "Squeeze": _squeeze,
     "Cast": _cast, "Tan": _plain(95), "Atan": _plain(96), "TopK": _top_k, "Argmax": _arg_reduce("Argmax"),
     "Argmin": _arg_reduce("Argmin"), "OptimizedRNNStack": _optimized_rnnstack,
+    "RandomSample": _sampling(45), "RandomSampleInclusionFrequency": _sampling(46),
 }
+for _name in ("UniformRandom", "NormalRandom", "GumbelRandom", "BernoulliRandom"):
+    ENCODERS[_name] = ENCODERS[_name + "Like"] = _random_distribution
 for _name in ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceLogSum"):
     ENCODERS[_name] = _reduce
 
@@ -372,7 +397,6 @@ EXPANSIONS = {
 
 # registered ops CNTK's format has no record for; a graph using one is saved in this package's archive format
 _SEQUENCE = "CNTK writes it as a Where/PackedIndex/GatherPacked (or unpack) chain, which this writer does not produce yet"
-_RANDOM = "CNTK's RandomDistribution records are not mapped yet"
 _NOT_MAPPED = "no CNTK record is mapped for it yet"
 NOT_EXPRESSIBLE = {
     "UserFunction": "a Python user function: CNTK would need the user's class (this package's archive keeps its "
@@ -383,9 +407,6 @@ NOT_EXPRESSIBLE = {
     "LocalResponseNormalization": _NOT_MAPPED, "MeanVarianceNormalization": _NOT_MAPPED, "Pad": _NOT_MAPPED,
     "ROIPooling": _NOT_MAPPED, "StraightThrough": _NOT_MAPPED, "Unpooling": _NOT_MAPPED,
     "SequentialConvolution": _NOT_MAPPED, "ToBatch": _NOT_MAPPED, "UnpackBatch": _NOT_MAPPED,
-    "RandomSample": _RANDOM, "RandomSampleInclusionFrequency": _RANDOM, "BernoulliRandom": _RANDOM,
-    "BernoulliRandomLike": _RANDOM, "GumbelRandom": _RANDOM, "GumbelRandomLike": _RANDOM, "NormalRandom": _RANDOM,
-    "NormalRandomLike": _RANDOM, "UniformRandom": _RANDOM, "UniformRandomLike": _RANDOM,
 }
 for _name in ("SequenceBroadcastAs", "SequenceFirst", "SequenceGather", "SequenceIsFirst", "SequenceIsLast",
               "SequenceLast", "SequenceReduceMax", "SequenceReduceSum", "SequenceScatter", "SequenceSlice",

@@ -92,12 +92,27 @@ def _cases():
         "FutureValue": lambda x, s: C.sequence.future_value(s, time_step=2),
         "ReconcileDynamicAxis": lambda x, s: C.reconcile_dynamic_axes(C.reshape(C.reduce_sum(x, 1), (3,)), s) + s,
         "LSTM loop": lambda x, s: Recurrence(LSTM(4))(s),
+        "UniformRandom": lambda x, s: C.random.uniform((2, 3), low=-1, high=2, seed=3) + 0,
+        "NormalRandom": lambda x, s: C.random.normal((4,), mean=1, scale=2, seed=4) + 0,
+        "GumbelRandom": lambda x, s: C.random.gumbel((3,), loc=0.5, scale=2, seed=5) + 0,
+        "BernoulliRandom": lambda x, s: C.random.bernoulli((5,), mean=0.3, seed=6) + 0,
+        "UniformRandomLike": lambda x, s: C.random.uniform_like(x, seed=7) + x,
+        "NormalRandomLike": lambda x, s: C.random.normal_like(x, scale=0.1, seed=8) + x,
+        "GumbelRandomLike": lambda x, s: C.random.gumbel_like(x, seed=9) + x,
+        "BernoulliRandomLike": lambda x, s: C.random.bernoulli_like(x, mean=0.7, seed=10) + x,
+        "RandomSample": lambda x, s: C.times(C.random_sample(_const((6,), 0.1, 1.0), 3, False, seed=11),
+                                             _const((6, 2))),
+        "RandomSampleInclusionFrequency": lambda x, s: C.random_sample_inclusion_frequency(
+            _const((6,), 0.1, 1.0), 3, True, seed=12) + 0 * C.reduce_sum(x),
         "OptimizedRNNStack": lambda x, s: C.optimized_rnnstack(s, _param((184, 4)), 4, 2, bidirectional=True),
     })
     return cases
 
 
 CASES = _cases()
+# random draws: CNTK 2.7's generator is not this package's, so under CNTK only the shapes are compared
+RANDOM_CASES = {"UniformRandom", "NormalRandom", "GumbelRandom", "BernoulliRandom", "UniformRandomLike",
+                "NormalRandomLike", "GumbelRandomLike", "BernoulliRandomLike", "RandomSample"}
 
 
 def test_every_registered_op_is_mapped_or_says_why_not():
@@ -215,7 +230,10 @@ def test_cntk27_loads_every_case_and_computes_the_same(tmp_path):
         else:
             theirs = np.load(str(folder / ("%s.out.npy" % stem)))
         try:
-            _same(ours, theirs)
+            if stem in RANDOM_CASES:
+                assert np.shape(ours) == np.shape(theirs), (np.shape(ours), np.shape(theirs))
+            else:
+                _same(ours, theirs)
         except AssertionError as e:
             failures.append("%s: %s" % (stem, str(e).strip().splitlines()[-1]))
     assert failures == []
