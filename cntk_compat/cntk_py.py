@@ -219,7 +219,8 @@ def print_built_info():
 
 
 def save_as_legacy_model(root_op, filename):
-    """CNTK's native entry point for CNTK v1 model files, which cntk-compat cannot write (it raises, naming the
-    alternative; cntk.debugging.save_as_legacy_model calls it)."""
-    raise NotImplementedError("save_as_legacy_model: the legacy CNTK v1 model format is not supported; "
-                              "use Function.save(%r) instead" % (filename,))
+    """Writes ``root_op`` to ``filename`` in CNTK's legacy v1 model format (cntk.debugging.save_as_legacy_model
+    calls it); a graph with an op the v1 writer has no node type for raises ValueError naming it."""
+    from .core import atomic_file
+    from .model_formats import cntkv1_writer
+    atomic_file.write_atomically(filename, cntkv1_writer.model_bytes(root_op), "legacy model file")

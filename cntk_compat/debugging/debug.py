@@ -41,7 +41,7 @@ DEBUG_USAGE = '''\
 
 
 def save_as_legacy_model(root_op, filename):
-    """CNTK v1 (legacy) model files cannot be written by cntk-compat (cntk_py.save_as_legacy_model raises)."""
+    """Writes ``root_op`` in CNTK's legacy v1 model format (the ops model_formats.cntkv1_writer.V1_NODES)."""
     return cntk_py.save_as_legacy_model(root_op, filename)
 
 

@@ -142,9 +142,13 @@ def test_debug_model_checks_its_streams():
         debug_model(C.sqrt(C.input_variable(1)), object(), Transcript())
 
 
-def test_save_as_legacy_model_is_not_supported(tmp_path):
-    with pytest.raises(NotImplementedError, match="legacy CNTK v1"):
-        save_as_legacy_model(C.sqrt(C.input_variable(1)), str(tmp_path / "m.dnn"))
+def test_save_as_legacy_model_writes_a_v1_file_that_loads(tmp_path):
+    x = C.input_variable(1)
+    save_as_legacy_model(C.sqrt(x), str(tmp_path / "m.dnn"))
+    with open(str(tmp_path / "m.dnn"), "rb") as f:
+        assert f.read(6) == "BCN".encode("utf-16-le")
+    loaded = C.load_model(str(tmp_path / "m.dnn"))
+    np.testing.assert_allclose(np.asarray(loaded.eval([np.array([[4.0]], np.float32)])).reshape(-1), [2.0])
 
 
 def test_print_of_sequences_of_different_lengths_shows_each_shape():
