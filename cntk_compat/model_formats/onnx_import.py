@@ -604,7 +604,7 @@ def _lstm(ctx, ins):
     Hp = C.Parameter(R.T.shape, init=cntk_gates(R.T), dtype=W.dtype, name=ins[2].name)
     bp = C.Parameter(bias.shape, init=bias, dtype=W.dtype, name=(ins[3].name if len(ins) > 3 and ins[3] is not None
                                                                  else ctx.name + "_b"))
-    seq = C.to_sequence(C.to_batch(C.transpose(x, (1, 0, 2), name=ctx.inner()), name=ctx.inner()), name=ctx.inner())
+    seq = _as_sequence(ctx, x)
     delay = C.sequence.future_value if direction == "reverse" else C.sequence.past_value
     h_ph = C.placeholder(shape=(dim,), dynamic_axes=seq.dynamic_axes)
     c_ph = C.placeholder(shape=(dim,), dynamic_axes=seq.dynamic_axes)
@@ -616,13 +616,66 @@ def _lstm(ctx, ins):
     c = C.plus(C.element_times(C.sigmoid(f), c_prev), C.element_times(C.sigmoid(i), C.tanh(g)), name=ctx.inner())
     h = C.element_times(C.sigmoid(o), C.tanh(c), name=ctx.name + "_h")
     h.replace_placeholders({h_ph: h.output, c_ph: c.output})
+    return _as_onnx_y(ctx, h)
+
+
+def _as_sequence(ctx, x):
+    """The static [sequence, batch, input] tensor as a sequence (one per batch item)."""
+    C = _C()
+    return C.to_sequence(C.to_batch(C.transpose(x, (1, 0, 2), name=ctx.inner()), name=ctx.inner()), name=ctx.inner())
+
+
+def _as_onnx_y(ctx, h):
+    """The sequence h as ONNX's Y: [sequence, 1 direction, batch, hidden]."""
+    C = _C()
     padded = C.unpack_batch(C.sequence.unpack(h, 0, no_mask_output=True, name=ctx.inner()), name=ctx.inner())
     y = C.transpose(padded, (1, 0, 2), name=ctx.inner())
     return C.reshape(y, (1,), begin_axis=1, end_axis=1, name=ctx.name)  # num_directions
 
 
+def _rnn(ctx, ins):
+    """ONNX RNN (forward or reverse, one activation, full-length sequences) as a loop over past/future values."""
+    C = _C()
+    direction = ctx.attr("direction", b"forward")
+    direction = direction.decode() if isinstance(direction, bytes) else direction
+    activations = [a.decode() if isinstance(a, bytes) else a for a in (ctx.attr("activations") or ["Tanh"])]
+    acts = {"Tanh": C.tanh, "Relu": C.relu, "Sigmoid": C.sigmoid}
+    if direction not in ("forward", "reverse") or len(activations) != 1 or activations[0] not in acts or \
+            ctx.attr("clip") is not None:
+        raise Unsupported("RNN with direction %s, activations %s or clip" % (direction, activations))
+    if len(ins) > 4 and ins[4] is not None:
+        raise Unsupported("RNN with sequence_lens (sequences of different lengths)")
+    if any(n for n in ctx.node.output[1:]):
+        raise Unsupported("RNN's Y_h output")
+    W, R = _const(ins[1], "RNN's W")[0], _const(ins[2], "RNN's R")[0]
+    dim = R.shape[-1]
+    bias = np.zeros(dim, W.dtype)
+    if len(ins) > 3 and ins[3] is not None:
+        b = _const(ins[3], "RNN's B")[0]
+        bias = b[:dim] + b[dim:]
+    init = 0.0
+    if len(ins) > 5 and ins[5] is not None:
+        v = _const(ins[5], "RNN's initial_h")
+        if np.any(v != v.reshape(-1)[0]):
+            raise Unsupported("RNN with a per-item initial state")
+        init = float(v.reshape(-1)[0])
+    Wp = C.Parameter(W.T.shape, init=np.ascontiguousarray(W.T), dtype=W.dtype, name=ins[1].name)
+    Hp = C.Parameter(R.T.shape, init=np.ascontiguousarray(R.T), dtype=W.dtype, name=ins[2].name)
+    bp = C.Parameter(bias.shape, init=bias, dtype=W.dtype, name=ins[3].name if len(ins) > 3 and ins[3] is not None
+                     else ctx.name + "_b")
+    seq = _as_sequence(ctx, ins[0])
+    h_ph = C.placeholder(shape=(dim,), dynamic_axes=seq.dynamic_axes)
+    delay = C.sequence.future_value if direction == "reverse" else C.sequence.past_value
+    h_prev = delay(h_ph, initial_state=init, name=ctx.inner())
+    G = C.plus(C.plus(C.times(seq, Wp, name=ctx.inner()), C.times(h_prev, Hp, name=ctx.inner()), name=ctx.inner()),
+               bp, name=ctx.inner())
+    h = acts[activations[0]](G, name=ctx.name + "_h")
+    h.replace_placeholders({h_ph: h.output})
+    return _as_onnx_y(ctx, h)
+
+
 OPS = {
-    "LSTM": _lstm, "Gather": _gather, "OneHot": _one_hot, "MeanVarianceNormalization": _mean_variance_normalization,
+    "LSTM": _lstm, "RNN": _rnn, "Gather": _gather, "OneHot": _one_hot, "MeanVarianceNormalization": _mean_variance_normalization,
     "Abs": _unary("abs"), "Neg": _unary("negate"), "Exp": _unary("exp"), "Log": _unary("log"),
     "Sqrt": _unary("sqrt"), "Reciprocal": _unary("reciprocal"), "Floor": _unary("floor"), "Ceil": _unary("ceil"),
     "Sigmoid": _unary("sigmoid"), "Tanh": _unary("tanh"), "Relu": _unary("relu"), "Sin": _unary("sin"),

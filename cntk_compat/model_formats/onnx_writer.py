@@ -136,8 +136,11 @@ class _Writer(object):
         self.loops_done.add(id(loop))
         m = match_lstm(loop)
         if m is None:
-            raise NotExpressible("a recurrent loop other than CNTK's default LSTM (%s)"
-                                 % ", ".join(sorted({n.op_name for n in loop.nodes})))
+            m = _match_rnn(loop)
+            if m is None:
+                raise NotExpressible("a recurrent loop other than CNTK's default LSTM or an RNNStep (%s)"
+                                     % ", ".join(sorted({n.op_name for n in loop.nodes})))
+            return self.rnn(loop, m)
         h_var = m.h_delay._inputs[0]
         members = {id(n) for n in loop.nodes}
         for v in loop.variables:
@@ -171,6 +174,38 @@ class _Writer(object):
                   activations=["Sigmoid", "Tanh", "Tanh"])
         out = self.unique(base + "_Output")
         # [sequence, 1 direction, 1 batch item, dim] -> [sequence, 1, dim], as a Reshape (CNTK 2.7 reads it so)
+        shape = self.constant(np.asarray([0, 1, dim], np.int64), base + "_Output_shape")
+        self.node("Reshape", [y, shape], [out], base + "_reshape")
+        self.names[id(h_var)] = self.uid_names[h_var.uid] = out
+
+    def rnn(self, loop, m):
+        """A loop h = act(x·W + h_prev·H [+ b]) (an RNNStep) as one ONNX RNN node."""
+        h_var = m.delay._inputs[0]
+        members = {id(n) for n in loop.nodes}
+        for v in loop.variables:
+            if v is not h_var and self.readers.get(v.uid, set()) - members:
+                raise NotExpressible("an RNN loop with intermediate values read outside the loop")
+        if _lead(m.x) != 2:
+            raise NotExpressible("an RNN over an input without batch and sequence axes")
+        dim = m.dim
+        dtype = np.dtype(m.delay._outputs[0].dtype)
+        blocks = [n for n in loop.nodes if n._block_root is not None]
+        base = (blocks[0].name or blocks[0].uid) if blocks else "RNN"
+        bias = np.zeros((1, 2 * dim), dtype)
+        if m.b is not None:
+            bias[0, :dim] = np.asarray(m.b.value, dtype).reshape(dim)
+        init = m.delay._inputs[1]
+        if not (init.is_constant or init.is_parameter) or np.size(init.value) not in (1, dim):
+            raise NotExpressible("an RNN whose initial state is not a constant")
+        inputs = [self.read(m.x), self.constant(np.asarray(m.W.value, dtype).T[None], m.W.name or m.W.uid),
+                  self.constant(np.asarray(m.H.value, dtype).T[None], m.H.name or m.H.uid),
+                  self.constant(bias, (m.b.name or m.b.uid) if m.b is not None else base + "_B"), "",
+                  self.constant(np.broadcast_to(np.asarray(init.value, dtype).reshape(-1), (1, 1, dim)).copy(),
+                                base + "_initial_h")]
+        y = self.temp(base + "_Y")
+        self.node("RNN", inputs, [y], base, hidden_size=dim, activations=[m.activation],
+                  direction="reverse" if loop.backward else "forward")
+        out = self.unique(base + "_Output")
         shape = self.constant(np.asarray([0, 1, dim], np.int64), base + "_Output_shape")
         self.node("Reshape", [y, shape], [out], base + "_reshape")
         self.names[id(h_var)] = self.uid_names[h_var.uid] = out
@@ -215,6 +250,49 @@ class _Writer(object):
         for o, n in zip(fn._outputs, outs):
             self.names[id(o)] = self.uid_names[o.uid] = n
         self.uid_names[fn.uid] = self.nodes[-1].name if self.nodes else base
+
+
+class _RNNMatch(object):
+    def __init__(self, delay, x, W, H, b, dim, activation):
+        self.delay, self.x, self.W, self.H, self.b, self.dim, self.activation = delay, x, W, H, b, dim, activation
+
+
+_RNN_ACTIVATIONS = {"tanh": "Tanh", "relu": "Relu", "sigmoid": "Sigmoid"}
+
+
+def _match_rnn(loop):
+    """The loop h = act(x·W + h_prev·H [+ b]) with one delay of time_step 1 (what layers.RNNStep builds), or None."""
+    from ..core.fused_recurrence import _Resolver
+    if len(loop.delays) != 1 or loop.delays[0]._attributes.get("time_step") != 1:
+        return None
+    delay = loop.delays[0]
+    h = _Resolver(loop).expr(delay._inputs[0])
+    shape = delay._outputs[0]._shape
+    if h.algebra not in _RNN_ACTIVATIONS or len(h.args) != 1 or h.args[0].algebra != "add" or shape is None or \
+            len(shape) != 1:
+        return None
+    dim = shape[0]
+    x = W = H = b = None
+    for term in h.args[0].args:
+        if term.algebra == "matmul" and term.node._attributes.get("output_rank") == 1:
+            left, right = term.args
+            if right.in_loop or right.var is None or right.var._n_dynamic or len(right.var._shape) != 2:
+                return None
+            if left.algebra is None and left.node is delay and H is None and tuple(right.var._shape) == (dim, dim):
+                H = right.var
+            elif not left.in_loop and left.var is not None and x is None and right.var._shape[1] == dim and \
+                    left.var._shape is not None and len(left.var._shape) == 1:
+                x, W = left.var, right.var
+            else:
+                return None
+        elif not term.in_loop and term.var is not None and b is None and term.var._n_dynamic == 0 and \
+                int(np.prod(term.var._shape)) == dim:
+            b = term.var
+        else:
+            return None
+    if x is None or H is None or x._sequence_axis is None:
+        return None
+    return _RNNMatch(delay, x, W, H, b, dim, _RNN_ACTIVATIONS[h.algebra])
 
 
 def _node_inputs(node):
@@ -713,6 +791,60 @@ def _mean_variance_normalization(w, fn, ins, outs, base):
     w.node("MeanVarianceNormalization", ins, outs, base, axes=axes)
 
 
+def _sequence_input(fn):
+    x = fn._inputs[0]
+    if _lead(x) != 2:
+        raise NotExpressible("%s of a tensor without batch and sequence axes" % fn._op.name)
+    return x
+
+
+def _sequence_first(w, fn, ins, outs, base):
+    _sequence_input(fn)
+    w.node("Gather", [ins[0], w.constant(np.asarray(0, np.int64), base + "_index")], outs, base, axis=0)
+
+
+def _sequence_last(w, fn, ins, outs, base):
+    _sequence_input(fn)
+    t = w.temp(base + "_last")
+    w.node("Slice", ins, [t], base, axes=[0], starts=[-1], ends=[np.iinfo(np.int64).max])
+    w.node("Squeeze", [t], outs, base + "_squeeze", axes=[0])
+
+
+def _sequence_reduce(op_type):
+    def emit(w, fn, ins, outs, base):
+        _sequence_input(fn)
+        w.node(op_type, ins, outs, base, axes=[0], keepdims=0)
+    return emit
+
+
+def _sequence_softmax(w, fn, ins, outs, base):
+    _sequence_input(fn)
+    m, d, e, total = (w.temp(base + t) for t in ("_max", "_shifted", "_exp", "_sum"))
+    w.node("ReduceMax", ins, [m], base + "_max", axes=[0], keepdims=1)
+    w.node("Sub", [ins[0], m], [d], base + "_shift")
+    w.node("Exp", [d], [e], base + "_exp")
+    w.node("ReduceSum", [e], [total], base + "_sum", axes=[0], keepdims=1)
+    w.node("Div", [e, total], outs, base)
+
+
+def _sequence_marker(first):
+    """is_first / is_last: [Sequence, batch] zeros with a one at the first (last) step."""
+    def emit(w, fn, ins, outs, base):
+        x = _sequence_input(fn)
+        big = np.iinfo(np.int64).max
+        zero, zeros, edge, ones, rest = (w.temp(base + t) for t in ("_zero", "_zeros", "_edge", "_one", "_rest"))
+        w.node("Mul", [ins[0], w.constant(np.zeros((), x.dtype), base + "_0")], [zero], base + "_times0")
+        w.node("ReduceSum", [zero], [zeros], base + "_zeros", axes=list(range(2, 2 + len(x.shape))), keepdims=0) \
+            if x.shape else w.node("Identity", [zero], [zeros], base + "_zeros")
+        w.node("Slice", [zeros], [edge], base + "_edge", axes=[0], starts=[0 if first else -1],
+               ends=[1 if first else big])
+        w.node("Add", [edge, w.constant(np.ones((), x.dtype), base + "_1")], [ones], base + "_ones")
+        w.node("Slice", [zeros], [rest], base + "_rest", axes=[0], starts=[1 if first else 0],
+               ends=[big if first else -1])
+        w.node("Concat", [ones, rest] if first else [rest, ones], outs, base, axis=0)
+    return emit
+
+
 def _batch_layout(lead_in, lead_out):
     """to_batch / unpack_batch: the layout keeps the batch axis as the leading ONNX axis, so the tensor is the same."""
     def emit(w, fn, ins, outs, base):
@@ -739,6 +871,10 @@ def _swap_sequence_and_batch(lead_in):
 
 
 EMITTERS = {
+    "SequenceFirst": _sequence_first, "SequenceLast": _sequence_last,
+    "SequenceReduceSum": _sequence_reduce("ReduceSum"), "SequenceReduceMax": _sequence_reduce("ReduceMax"),
+    "SequenceSoftmax": _sequence_softmax, "SequenceIsFirst": _sequence_marker(True),
+    "SequenceIsLast": _sequence_marker(False),
     "ToBatch": _batch_layout(0, 1), "UnpackBatch": _batch_layout(1, 0),
     "ToSequenceOp": _swap_sequence_and_batch(1), "UnpackSequence": _swap_sequence_and_batch(2),
     "Abs": _simple("Abs"), "Negate": _simple("Neg"), "Exp": _simple("Exp"), "Log": _simple("Log"),

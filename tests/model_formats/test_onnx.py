@@ -13,7 +13,7 @@ ort = pytest.importorskip("onnxruntime")
 
 import cntk_compat as C  # noqa: E402
 from cntk_compat.layers import (LSTM, GRU, BatchNormalization, Convolution, Dense, Embedding,  # noqa: E402
-                                GlobalAveragePooling, MaxPooling, Recurrence, Sequential)
+                                GlobalAveragePooling, MaxPooling, Recurrence, RNNStep, Sequential)
 
 ORACLE = "/root/.cache/cntk27/bin/python-cntk27"
 
@@ -153,6 +153,53 @@ def test_each_mapped_op_matches_onnxruntime_and_imports_back(tmp_path, name, mod
     loaded = C.Function.load(path, format=C.ModelFormat.ONNX)
     back = loaded.eval({a: feeds[a.name] for a in loaded.arguments}) if loaded.arguments else loaded.eval()
     np.testing.assert_allclose(np.asarray(back).reshape(ours.shape), ours, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("activation", ["tanh", "relu"])
+@pytest.mark.parametrize("go_backwards", [False, True])
+def test_rnn_step_exports_as_one_onnx_rnn_and_matches_for_every_length(tmp_path, activation, go_backwards):
+    s = C.sequence.input_variable(3, name="s")
+    model = Recurrence(RNNStep(4, activation=getattr(C, activation)), go_backwards=go_backwards,
+                       initial_state=0.1)(s)
+    path = str(tmp_path / "rnn.onnx")
+    model.save(path, format=C.ModelFormat.ONNX)
+    proto = onnx.load(path)
+    onnx.checker.check_model(proto)
+    assert [n.op_type for n in proto.graph.node] == ["RNN", "Reshape"]
+    session = _session(path)
+    loaded = C.Function.load(path, format=C.ModelFormat.ONNX)
+    rng = np.random.RandomState(8)
+    for length in range(1, 6):
+        x = rng.uniform(-1, 1, (1, length, 3)).astype(np.float32)
+        ours = np.asarray(model.eval({s: x}))[0]
+        seq_first = x.transpose(1, 0, 2)
+        np.testing.assert_allclose(session.run(None, {"s": seq_first})[0][:, 0], ours, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(loaded.eval({loaded.arguments[0]: seq_first})[:, 0], ours, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("op", ["first", "last", "reduce_sum", "reduce_max", "softmax", "is_first", "is_last"])
+def test_sequence_ops_match_onnxruntime_for_every_length(tmp_path, op):
+    s = C.sequence.input_variable((3, 2), name="s")
+    model = getattr(C.sequence, op)(s)
+    path = str(tmp_path / "seq.onnx")
+    model.save(path, format=C.ModelFormat.ONNX)
+    proto = onnx.load(path)
+    onnx.checker.check_model(proto)
+    assert proto.opset_import[0].version == 9
+    session = _session(path)
+    on_sequence = model.output.has_sequence_axis()
+    for length in range(1, 5):
+        x = np.random.RandomState(length).uniform(-1, 1, (1, length, 3, 2)).astype(np.float32)
+        ours = np.asarray(model.eval({s: x}))
+        theirs = session.run(None, {"s": x.transpose(1, 0, 2, 3)})[0]
+        if on_sequence:
+            theirs = np.swapaxes(theirs, 0, 1)
+        np.testing.assert_allclose(theirs.reshape(ours.shape), ours, rtol=1e-5, atol=1e-6)
+        if op not in ("is_first", "is_last"):  # their Concat over the free sequence axis does not import
+            loaded = C.Function.load(path, format=C.ModelFormat.ONNX)
+            back = np.asarray(loaded.eval({loaded.arguments[0]: x.transpose(1, 0, 2, 3)}))
+            back = np.swapaxes(back, 0, 1) if on_sequence else back
+            np.testing.assert_allclose(back.reshape(ours.shape), ours, rtol=1e-5, atol=1e-6)
 
 
 def test_an_imported_lstm_exports_again_as_an_onnx_lstm(tmp_path):
