@@ -633,6 +633,61 @@ def _as_onnx_y(ctx, h):
     return C.reshape(y, (1,), begin_axis=1, end_axis=1, name=ctx.name)  # num_directions
 
 
+def _gru(ctx, ins):
+    """ONNX GRU (linear_before_reset=0, forward or reverse, full-length sequences) as CNTK's GRU loop."""
+    C = _C()
+    direction = ctx.attr("direction", b"forward")
+    direction = direction.decode() if isinstance(direction, bytes) else direction
+    activations = [a.decode() if isinstance(a, bytes) else a for a in (ctx.attr("activations") or
+                                                                        ["Sigmoid", "Tanh"])]
+    acts = {"Tanh": C.tanh, "Relu": C.relu, "Sigmoid": C.sigmoid}
+    if direction not in ("forward", "reverse") or len(activations) != 2 or activations[0] != "Sigmoid" or \
+            activations[1] not in acts or ctx.attr("clip") is not None or ctx.attr("linear_before_reset", 0):
+        raise Unsupported("GRU with direction %s, activations %s, clip or linear_before_reset"
+                          % (direction, activations))
+    if len(ins) > 4 and ins[4] is not None:
+        raise Unsupported("GRU with sequence_lens (sequences of different lengths)")
+    if any(n for n in ctx.node.output[1:]):
+        raise Unsupported("GRU's Y_h output")
+    W, R = _const(ins[1], "GRU's W")[0], _const(ins[2], "GRU's R")[0]
+    dim = R.shape[-1]
+    Rt = np.ascontiguousarray(R.T)  # (dim, 3 dim): z, r, h
+    bias = np.zeros(3 * dim, W.dtype)
+    if len(ins) > 3 and ins[3] is not None:
+        b = _const(ins[3], "GRU's B")[0]
+        if np.any(b[5 * dim:] != 0):
+            raise Unsupported("GRU with a recurrent bias for the candidate (Rbh)")
+        bias = b[:3 * dim] + np.concatenate([b[3 * dim:5 * dim], np.zeros(dim, b.dtype)])
+    init = 0.0
+    if len(ins) > 5 and ins[5] is not None:
+        v = _const(ins[5], "GRU's initial_h")
+        if np.any(v != v.reshape(-1)[0]):
+            raise Unsupported("GRU with a per-item initial state")
+        init = float(v.reshape(-1)[0])
+    Wp = C.Parameter(W.T.shape, init=np.ascontiguousarray(W.T), dtype=W.dtype, name=ins[1].name)
+    Hp = C.Parameter((dim, 2 * dim), init=np.ascontiguousarray(Rt[:, :2 * dim]), dtype=W.dtype, name=ins[2].name)
+    H1p = C.Parameter((dim, dim), init=np.ascontiguousarray(Rt[:, 2 * dim:]), dtype=W.dtype, name=ins[2].name + "_h")
+    bp = C.Parameter(bias.shape, init=bias, dtype=W.dtype, name=ins[3].name if len(ins) > 3 and ins[3] is not None
+                     else ctx.name + "_b")
+    seq = _as_sequence(ctx, ins[0])
+    h_ph = C.placeholder(shape=(dim,), dynamic_axes=seq.dynamic_axes)
+    delay = C.sequence.future_value if direction == "reverse" else C.sequence.past_value
+    dh = delay(h_ph, initial_state=init, name=ctx.inner())
+    from_x = C.plus(bp, C.times(seq, Wp, name=ctx.inner()), name=ctx.inner())
+    from_h = C.times(dh, Hp, name=ctx.inner())
+
+    def block(v, k):
+        return C.slice(v, 0, k * dim, (k + 1) * dim, name=ctx.inner())
+    z = C.sigmoid(C.plus(block(from_x, 0), block(from_h, 0)), name=ctx.inner())
+    r = C.sigmoid(C.plus(block(from_x, 1), block(from_h, 1)), name=ctx.inner())
+    candidate = acts[activations[1]](C.plus(block(from_x, 2), C.times(C.element_times(dh, r), H1p)),
+                                     name=ctx.inner())
+    h = C.plus(C.element_times(C.minus(np.asarray(1, W.dtype), z), candidate), C.element_times(z, dh),
+               name=ctx.name + "_h")
+    h.replace_placeholders({h_ph: h.output})
+    return _as_onnx_y(ctx, h)
+
+
 def _rnn(ctx, ins):
     """ONNX RNN (forward or reverse, one activation, full-length sequences) as a loop over past/future values."""
     C = _C()
@@ -675,7 +730,7 @@ def _rnn(ctx, ins):
 
 
 OPS = {
-    "LSTM": _lstm, "RNN": _rnn, "Gather": _gather, "OneHot": _one_hot, "MeanVarianceNormalization": _mean_variance_normalization,
+    "LSTM": _lstm, "RNN": _rnn, "GRU": _gru, "Gather": _gather, "OneHot": _one_hot, "MeanVarianceNormalization": _mean_variance_normalization,
     "Abs": _unary("abs"), "Neg": _unary("negate"), "Exp": _unary("exp"), "Log": _unary("log"),
     "Sqrt": _unary("sqrt"), "Reciprocal": _unary("reciprocal"), "Floor": _unary("floor"), "Ceil": _unary("ceil"),
     "Sigmoid": _unary("sigmoid"), "Tanh": _unary("tanh"), "Relu": _unary("relu"), "Sin": _unary("sin"),

@@ -136,6 +136,9 @@ class _Writer(object):
         self.loops_done.add(id(loop))
         m = match_lstm(loop)
         if m is None:
+            m = _match_gru(loop)
+            if m is not None:
+                return self.gru(loop, m)
             m = _match_rnn(loop)
             if m is None:
                 raise NotExpressible("a recurrent loop other than CNTK's default LSTM or an RNNStep (%s)"
@@ -178,37 +181,54 @@ class _Writer(object):
         self.node("Reshape", [y, shape], [out], base + "_reshape")
         self.names[id(h_var)] = self.uid_names[h_var.uid] = out
 
-    def rnn(self, loop, m):
-        """A loop h = act(x·W + h_prev·H [+ b]) (an RNNStep) as one ONNX RNN node."""
+    def gru(self, loop, m):
+        """CNTK's GRU loop as one ONNX GRU node (gates z, r, h in both)."""
+        dim = m.dim
+        dtype = np.dtype(m.delay._outputs[0].dtype)
+        R = np.concatenate([np.asarray(m.H.value, dtype), np.asarray(m.H1.value, dtype)], axis=-1)
+        bias = np.zeros((1, 6 * dim), dtype)
+        if m.b is not None:
+            bias[0, :3 * dim] = np.asarray(m.b.value, dtype).reshape(-1)
+        self.recurrent_node("GRU", loop, m, [np.asarray(m.W.value, dtype).T[None], R.T[None], bias],
+                            activations=["Sigmoid", m.activation], linear_before_reset=0)
+
+    def recurrent_node(self, op_type, loop, m, weights, **attrs):
         h_var = m.delay._inputs[0]
         members = {id(n) for n in loop.nodes}
         for v in loop.variables:
             if v is not h_var and self.readers.get(v.uid, set()) - members:
-                raise NotExpressible("an RNN loop with intermediate values read outside the loop")
+                raise NotExpressible("a %s loop with intermediate values read outside the loop" % op_type)
         if _lead(m.x) != 2:
-            raise NotExpressible("an RNN over an input without batch and sequence axes")
+            raise NotExpressible("a %s over an input without batch and sequence axes" % op_type)
         dim = m.dim
         dtype = np.dtype(m.delay._outputs[0].dtype)
         blocks = [n for n in loop.nodes if n._block_root is not None]
-        base = (blocks[0].name or blocks[0].uid) if blocks else "RNN"
-        bias = np.zeros((1, 2 * dim), dtype)
-        if m.b is not None:
-            bias[0, :dim] = np.asarray(m.b.value, dtype).reshape(dim)
+        base = (blocks[0].name or blocks[0].uid) if blocks else op_type
         init = m.delay._inputs[1]
         if not (init.is_constant or init.is_parameter) or np.size(init.value) not in (1, dim):
-            raise NotExpressible("an RNN whose initial state is not a constant")
-        inputs = [self.read(m.x), self.constant(np.asarray(m.W.value, dtype).T[None], m.W.name or m.W.uid),
-                  self.constant(np.asarray(m.H.value, dtype).T[None], m.H.name or m.H.uid),
-                  self.constant(bias, (m.b.name or m.b.uid) if m.b is not None else base + "_B"), "",
-                  self.constant(np.broadcast_to(np.asarray(init.value, dtype).reshape(-1), (1, 1, dim)).copy(),
-                                base + "_initial_h")]
+            raise NotExpressible("a %s whose initial state is not a constant" % op_type)
+        names = [(m.W.name or m.W.uid), (m.H.name or m.H.uid), (m.b.name or m.b.uid) if m.b is not None
+                 else base + "_B"]
+        inputs = [self.read(m.x)] + [self.constant(w, n) for w, n in zip(weights, names)] + [
+            "", self.constant(np.broadcast_to(np.asarray(init.value, dtype).reshape(-1), (1, 1, dim)).copy(),
+                              base + "_initial_h")]
         y = self.temp(base + "_Y")
-        self.node("RNN", inputs, [y], base, hidden_size=dim, activations=[m.activation],
-                  direction="reverse" if loop.backward else "forward")
+        self.node(op_type, inputs, [y], base, hidden_size=dim,
+                  direction="reverse" if loop.backward else "forward", **attrs)
         out = self.unique(base + "_Output")
         shape = self.constant(np.asarray([0, 1, dim], np.int64), base + "_Output_shape")
         self.node("Reshape", [y, shape], [out], base + "_reshape")
         self.names[id(h_var)] = self.uid_names[h_var.uid] = out
+
+    def rnn(self, loop, m):
+        """A loop h = act(x·W + h_prev·H [+ b]) (an RNNStep) as one ONNX RNN node."""
+        dim = m.dim
+        dtype = np.dtype(m.delay._outputs[0].dtype)
+        bias = np.zeros((1, 2 * dim), dtype)
+        if m.b is not None:
+            bias[0, :dim] = np.asarray(m.b.value, dtype).reshape(dim)
+        self.recurrent_node("RNN", loop, m, [np.asarray(m.W.value, dtype).T[None], np.asarray(m.H.value, dtype).T[None],
+                                             bias], activations=[m.activation])
 
     # ---------------------------------------------------------------------------------------- functions
     def function(self, fn):
@@ -293,6 +313,141 @@ def _match_rnn(loop):
     if x is None or H is None or x._sequence_axis is None:
         return None
     return _RNNMatch(delay, x, W, H, b, dim, _RNN_ACTIVATIONS[h.algebra])
+
+
+class _GRUMatch(object):
+    def __init__(self, delay, x, W, H, H1, b, dim, activation):
+        self.delay, self.x, self.W, self.H, self.H1, self.b = delay, x, W, H, H1, b
+        self.dim, self.activation = dim, activation
+
+
+def _is_delay(e, delay):
+    return e.algebra is None and e.node is delay
+
+
+def _leaf_matrix(e):
+    v = e.var
+    return v if (e.algebra is None and not e.in_loop and v is not None and not v._n_dynamic and v._shape is not None
+                 and len(v._shape) == 2) else None
+
+
+def _block_of(e, dim):
+    """(k, the stacked expression) if e is the k-th block of dim along the last axis of a rank-1 value, else None."""
+    if e.algebra != "slice":
+        return None
+    attrs = e.node._attributes
+    if tuple(attrs.get("strides", (1,))) != (1,) or tuple(attrs["axes"]) not in ((0,), (-1,)):
+        return None
+    begin, end = attrs["begins"][0], attrs["ends"][0]
+    if begin % dim or end != begin + dim:
+        return None
+    return begin // dim, e.args[0]
+
+
+def _identity(e):
+    return e.node if e.node is not None else e.var
+
+
+def _match_gru(loop):
+    """h = (1 - z) * act(x·Wc + bc + (r * h_prev)·H1) + z * h_prev with z, r = sigmoid of the first two blocks
+    of (b + x·W) + h_prev·H (what layers.GRU builds: ONNX's GRU with linear_before_reset=0), or None."""
+    from ..core.fused_recurrence import _Resolver
+    if len(loop.delays) != 1 or loop.delays[0]._attributes.get("time_step") != 1:
+        return None
+    delay = loop.delays[0]
+    shape = delay._outputs[0]._shape
+    h = _Resolver(loop).expr(delay._inputs[0])
+    if shape is None or len(shape) != 1 or h.algebra != "add" or len(h.args) != 2:
+        return None
+    dim = shape[0]
+    z = candidate = None
+    for term in h.args:
+        if term.algebra != "mul" or len(term.args) != 2:
+            return None
+        a, b = term.args
+        if _is_delay(b, delay) or _is_delay(a, delay):
+            z = a if _is_delay(b, delay) else b
+        else:
+            one_minus = a if a.algebra == "sub" else b
+            candidate = b if one_minus is a else a
+            if one_minus.algebra != "sub" or len(one_minus.args) != 2:
+                return None
+            one = one_minus.args[0].var
+            if one is None or not (one.is_constant or one.is_parameter) or np.any(np.asarray(one.value) != 1):
+                return None
+            z_again = one_minus.args[1]
+    if z is None or candidate is None or z.algebra != "sigmoid" or z_again.node is not z.node:
+        return None
+    if candidate.algebra not in _RNN_ACTIVATIONS or len(candidate.args) != 1:
+        return None
+    parts = {}
+
+    def gate_sum(e, k):
+        """e = block k of from_x + block k of from_h (sigmoid's argument)."""
+        if e.algebra != "add" or len(e.args) != 2:
+            return False
+        for t in e.args:
+            found = _block_of(t, dim)
+            if found is None or found[0] != k:
+                return False
+            side = "h" if found[1].in_loop else "x"
+            if _identity(parts.setdefault(side, found[1])) is not _identity(found[1]):
+                return False
+        return True
+
+    if not gate_sum(z.args[0], 0):
+        return None
+    c_in = candidate.args[0]
+    if c_in.algebra != "add" or len(c_in.args) != 2:
+        return None
+    r = H1 = None
+    for t in c_in.args:
+        found = _block_of(t, dim)
+        if found is not None and found[0] == 2 and _identity(found[1]) is _identity(parts["x"]):
+            continue
+        if t.algebra == "matmul" and t.node._attributes.get("output_rank") == 1:
+            left, H1 = t.args[0], _leaf_matrix(t.args[1])
+            if left.algebra != "mul" or len(left.args) != 2:
+                return None
+            r = left.args[0] if _is_delay(left.args[1], delay) else left.args[1] if _is_delay(left.args[0], delay) \
+                else None
+        else:
+            return None
+    if r is None or H1 is None or r.algebra != "sigmoid" or not gate_sum(r.args[0], 1):
+        return None
+    from_x, from_h = parts["x"], parts["h"]
+    if from_h.algebra != "matmul" or not _is_delay(from_h.args[0], delay):
+        return None
+    H = _leaf_matrix(from_h.args[1])
+    x = W = bias = None
+    if from_x.algebra == "add":
+        terms = [(t.algebra, t.var, t.args) for t in from_x.args]
+    elif from_x.algebra is None and from_x.var is not None and from_x.var.is_output and \
+            from_x.var.owner._op.algebra == "add":  # b + x·W computed outside the loop
+        terms = []
+        for v in from_x.var.owner._inputs:
+            if v.is_output and v.owner._op.algebra == "matmul" and \
+                    v.owner._attributes.get("output_rank") == 1:
+                terms.append(("matmul", v, list(v.owner._inputs)))
+            else:
+                terms.append((None, v, ()))
+    else:
+        return None
+    for algebra, var, args in terms:
+        if algebra == "matmul" and x is None:
+            x, W = (args[0].var, args[1].var) if hasattr(args[0], "var") else (args[0], args[1])
+            if W is None or W._n_dynamic or W._shape is None or len(W._shape) != 2:
+                return None
+        elif algebra is None and var is not None and not var._n_dynamic and bias is None:
+            bias = var
+        else:
+            return None
+    if x is None or W is None or H is None or x._sequence_axis is None or x._shape is None or len(x._shape) != 1:
+        return None
+    if tuple(W._shape) != (x._shape[0], 3 * dim) or tuple(H._shape) != (dim, 2 * dim) or \
+            tuple(H1._shape) != (dim, dim) or (bias is not None and int(np.prod(bias._shape)) != 3 * dim):
+        return None
+    return _GRUMatch(delay, x, W, H, H1, bias, dim, _RNN_ACTIVATIONS[candidate.algebra])
 
 
 def _node_inputs(node):
