@@ -294,6 +294,10 @@ ENCODERS = {
     "Cast": _cast, "Tan": _plain(95), "Atan": _plain(96), "TopK": _top_k, "Argmax": _arg_reduce("Argmax"),
     "Argmin": _arg_reduce("Argmin"), "OptimizedRNNStack": _optimized_rnnstack,
     "RandomSample": _sampling(45), "RandomSampleInclusionFrequency": _sampling(46),
+    "ToBatch": _plain(80), "UnpackBatch": _plain(79),
+    "UnpackSequence": lambda n: (72, list(n._inputs), {
+        "sequenceUnpackPaddingValue": float(n._attributes["padding_value"]),
+        "sequenceUnpackSuppressMaskOutput": bool(n._attributes["no_mask_output"])}),
 }
 for _name in ("UniformRandom", "NormalRandom", "GumbelRandom", "BernoulliRandom"):
     ENCODERS[_name] = ENCODERS[_name + "Like"] = _random_distribution
@@ -406,11 +410,11 @@ NOT_EXPRESSIBLE = {
     "EditDistanceError": _NOT_MAPPED, "EyeLikeOp": _NOT_MAPPED, "LambdaRank": _NOT_MAPPED, "NDCG1Eval": _NOT_MAPPED,
     "LocalResponseNormalization": _NOT_MAPPED, "MeanVarianceNormalization": _NOT_MAPPED, "Pad": _NOT_MAPPED,
     "ROIPooling": _NOT_MAPPED, "StraightThrough": _NOT_MAPPED, "Unpooling": _NOT_MAPPED,
-    "SequentialConvolution": _NOT_MAPPED, "ToBatch": _NOT_MAPPED, "UnpackBatch": _NOT_MAPPED,
+    "SequentialConvolution": _NOT_MAPPED,
 }
 for _name in ("SequenceBroadcastAs", "SequenceFirst", "SequenceGather", "SequenceIsFirst", "SequenceIsLast",
               "SequenceLast", "SequenceReduceMax", "SequenceReduceSum", "SequenceScatter", "SequenceSlice",
-              "SequenceSoftmax", "ToSequenceLikeOp", "ToSequenceOp", "UnpackSequence", "Where"):
+              "SequenceSoftmax", "ToSequenceLikeOp", "ToSequenceOp", "Where"):
     NOT_EXPRESSIBLE[_name] = _SEQUENCE
 for _name in ("ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd",
               "ReduceSum", "ReduceSumSquare"):
