@@ -379,6 +379,23 @@ def _prelu(ins, a):
     return C.element_select(C.less(x, _constant(0, x)), C.element_times(alpha, x), x)
 
 
+def _sequence_reduce(padding, reduce_name):
+    def build(ins, a):
+        C = _C()
+        unpacked = C.sequence.unpack(ins[0], padding, no_mask_output=True)
+        return getattr(C, reduce_name)(unpacked, axis=0, keepdims=False)
+    return build
+
+
+def _sequence_flag(delay_name):
+    def build(ins, a):
+        C = _C()
+        x = ins[0]
+        zeros = C.reconcile_dynamic_axes(_constant(0, x), x)
+        return getattr(C.sequence, delay_name)(zeros, initial_state=_constant(1, x))
+    return build
+
+
 EXPANSIONS = {
     "ElementAnd": ("And", lambda ins, a: _positive(_C().element_times(_positive(ins[0]), _positive(ins[1])))),
     "ElementOr": ("Or", lambda ins, a: _positive(_C().plus(_positive(ins[0]), _positive(ins[1])))),
@@ -395,6 +412,11 @@ EXPANSIONS = {
     "ElementMax": ("ElementMax", lambda ins, a: _C().element_select(_C().greater(ins[0], ins[1]), ins[0], ins[1])),
     "ElementMin": ("ElementMin", lambda ins, a: _C().element_select(_C().less(ins[0], ins[1]), ins[0], ins[1])),
     "ExpandDims": ("ExpandDims", _expand_dims), "LeakyReLU": ("LeakyReLU", _leaky), "SELU": ("SELU", _selu), "Softplus": ("Softplus", _softplus),
+    "SequenceReduceSum": ("Sequence::ReduceElements", _sequence_reduce(0.0, "reduce_sum")),
+    "SequenceReduceMax": ("Sequence::ReduceElements", _sequence_reduce(-np.inf, "reduce_max")),
+    "SequenceBroadcastAs": ("Sequence::BroadcastAs", lambda ins, a: _C().reconcile_dynamic_axes(ins[0], ins[1])),
+    "SequenceIsFirst": ("Sequence::IsFirst", _sequence_flag("past_value")),
+    "SequenceIsLast": ("Sequence::IsLast", _sequence_flag("future_value")),
     "Softsign": ("Softsign", lambda ins, a: _C().element_times(
         ins[0], _C().reciprocal(_C().plus(_constant(1, ins[0]), _C().abs(ins[0]))))),
 }
@@ -412,8 +434,7 @@ NOT_EXPRESSIBLE = {
     "ROIPooling": _NOT_MAPPED, "StraightThrough": _NOT_MAPPED, "Unpooling": _NOT_MAPPED,
     "SequentialConvolution": _NOT_MAPPED,
 }
-for _name in ("SequenceBroadcastAs", "SequenceFirst", "SequenceGather", "SequenceIsFirst", "SequenceIsLast",
-              "SequenceLast", "SequenceReduceMax", "SequenceReduceSum", "SequenceScatter", "SequenceSlice",
+for _name in ("SequenceFirst", "SequenceGather", "SequenceLast", "SequenceScatter", "SequenceSlice",
               "SequenceSoftmax", "ToSequenceLikeOp", "ToSequenceOp", "Where"):
     NOT_EXPRESSIBLE[_name] = _SEQUENCE
 for _name in ("ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd",
