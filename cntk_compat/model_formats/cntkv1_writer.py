@@ -158,9 +158,11 @@ class _Flattener(object):
             v1 = _PLAIN[op]
         elif op == "Softmax":
             x = inputs[0]
-            if a.get("axis") not in (None, -1, len(x._shape) - 1) or len(x._shape) != 1:
-                raise NotExpressible("%s: softmax over axis %r of a rank-%d operand" % (where, a.get("axis"),
-                                                                                       len(x._shape)))
+            # v1's Softmax normalizes each column of the [first axis x the rest] matrix: the softmax over the
+            # last Python axis, the same as over all axes when the other axes have size 1
+            if a.get("axis") not in (None, -1, len(x._shape) - 1) or any(d != 1 for d in x._shape[:-1]):
+                raise NotExpressible("%s: softmax over axis %r of an operand of shape %s" % (where, a.get("axis"),
+                                                                                           x._shape))
             v1 = "Softmax"
         elif op == "Times":
             v1 = "Times"
