@@ -2,6 +2,9 @@
 import importlib
 import subprocess
 import sys
+import types
+
+import pytest
 
 import cntk
 import cntk_compat
@@ -54,3 +57,28 @@ def test_layers_star_import_gives_the_sequence_ops_as_in_cntk():
     exec("from cntk import sequence\nfrom cntk.layers import *\nfrom cntk.layers.sequence import *", namespace)
     assert namespace["sequence"] is cntk.ops.sequence
     assert namespace["Recurrence"] is cntk_compat.layers.Recurrence
+
+
+# CNTK 2.7's public sub-modules of each public package: the only modules a package's __all__ may name
+CNTK_SUBMODULES = {
+    "cntk": {"axis", "core", "debugging", "device", "eval", "initializer", "internal", "io", "layers", "learners",
+             "sequence", "trainer",  # cntk.ops.sequence and cntk.train.trainer, bound at the top by CNTK too
+             "logging", "losses", "metrics", "misc", "ops", "random", "sample_installer", "tensor", "train",
+             "variables"},
+    "cntk.ops": {"functions", "sequence"}, "cntk.debugging": {"debug", "profiler"}, "cntk.io": {"transforms"},
+    "cntk.layers": {"blocks", "higher_order_layers", "layers", "models", "sequence", "typing"},
+    "cntk.layers.models": {"attention"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(CNTK_SUBMODULES))
+def test_public_packages_export_cntk_names_and_no_helper_modules(name):
+    module = importlib.import_module(name)
+    assert "__all__" in vars(module)
+    missing = [n for n in module.__all__ if not hasattr(module, n)]
+    assert missing == []
+    modules = {n for n in module.__all__ if isinstance(getattr(module, n), types.ModuleType)}
+    assert modules <= CNTK_SUBMODULES[name], sorted(modules - CNTK_SUBMODULES[name])
+    star = {}
+    exec("from %s import *" % name, star)
+    assert "elementwise" not in star and "shaping" not in star

@@ -81,3 +81,9 @@ def transform_config(t):
         return dict(type='Color', brightnessRadius=t.brightness_radius, contrastRadius=t.contrast_radius,
                     saturationRadius=t.saturation_radius)
     raise ValueError('unknown image transform type %r' % (t['type'],))
+
+# the public names: CNTK 2.7's (its incidental re-exports included) and its sub-modules; the package's
+# helper modules and additions stay out of `import *`
+__all__ = [
+    "color", "crop", "mean", "scale"
+]

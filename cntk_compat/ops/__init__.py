@@ -47,3 +47,30 @@ from ..core.hooks import provide as _provide  # noqa: E402
 # what Variables' and Functions' Python operators (core.operators) and @Function call
 _provide(plus=plus, minus=minus, element_times=element_times, element_divide=element_divide, times=times, abs=abs,
          negate=negate, pow=pow, getitem=getitem, alias=alias, user_function=user_function)
+
+# the public names: CNTK 2.7's (its incidental re-exports included) and its sub-modules; the package's
+# helper modules and additions stay out of `import *`
+__all__ = [
+    "AVG_POOLING", "Axis", "BlockFunction", "CONSTANT_PAD", "CloneMethod", "Function", "INFINITELY_REPEAT",
+    "MAX_POOLING", "MAX_UNPOOLING", "ModelFormat", "REFLECT_PAD", "SYMMETRIC_PAD",
+    "SentinelValueForAutoSelectRandomSeed", "TIMES_NO_INFERRED_INPUT_RANK",
+    "TIMES_REDUCE_SEQUENCE_AXIS_WITHOUT_INFERRED_INPUT_RANK", "abs", "acos", "alias", "argmax", "argmin",
+    "as_block", "as_composite", "asin", "asinh", "assign", "associative_multi_arg", "atan", "atanh",
+    "batch_normalization", "cast", "ceil", "clip", "combine", "constant", "convolution", "convolution_transpose",
+    "cos", "cosh", "crop_automatic", "crop_automatic_with_ancestors", "crop_manual", "custom_proxy_op",
+    "default_override_or", "depth_to_space", "dropout", "element_and", "element_divide", "element_max",
+    "element_min", "element_not", "element_or", "element_select", "element_times", "element_xor", "elu", "equal",
+    "exp", "expand_dims", "eye_like", "flatten", "floor", "forward_backward", "functions", "gather",
+    "get_default_override", "greater", "greater_equal", "hard_sigmoid", "hardmax", "image_scaler", "input",
+    "input_variable", "labels_to_graph", "leaky_relu", "less", "less_equal", "load_model",
+    "local_response_normalization", "log", "log_add_exp", "log_softmax", "mean", "mean_variance_normalization",
+    "minus", "native_user_function", "negate", "not_equal", "one_hot", "ones_like", "optimized_rnnstack",
+    "output_variable", "pad", "param_relu", "parameter", "per_dim_mean_variance_normalize", "placeholder", "plus",
+    "pooling", "pow", "random_sample", "random_sample_inclusion_frequency", "reciprocal", "reconcile_dynamic_axes",
+    "reduce_l1", "reduce_l2", "reduce_log_sum_exp", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod",
+    "reduce_sum", "reduce_sum_square", "register_native_user_function", "relu", "reshape", "roipooling", "round",
+    "selu", "sequence", "sigmoid", "sin", "sinh", "slice", "softmax", "softplus", "softsign", "space_to_depth",
+    "splice", "sqrt", "square", "squeeze", "stop_gradient", "straight_through_impl", "sum", "swapaxes", "tan",
+    "tanh", "times", "times_transpose", "to_batch", "to_sequence", "to_sequence_like", "top_k", "transpose",
+    "unpack_batch", "unpooling", "use_default_device", "zeros_like"
+]
