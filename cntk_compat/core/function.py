@@ -546,7 +546,10 @@ class Function(TensorOpsMixin):
         node_timing.print_table([self])
 
     def save(self, filename, format=None, use_external_files_to_store_parameters=False):
-        """Saves the graph and its Parameter/Constant values to ``filename`` (see core.serialization)."""
+        """Saves the graph and its Parameter/Constant values to ``filename`` (see core.serialization). With
+        ``format=ModelFormat.ONNX`` and ``use_external_files_to_store_parameters=True`` each tensor goes to its
+        own file beside the model (``<filename>.tensor<k>``, ONNX external data); the CNTK format keeps them in
+        the model file and warns, as CNTK 2.7 does."""
         hook("save")(self, filename, format, use_external_files_to_store_parameters)
 
     def restore(self, filename):

@@ -17,6 +17,7 @@ import enum
 import io
 import json
 import os
+import warnings
 import zipfile
 import zlib
 
@@ -59,8 +60,8 @@ def check_format(format, what):
     raise ValueError("%s: format must be a ModelFormat, got %r" % (what, format))
 
 
-# ONNX: {"save": save(function, filename), "load": load(bytes, description)}, registered by model_formats when
-# the onnx package is installed
+# ONNX: {"save": save(function, filename, external_data), "load": load(bytes, description, folder of its external
+# data files or None)}, registered by model_formats when the onnx package is installed
 _onnx = {}
 
 
@@ -68,13 +69,14 @@ def register_onnx(save, load):
     _onnx.update(save=save, load=load)
 
 
-def save_onnx(function, filename):
-    _onnx["save"](function, filename)
+def save_onnx(function, filename, external_data=False):
+    _onnx["save"](function, filename, external_data)
 
 
 def load_onnx(model):
     data, what = _model_source(model)
-    return _onnx["load"](data, what)
+    folder = os.path.dirname(os.path.abspath(model)) if isinstance(model, (str, os.PathLike)) else None
+    return _onnx["load"](data, what, folder)
 
 
 # (module, qualified name) -> UserFunction subclass, filled as the program defines the classes
@@ -409,7 +411,11 @@ def restore(function, model):
 
 def _save_function(function, filename, format=None, use_external_files_to_store_parameters=False):
     if check_format(format, "save") == ModelFormat.ONNX:
-        return save_onnx(function, filename)
+        return save_onnx(function, filename, use_external_files_to_store_parameters)
+    if use_external_files_to_store_parameters:
+        # as CNTK 2.7 does: it warns and keeps the parameters in the model file
+        warnings.warn("use_external_files_to_store_parameters only applies to the ONNX format; the CNTK model file "
+                      "%r keeps its parameters" % (str(filename),), stacklevel=3)
     save(function, filename)
 
 

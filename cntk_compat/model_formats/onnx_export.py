@@ -11,15 +11,37 @@ import torch
 from .exportable import Traceable, has_sequence_axis, sequence_axis_name
 
 
-def export(function, filename, example_length=3):
-    """Write ``function`` to ``filename`` as an ONNX model."""
+def export(function, filename, external_data=False, example_length=3):
+    """Write ``function`` to ``filename`` as an ONNX model; with ``external_data``, each initializer (parameter,
+    constant) goes to its own file beside it, named by the model file and the tensor's position, as ONNX's
+    external data (the model refers to the files by name, relative to its own folder)."""
     from . import onnx_writer
     from ..core import atomic_file
     try:
         model = onnx_writer.model_proto(function)
     except onnx_writer.NotExpressible as e:
         model = torch_onnx_model(function, example_length, reason=str(e))
+    if external_data:
+        _move_initializers_to_files(model, filename)
     atomic_file.write_atomically(filename, model.SerializeToString(), "ONNX model file")
+
+
+def _move_initializers_to_files(model, filename):
+    import os
+    from onnx import TensorProto, numpy_helper
+    from onnx.external_data_helper import set_external_data
+    from ..core import atomic_file
+    folder, base = os.path.split(os.path.abspath(filename))
+    for k, tensor in enumerate(model.graph.initializer):
+        data = numpy_helper.to_array(tensor).tobytes()
+        location = "%s.tensor%d" % (base, k)
+        atomic_file.write_atomically(os.path.join(folder, location), data, "ONNX external data file")
+        for field in ("float_data", "double_data", "int32_data", "int64_data"):
+            tensor.ClearField(field)
+        tensor.raw_data = data      # set_external_data reads the size from it
+        set_external_data(tensor, location, length=len(data))
+        tensor.ClearField("raw_data")
+        tensor.data_location = TensorProto.EXTERNAL
 
 
 def torch_onnx_model(function, example_length=3, reason=None):

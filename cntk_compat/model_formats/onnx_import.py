@@ -765,15 +765,27 @@ def _shape(value_info):
     return tuple(d.dim_value if d.HasField("dim_value") else _C().FreeDimension for d in dims)
 
 
-def load(data, what):
+def load(data, what, folder=None):
+    """The Function of an ONNX model given as bytes; ``folder`` is where its external data files lie (the model
+    file's folder; None for a model given as a buffer, which must then hold all its tensors)."""
     import onnx
     from onnx import numpy_helper
+    from onnx.external_data_helper import load_external_data_for_model, uses_external_data
     C = _C()
     try:
         model = onnx.load_from_string(data)
     except Exception as e:
         raise ValueError("Function.load: %s is not a readable ONNX model (%s: %s)" % (what, type(e).__name__, e)) \
             from None
+    if any(uses_external_data(t) for t in model.graph.initializer):
+        if folder is None:
+            raise ValueError("Function.load: %s keeps its tensors in external data files; load it from its file "
+                             "name so that they can be found beside it" % what)
+        try:
+            load_external_data_for_model(model, folder)
+        except Exception as e:
+            raise ValueError("Function.load: the external data files of %s could not be read from %s (%s: %s)"
+                             % (what, folder, type(e).__name__, e)) from None
     opset = max([o.version for o in model.opset_import if o.domain in ("", "ai.onnx")] or [1])
     graph = model.graph
     env = {}
