@@ -1,10 +1,11 @@
 """HTKFeatureDeserializer (features listed in SCP files) and HTKMLFDeserializer (MLF labels).
 
-An SCP line is ``path``, ``key=path`` or ``key=path[first,last]`` (inclusive frame range); the key
-defaults to the file name without extension.  HTK feature files are big-endian: a 12-byte header
+An SCP line is ``path``, ``key=path`` or ``key=path[first,last]`` (inclusive frame range); the sequence key
+is the key (or path) up to its last '.', folders kept, as in CNTK.  HTK feature files are big-endian: a 12-byte header
 (frames int32, sample period int32, bytes per frame int16, parameter kind int16) and float32 frames.
 With a context (left, right), each frame is concatenated with its neighbours (edges repeated).
-MLF entries ``"*/key.lab"`` list ``start end label`` lines (times in 100 ns, 10 ms frames) up to ".".
+MLF entries ``"key.lab"`` (or ``"*/key.lab"``; the key is the quoted name without a leading ``*/`` and up to its
+last '.') list ``start end label`` lines (times in 100 ns, 10 ms frames) up to ".".
 Binary MLF files (HTKMLFBinaryDeserializer) are parsed by ``htk_mlf_binary``.
 """
 import os
@@ -25,6 +26,13 @@ _PHONE_BOUNDARY = 2.0  # CNTK's value for the first frame of a phone in phoneBou
 _SCP_LINE = re.compile(r'^(?:(?P<key>[^=]+)=)?(?P<path>.*?)(?:\[(?P<first>\d+),(?P<last>\d+)\])?$')
 
 
+def _without_extension(name):
+    """CNTK's sequence key of an SCP logical path or MLF entry name: everything before its last '.' (folders
+    kept, so that SCP and MLF keys match when both name the same path)."""
+    dot = name.rfind('.')
+    return name if dot < 0 else name[:dot]
+
+
 def _read_scp(scp):
     entries = []
     for scp_file in ([scp] if isinstance(scp, str) else scp):
@@ -38,7 +46,7 @@ def _read_scp(scp):
                 path = m.group('path')
                 if not os.path.isabs(path) and not os.path.exists(path):
                     path = os.path.join(folder, path)
-                key = m.group('key') or os.path.splitext(os.path.basename(path))[0]
+                key = _without_extension(m.group('key') or m.group('path'))
                 rng = (int(m.group('first')), int(m.group('last'))) if m.group('first') else None
                 entries.append((key, path, rng, '%s:%d' % (scp_file, number + 1)))
     return entries
@@ -63,7 +71,7 @@ def read_htk(path, expected_dim=None):
     if len(data) < expected:
         raise IOError("HTK feature file '%s' is truncated: %d frames of %d bytes need %d bytes, found %d"
                       % (path, frames, frame_bytes, expected, len(data)))
-    dim = frame_bytes // 4
+    dim = int(frame_bytes) // 4
     if expected_dim is not None and dim != expected_dim:
         raise ValueError("HTK feature file '%s' has %d values per frame, the stream expects %d"
                          % (path, dim, expected_dim))
@@ -146,7 +154,7 @@ def _read_mlf(path, mapping, boundaries=None):
             continue
         if key is None:
             name = line.strip('"')
-            key = os.path.splitext(os.path.basename(name))[0]
+            key = _without_extension(name[2:] if name.startswith('*/') and len(name) > 2 else name)
             frames = []
         elif line == '.':
             utterances[key] = np.concatenate(frames) if frames else np.zeros(0, np.int64)

@@ -138,10 +138,11 @@ def test_htk_features_with_context_and_mlf(tmp_path):
     feats = {'u1': np.arange(12, dtype=np.float32).reshape(4, 3), 'u2': np.ones((2, 3), np.float32)}
     for k, v in feats.items():
         write_htk(str(tmp_path / (k + '.fea')), v)
-    (tmp_path / 'f.scp').write_text('u1=%s\n%s\n' % (tmp_path / 'u1.fea', tmp_path / 'u2.fea'))
+    # keys as CNTK reads them: the logical name up to its last '.', folders kept ("*/" dropped in the MLF)
+    (tmp_path / 'f.scp').write_text('u1=%s\nAn4/7/u2.mfc=%s\n' % (tmp_path / 'u1.fea', tmp_path / 'u2.fea'))
     (tmp_path / 'labels.txt').write_text('sil\nah\n')
     (tmp_path / 'l.mlf').write_text('#!MLF!#\n"*/u1.lab"\n0 200000 sil\n200000 400000 ah\n.\n'
-                                    '"*/u2.lab"\n0 200000 ah\n.\n')
+                                    '"An4/7/u2.lab"\n0 200000 ah\n.\n')
     src = MinibatchSource([
         HTKFeatureDeserializer(StreamDefs(f=StreamDef(shape=3, context=(1, 1), scp=str(tmp_path / 'f.scp')))),
         HTKMLFDeserializer(str(tmp_path / 'labels.txt'), StreamDefs(l=StreamDef(shape=2, mlf=str(tmp_path / 'l.mlf'))))],
