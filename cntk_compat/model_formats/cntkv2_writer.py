@@ -278,6 +278,19 @@ def _sampling(code):
     return encode
 
 
+def _edit_distance_error(node):
+    a = node._attributes
+    return 61, list(node._inputs), {
+        "SubstitutionPenalty": Float32(a["sub_pen"]), "DeletionPenalty": Float32(a["del_pen"]),
+        "InsertionPenalty": Float32(a["ins_pen"]), "SquashInputs": bool(a["squash"]),
+        "TokensToIgnore": [SizeT(t) for t in a["ignore"]]}
+
+
+def _forward_backward(node):
+    a = node._attributes
+    return 66, list(node._inputs), {"BlankTokenId": SizeT(a["blank"]), "DelayConstraint": int(a["delay"])}
+
+
 ENCODERS = {
     "Negate": _plain(0), "Sigmoid": _plain(75), "Tanh": _plain(2), "ReLU": _plain(3), "Exp": _plain(4),
     "Log": _plain(5), "Sqrt": _plain(6), "Floor": _plain(7), "Abs": _plain(8), "Reciprocal": _plain(9),
@@ -298,6 +311,7 @@ ENCODERS = {
     "UnpackSequence": lambda n: (72, list(n._inputs), {
         "sequenceUnpackPaddingValue": float(n._attributes["padding_value"]),
         "sequenceUnpackSuppressMaskOutput": bool(n._attributes["no_mask_output"])}),
+    "LabelsToGraph": _plain(63), "ForwardBackward": _forward_backward, "EditDistanceError": _edit_distance_error,
 }
 for _name in ("UniformRandom", "NormalRandom", "GumbelRandom", "BernoulliRandom"):
     ENCODERS[_name] = ENCODERS[_name + "Like"] = _random_distribution
@@ -429,7 +443,7 @@ NOT_EXPRESSIBLE = {
                     "serialize() state)",
     "Assign": _NOT_MAPPED, "ConstantLike": _NOT_MAPPED, "CosineDistanceWithNegativeSamples": _NOT_MAPPED,
     "Crop": _NOT_MAPPED, "DepthToSpace": _NOT_MAPPED, "SpaceToDepth": _NOT_MAPPED,
-    "EditDistanceError": _NOT_MAPPED, "EyeLikeOp": _NOT_MAPPED, "LambdaRank": _NOT_MAPPED, "NDCG1Eval": _NOT_MAPPED,
+    "EyeLikeOp": _NOT_MAPPED, "LambdaRank": _NOT_MAPPED, "NDCG1Eval": _NOT_MAPPED,
     "LocalResponseNormalization": _NOT_MAPPED, "MeanVarianceNormalization": _NOT_MAPPED, "Pad": _NOT_MAPPED,
     "ROIPooling": _NOT_MAPPED, "StraightThrough": _NOT_MAPPED, "Unpooling": _NOT_MAPPED,
     "SequentialConvolution": _NOT_MAPPED,

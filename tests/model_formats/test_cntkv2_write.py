@@ -113,6 +113,9 @@ def _cases():
         "RandomSampleInclusionFrequency": lambda x, s: C.random_sample_inclusion_frequency(
             _const((6,), 0.1, 1.0), 3, True, seed=12) + 0 * C.reduce_sum(x),
         "OptimizedRNNStack": lambda x, s: C.optimized_rnnstack(s, _param((184, 4)), 4, 2, bidirectional=True),
+        "LabelsToGraph": lambda x, s: C.labels_to_graph(s),
+        "ForwardBackward": lambda x, s: C.forward_backward(C.labels_to_graph(C.hardmax(s) * 2), s, 2, 1),
+        "EditDistanceError": lambda x, s: C.edit_distance_error(s, C.abs(s), 2, 1, 0.5, True, [0]),
     })
     return cases
 

@@ -61,6 +61,23 @@ def _optimized_rnnstack(rng):
             {x: [_rand(rng, (n, 3)) for n in (3, 1, 2)]}, True)
 
 
+def _ctc_labels(rng, frames, dim=4):
+    """Frame labels as labels_to_graph reads them: one-hot, 2 on the first frame of each phone (blank dim - 1)."""
+    phones = rng.randint(0, dim - 1, size=frames)
+    starts = np.r_[True, rng.rand(frames - 1) < 0.5]
+    return (np.eye(dim)[phones] * np.where(starts, 2.0, 1.0)[:, None]).astype(F64)
+
+
+def _ctc(fn, smooth):
+    def build(rng):
+        labels = C.sequence.input_variable(4, dtype=F64)
+        z = C.sequence.input_variable(4, dtype=F64, needs_gradient=True)
+        frames = (5, 3, 4)
+        feed = {z: [_rand(rng, (n, 4)) for n in frames], labels: [_ctc_labels(rng, n) for n in frames]}
+        return fn(labels, z), feed, smooth
+    return build
+
+
 def _times(rng):
     x = C.input_variable(3, dtype=F64, needs_gradient=True)
     w = C.parameter((3, 2), init=_rand(rng, (3, 2)), dtype=F64)
@@ -354,6 +371,8 @@ CATALOG = {
     "ConstantLike": _on_matrix(C.zeros_like, smooth=False),
     "Pooling": _pooling(C.AVG_POOLING, True),
     "PastValue": _past_future(C.sequence.past_value), "FutureValue": _past_future(C.sequence.future_value),
+    "LabelsToGraph": _on_sequence(C.labels_to_graph),
+    "ForwardBackward": _ctc(lambda labels, z: C.forward_backward(C.labels_to_graph(labels), z, 3), True),
     "SequenceFirst": _on_sequence(C.sequence.first), "SequenceLast": _on_sequence(C.sequence.last),
     "SequenceIsFirst": _on_sequence(C.sequence.is_first, smooth=False),
     "SequenceIsLast": _on_sequence(C.sequence.is_last, smooth=False),
@@ -558,7 +577,7 @@ def _check_gradient(f, feed, eps=1e-6):
                 if training:
                     return float(evaluate_tensors(loss.outputs, new, training=True)[0][0].sum())
                 result = loss.eval(new)
-                return float(np.sum([np.sum(r) for r in (result if isinstance(data, list) else [result])]))
+                return float(np.sum([np.sum(r) for r in (result if isinstance(result, list) else [result])]))
             numeric = (total(eps) - total(-eps)) / (2 * eps)
             assert abs(np.asarray(grad).reshape(-1)[k] - numeric) <= 1e-5 * max(1.0, abs(numeric)), \
                 "d/dx[%d] of %s: %r analytic, %r numeric" % (k, f.root_function.op_name, grad.reshape(-1)[k], numeric)
