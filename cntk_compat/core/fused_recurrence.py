@@ -1,4 +1,5 @@
-"""Recurrent loops that are an LSTM run as ONE call of torch's fused LSTM kernel over packed sequences.
+"""Recurrent loops that are an LSTM (or a plain tanh / relu RNN step) run as ONE call of torch's fused RNN kernel
+over packed sequences.
 
 The loop is recognized by its math, read from the ops' registry data (OpDef.algebra), not by the layer that
 built it: a loop of two delays (time_step 1, same direction) of h and c with
@@ -9,7 +10,9 @@ built it: a loop of two delays (time_step 1, same direction) of h and c with
     h = sigmoid(o) * tanh(c)
 
 is CNTK's LSTM with default settings (cntk.layers.LSTM builds exactly this, and so does the same cell written
-with the graph API). The Parameters stay CNTK's: the gate blocks (i, g, f, o) are reordered into torch's
+with the graph API). A loop of one delay of h with h = tanh(x·W + h_prev·H [+ b]) (or relu) is CNTK's RNNStep with
+that activation, which is what torch's rnn_tanh (rnn_relu) kernel computes; RNNStep's default activation, sigmoid,
+has no kernel and stays on the step loop. The Parameters stay CNTK's: the gate blocks (i, g, f, o) are reordered into torch's
 (i, f, g, o) at call time, inside autograd, so gradients, learners, save/load and ``.value`` do not change.
 
 Anything else runs on the generic step loop (core.recurrence), which is also the fallback:
@@ -148,11 +151,28 @@ def _split_pair(e, test):
 
 
 class LSTMMatch(object):
-    """What the fused kernel needs: Variables of x, W, H, b (or None) and of the delays' initial states."""
+    """What the fused kernel needs: Variables of x, W, H, b (or None) and the delays (c_delay None for a plain
+    RNN); mode: torch's kernel ("lstm", "rnn_tanh" or "rnn_relu")."""
 
-    def __init__(self, h_delay, c_delay, x, W, H, b, dim):
+    def __init__(self, h_delay, c_delay, x, W, H, b, dim, mode="lstm"):
         self.h_delay, self.c_delay = h_delay, c_delay
-        self.x, self.W, self.H, self.b, self.dim = x, W, H, b, dim
+        self.x, self.W, self.H, self.b, self.dim, self.mode = x, W, H, b, dim, mode
+
+
+def match_rnn(loop):
+    """An LSTMMatch of mode rnn_tanh / rnn_relu if the loop is h = tanh|relu(x·W + h_prev·H [+ b]), else None."""
+    if not _ENABLED[0] or len(loop.delays) != 1 or loop.delays[0]._attributes.get("time_step") != 1:
+        return None
+    delay = loop.delays[0]
+    shape = _static_shape(delay._outputs[0])
+    h = _Resolver(loop).expr(delay._inputs[0])
+    if shape is None or len(shape) != 1 or h.algebra not in ("tanh", "relu") or len(h.args) != 1 or \
+            h.args[0].algebra != "add":
+        return None
+    found = _match_gates(h.args[0], delay, None, shape[0], 1)
+    if found is not None:
+        found.mode = "rnn_" + h.algebra
+    return found
 
 
 def match_lstm(loop):
@@ -196,11 +216,11 @@ def _match_assignment(resolver, h_delay, c_delay):
     blocks = [_slice_block(e, gates, dim) for e in (input_gate[0], input_gate[1], forget, o_pre)]
     if blocks != [0, 1, 2, 3]:
         return None
-    return _match_gates(gates, h_delay, c_delay, dim)
+    return _match_gates(gates, h_delay, c_delay, dim, 4)
 
 
-def _match_gates(gates, h_delay, c_delay, dim):
-    """G = x·W + h_prev·H [+ b] with W (in, 4 dim), H (dim, 4 dim), b (4 dim,) and nothing else."""
+def _match_gates(gates, h_delay, c_delay, dim, blocks):
+    """G = x·W + h_prev·H [+ b] with W (in, blocks dim), H (dim, blocks dim), b (blocks dim,) and nothing else."""
     x = W = H = b = None
     for term in gates.args:
         if term.algebra == "matmul" and term.node._attributes.get("output_rank") == 1:
@@ -208,17 +228,17 @@ def _match_gates(gates, h_delay, c_delay, dim):
             if right.in_loop or right.var is None or right.var._n_dynamic or len(right.var._shape) != 2:
                 return None
             if left.algebra is None and left.node is h_delay:
-                if H is not None or tuple(right.var._shape) != (dim, 4 * dim):
+                if H is not None or tuple(right.var._shape) != (dim, blocks * dim):
                     return None
                 H = right.var
             elif not left.in_loop and left.var is not None and x is None:
-                if tuple(right.var._shape)[1] != 4 * dim or len(left.var._shape) != 1:
+                if tuple(right.var._shape)[1] != blocks * dim or len(left.var._shape) != 1:
                     return None
                 x, W = left.var, right.var
             else:
                 return None
         elif not term.in_loop and term.var is not None and b is None and term.var._n_dynamic == 0 and \
-                tuple(term.var._shape) == (4 * dim,):
+                tuple(term.var._shape) == (blocks * dim,):
             b = term.var
         else:
             return None
@@ -243,21 +263,33 @@ def _reversal_index(lengths, steps, device):
     return torch.where(t < n, n - 1 - t, t)
 
 
-class FusedLSTM(torch.nn.Module):
+class FusedRNN(torch.nn.Module):
     """forward(mask, slots, x, W, H, b, init_h, init_c, *generic_externals) -> (B, T, dim) sequence of h.
 
-    generic: the step-loop module of the same loop (RecurrentLoop), used when sequences continue from the
-    previous minibatch (truncated BPTT: its carried state lives there); generic_index: the position of h among
-    its outputs."""
+    mode: torch's kernel, "lstm", "rnn_tanh" or "rnn_relu" (init_c is None for the last two); generic: the
+    step-loop module of the same loop (RecurrentLoop), used when sequences continue from the previous minibatch
+    (truncated BPTT: its carried state lives there); generic_index: the position of h among its outputs."""
 
-    def __init__(self, dim, backward, init_dynamic, has_bias, dtype, generic, generic_index):
-        super(FusedLSTM, self).__init__()
+    def __init__(self, dim, backward, init_dynamic, has_bias, dtype, generic, generic_index, mode="lstm"):
+        super(FusedRNN, self).__init__()
         self.dim, self.backward, self.init_dynamic, self.has_bias = dim, backward, init_dynamic, has_bias
-        self.dtype = dtype
+        self.dtype, self.mode = dtype, mode
+        self.kernel = getattr(torch._VF, mode)
         self.generic, self.generic_index = generic, generic_index
         # set while exporting a graph whose callers feed only equal-length sequences (all-true masks): the
         # mask is then not read, so no data-dependent branch enters the traced graph
         self.sequences_are_full = False
+
+    def _weights(self, W, H, b, like):
+        dim = self.dim
+        if self.mode == "lstm":
+            w_ih = _to_torch_gate_order(W, dim).t().contiguous()
+            w_hh = _to_torch_gate_order(H, dim).t().contiguous()
+            b_ih = _to_torch_gate_order(b, dim) if self.has_bias else like.new_zeros(4 * dim)
+        else:
+            w_ih, w_hh = W.t().contiguous(), H.t().contiguous()
+            b_ih = b if self.has_bias else like.new_zeros(dim)
+        return [w_ih, w_hh, b_ih, torch.zeros_like(b_ih)]
 
     def forward(self, mask, slots, x, W, H, b, init_h, init_c, *generic_externals):
         if slots is not None and not self.backward:
@@ -266,12 +298,10 @@ class FusedLSTM(torch.nn.Module):
         if steps == 0:
             raise ValueError("a recurrent loop cannot run over empty sequences")
         dim = self.dim
+        lstm = self.mode == "lstm"
         h0 = initial_state_steps(init_h, self.init_dynamic[0], batch, 1, (dim,), self.dtype)[:, 0]
-        c0 = initial_state_steps(init_c, self.init_dynamic[1], batch, 1, (dim,), self.dtype)[:, 0]
-        w_ih = _to_torch_gate_order(W, dim).t().contiguous()
-        w_hh = _to_torch_gate_order(H, dim).t().contiguous()
-        b_ih = _to_torch_gate_order(b, dim) if self.has_bias else x.new_zeros(4 * dim)
-        weights = [w_ih, w_hh, b_ih, torch.zeros_like(b_ih)]
+        c0 = initial_state_steps(init_c, self.init_dynamic[1], batch, 1, (dim,), self.dtype)[:, 0] if lstm else None
+        weights = self._weights(W, H, b, x)
         x = x.to(self.dtype)
         full = self.sequences_are_full or bool(mask.all())
         lengths = None if self.sequences_are_full else mask.sum(1)
@@ -280,13 +310,14 @@ class FusedLSTM(torch.nn.Module):
             x = x.flip(1) if full else x.gather(1, index[..., None].expand(x.shape))
         if full:
             # contiguous initial states: an exported graph's loop carries them with their strides
-            out = torch._VF.lstm(x, (h0[None].contiguous(), c0[None].contiguous()), weights, True, 1, 0.0, self.training, False, True)[0]
+            hx = (h0[None].contiguous(), c0[None].contiguous()) if lstm else h0[None].contiguous()
+            out = self.kernel(x, hx, weights, True, 1, 0.0, self.training, False, True)[0]
         else:
             packed = pack_padded_sequence(x, lengths.cpu(), batch_first=True, enforce_sorted=False)
             order = packed.sorted_indices
-            hx = (h0.index_select(0, order)[None], c0.index_select(0, order)[None])
-            data = torch._VF.lstm(packed.data, packed.batch_sizes, hx, weights, True, 1, 0.0, self.training,
-                                  False)[0]
+            hx = (h0.index_select(0, order)[None], c0.index_select(0, order)[None]) if lstm else \
+                h0.index_select(0, order)[None]
+            data = self.kernel(packed.data, packed.batch_sizes, hx, weights, True, 1, 0.0, self.training, False)[0]
             out = pad_packed_sequence(PackedSequence(data, packed.batch_sizes, order, packed.unsorted_indices),
                                       batch_first=True, total_length=steps)[0]
         if self.backward:

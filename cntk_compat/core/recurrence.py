@@ -15,7 +15,7 @@ from .carried_state import carried_state_of
 from .graph import strongly_connected_components
 from .dtypes import to_torch_dtype
 from .fused_gru import FusedGRU, match_gru
-from .fused_recurrence import FusedLSTM, match_lstm
+from .fused_recurrence import FusedRNN, match_lstm, match_rnn
 from .initial_state import initial_state_steps
 from .loop_hoisting import hoist
 
@@ -202,19 +202,19 @@ def lower_loop(builder, loop, make_builder):
         builder.env[v.uid] = builder.graph.call_function(operator.getitem, (node, k))
 
 
-_LOOP_MODULES = (RecurrentLoop, FusedLSTM, FusedGRU)
+_LOOP_MODULES = (RecurrentLoop, FusedRNN, FusedGRU)
 
 
 def _fused(builder, loop, sequence_inits, generic, var_index):
-    """(fused module, its fx inputs, the Variable it computes) when the loop is an LSTM that torch's kernel runs
-    or a GRU that core.fused_gru runs, else None (the rules that send a loop back to the step loop are listed in
+    """(fused module, its fx inputs, the Variable it computes) when the loop is an LSTM or a tanh / relu RNN that
+    torch's kernels run, or a GRU that core.fused_gru runs, else None (the rules that send a loop back to the step loop are listed in
     core.fused_recurrence)."""
-    match = match_lstm(loop)
+    match = match_lstm(loop) or match_rnn(loop)
     gru = match_gru(loop) if match is None else None
     if match is None and gru is None:
         return None
     h_delay = match.h_delay if match is not None else gru.h_delay
-    inits = [d._inputs[1] for d in ((match.h_delay, match.c_delay) if match is not None else (h_delay,))]
+    inits = [d._inputs[1] for d in (h_delay, match and match.c_delay) if d is not None]
     if any(i.uid in sequence_inits for i in inits):
         return None
     h_var = h_delay._inputs[0]
@@ -226,9 +226,13 @@ def _fused(builder, loop, sequence_inits, generic, var_index):
     dtype = to_torch_dtype(out._dtype)
     if match is not None:
         values = tuple(None if v is None else builder.value(v) for v in (match.x, match.W, match.H, match.b))
-        module = FusedLSTM(match.dim, loop.backward, tuple(i._n_dynamic > 0 for i in inits), match.b is not None,
-                           dtype, generic, var_index[h_var.uid])
+        init_dynamic = tuple(i._n_dynamic > 0 for i in inits) + (False,) * (2 - len(inits))
+        module = FusedRNN(match.dim, loop.backward, init_dynamic, match.b is not None, dtype, generic,
+                          var_index[h_var.uid], match.mode)
     else:
         values = tuple(None if v is None else builder.value(v) for v in (gru.x, gru.W, gru.b, gru.H, gru.H1))
         module = FusedGRU(gru.dim, loop.backward, inits[0]._n_dynamic > 0, dtype, generic, var_index[h_var.uid])
-    return module, values + tuple(builder.env[i.uid] for i in inits), h_var
+    init_values = tuple(builder.env[i.uid] for i in inits)
+    if match is not None and match.c_delay is None:
+        init_values += (None,)  # a plain RNN has no cell state
+    return module, values + init_values, h_var

@@ -35,8 +35,8 @@ class FullSequences(torch.nn.Module):
 
 @contextlib.contextmanager
 def assume_full_sequences(module):
-    from ..core.fused_recurrence import FusedLSTM
-    fused = [m for m in module.modules() if isinstance(m, FusedLSTM)]
+    from ..core.fused_recurrence import FusedRNN
+    fused = [m for m in module.modules() if isinstance(m, FusedRNN)]
     for m in fused:
         m.sequences_are_full = True
     try:

@@ -8,10 +8,10 @@ import torch
 import cntk as C
 from cntk_compat.core.engine import call_plan, evaluate_tensors
 from cntk_compat.core.fused_gru import FusedGRU
-from cntk_compat.core.fused_recurrence import FusedLSTM, use_fused_kernels
+from cntk_compat.core.fused_recurrence import FusedRNN, use_fused_kernels
 
 
-def _fused_modules(f, kinds=(FusedLSTM, FusedGRU)):
+def _fused_modules(f, kinds=(FusedRNN, FusedGRU)):
     plan = call_plan(f.outputs)
     return [m for module in plan.modules.values() for m in module.modules() if isinstance(m, kinds)]
 
@@ -199,3 +199,17 @@ def test_stacked_grus_fuse_layer_by_layer_and_per_sequence_initial_state():
         np.testing.assert_allclose(out[0][k], ref[0][k], rtol=1e-5, atol=1e-6)
     for a, b in zip(out[1], ref[1]):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("activation", [C.tanh, C.relu])
+@pytest.mark.parametrize("go_backwards", [False, True])
+def test_rnn_step_with_tanh_or_relu_runs_on_torchs_rnn_kernel(dtype, activation, go_backwards):
+    rng = np.random.default_rng(0)
+    x = C.sequence.input_variable(3, dtype=dtype)
+    with C.default_options(dtype=dtype):
+        f = C.layers.Recurrence(C.layers.RNNStep(5, activation=activation, init_bias=0.1),
+                                go_backwards=go_backwards, initial_state=0.2)(x)
+    _compare(f, x, _data(rng, [1, 6, 3, 6, 2], 3, dtype), dtype, True)
+    assert [m.mode for m in _fused_modules(f)] == ["rnn_" + activation.__name__]
+    _compare(f, x, _data(rng, [4, 4], 3, dtype), dtype, True)
