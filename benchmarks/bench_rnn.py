@@ -8,6 +8,7 @@ Workloads (batch of one-hot word sequences, vocabulary VOCAB, embedding EMBED):
            vs nn.LSTM(num_layers=2);
 - gru:     as lstm with GRU(128) vs nn.GRU (CNTK's GRU applies the reset gate before the recurrent product,
            torch's after it: the same cost, not the same function, so only the speed is compared);
+- rnn:     as lstm with RNNStep(128, activation=tanh) vs nn.RNN (same function, first loss checked);
 - bilstm:  per-token tagger: Embedding -> splice(Recurrence(LSTM(128)), Recurrence(LSTM(128), go_backwards=True))
            -> Dense(tags), lengths 5..60, batch 32, vs nn.LSTM(bidirectional=True) packed;
 - peephole: as lstm with LSTM(128, use_peepholes=True) (CNTK's generic loop) vs a hand-written torch cell
@@ -114,6 +115,7 @@ def classifier(kind, rng, args):
     x = C.sequence.input_variable(VOCAB, is_sparse=True)
     y = C.input_variable(CLASSES)
     cell = {"lstm": lambda: C.layers.LSTM(128), "gru": lambda: C.layers.GRU(128),
+            "rnn": lambda: C.layers.RNNStep(128, activation=C.tanh),
             "peephole": lambda: C.layers.LSTM(128, use_peepholes=True)}[kind]()
     embed, recur, dense = C.layers.Embedding(EMBED), C.layers.Recurrence(cell), C.layers.Dense(CLASSES)
     z = dense(C.sequence.last(recur(embed(x))))
@@ -133,9 +135,16 @@ def classifier(kind, rng, args):
         def last_h(e, lens):
             return net(e, lens)
     else:
-        net = (torch.nn.LSTM if kind == "lstm" else torch.nn.GRU)(EMBED, 128, batch_first=True)
+        net = {"lstm": torch.nn.LSTM, "gru": torch.nn.GRU, "rnn": torch.nn.RNN}[kind](EMBED, 128, batch_first=True)
         if kind == "lstm":
             _lstm_weights_to_torch(net, "_l0", *_cell_params(recur))
+        if kind == "rnn":
+            W, H, b = _cell_params(recur)
+            with torch.no_grad():
+                net.weight_ih_l0.copy_(torch.from_numpy(W.value.T))
+                net.weight_hh_l0.copy_(torch.from_numpy(H.value.T))
+                net.bias_ih_l0.copy_(torch.from_numpy(b.value))
+                net.bias_hh_l0.zero_()
         params = [emb.weight, lin.weight, lin.bias] + list(net.parameters())
 
         def last_h(e, lens):
@@ -265,7 +274,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--steps", type=int, default=4, help="training steps per timed round")
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--only", default="lstm,lm,gru,bilstm,peephole")
+    parser.add_argument("--only", default="lstm,lm,gru,rnn,bilstm,peephole")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
@@ -273,7 +282,8 @@ def main():
     print("torch %s, %d threads; cntk-compat / torch per training step, median of %d alternating rounds of %d"
           % (torch.__version__, torch.get_num_threads(), args.rounds, args.steps))
     builders = {"lstm": lambda rng: classifier("lstm", rng, args), "lm": lambda rng: language_model(rng, args),
-                "gru": lambda rng: classifier("gru", rng, args), "bilstm": lambda rng: bilstm_tagger(rng, args),
+                "gru": lambda rng: classifier("gru", rng, args), "rnn": lambda rng: classifier("rnn", rng, args),
+                "bilstm": lambda rng: bilstm_tagger(rng, args),
                 "peephole": lambda rng: classifier("peephole", rng, args)}
     ratios = []
     for name in args.only.split(","):

@@ -23,7 +23,7 @@ Anything else runs on the generic step loop (core.recurrence), which is also the
 - truncated BPTT (sequences continuing from the previous minibatch: carried state) at run time.
 """
 import torch
-from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
+from torch.nn.utils.rnn import pack_padded_sequence
 
 from .initial_state import initial_state_steps
 
@@ -256,6 +256,20 @@ def _to_torch_gate_order(m, dim):
     return torch.cat([i, f, g, o], -1)
 
 
+def _unpack(data, batch_sizes, sorted_indices, batch, steps):
+    """The (batch, steps, ...) zero-padded tensor of packed rows ``data`` (time-major, sequences in the order
+    sorted_indices), made by one index_copy: its backward is one index_select, where pad_packed_sequence's slice
+    copies leave one CopySlices node per step."""
+    device = data.device
+    sizes = batch_sizes.to(device)
+    step_of_row = torch.repeat_interleave(torch.arange(len(batch_sizes), device=device), sizes)
+    first_row = torch.cumsum(sizes, 0) - sizes
+    rank_of_row = torch.arange(data.shape[0], device=device) - first_row[step_of_row]
+    destination = sorted_indices[rank_of_row] * steps + step_of_row
+    flat = data.new_zeros((batch * steps,) + tuple(data.shape[1:])).index_copy(0, destination, data)
+    return flat.view((batch, steps) + tuple(data.shape[1:]))
+
+
 def _reversal_index(lengths, steps, device):
     """Per sequence the index that reverses its first lengths[b] steps (padding stays in place)."""
     t = torch.arange(steps, device=device)[None, :]
@@ -318,8 +332,7 @@ class FusedRNN(torch.nn.Module):
             hx = (h0.index_select(0, order)[None], c0.index_select(0, order)[None]) if lstm else \
                 h0.index_select(0, order)[None]
             data = self.kernel(packed.data, packed.batch_sizes, hx, weights, True, 1, 0.0, self.training, False)[0]
-            out = pad_packed_sequence(PackedSequence(data, packed.batch_sizes, order, packed.unsorted_indices),
-                                      batch_first=True, total_length=steps)[0]
+            out = _unpack(data, packed.batch_sizes, order, batch, steps)
         if self.backward:
             out = out.flip(1) if full else out.gather(1, index[..., None].expand(out.shape))
         return out
