@@ -75,7 +75,8 @@ def test_function_train_and_test_on_arrays(capsys):
     out = capsys.readouterr().out
     assert re.search(r"^ average +since +average +since +examples$", out, re.M)
     result = crit.test((X, Y), minibatch_size=64, callbacks=[C.logging.ProgressPrinter()])
-    assert result.samples == 1000 and 0 <= result.metric <= 1
+    errors = np.argmax(z.eval({x: X}), 1) != np.argmax(Y, 1)     # with the trained parameters
+    assert result.samples == 1000 and result.metric == pytest.approx(errors.mean())
     assert "Finished Evaluation [1]: Minibatch[1-16]: metric = " in capsys.readouterr().out
 
 
