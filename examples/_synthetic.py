@@ -1,4 +1,5 @@
-"""Generated data for the examples, in the file formats CNTK's own examples read (no downloads).
+"""Generated data for the examples, in the file formats CNTK's own examples read (no downloads), and the reader
+of the MNIST-shaped files that several examples train on.
 
 The digit images are the tutorials' (tutorials/digits.py); everything else is made here.
 """
@@ -9,6 +10,22 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "tutorials"))
 from digits import make_digits, write_ctf  # noqa: E402,F401  (MNIST-shaped CTF files)
+
+
+def mnist_files(folder, train_count, test_count=500, names=("Train-28x28_cntk_text.txt", "Test-28x28_cntk_text.txt")):
+    """(training file, test file): MNIST-shaped digits in CNTK Text Format, as CNTK's MNIST examples read them."""
+    return tuple(write_ctf(os.path.join(folder, name), *make_digits(count, seed=seed))
+                 for name, count, seed in zip(names, (train_count, test_count), (1, 2)))
+
+
+def mnist_reader(path, is_training):
+    """CNTK's MNIST reader: "features" (784 pixel values) and "labels" (one-hot, 10), shuffled and endless for
+    training, one pass in order for testing."""
+    import cntk as C
+    streams = C.io.StreamDefs(features=C.io.StreamDef(field="features", shape=784),
+                              labels=C.io.StreamDef(field="labels", shape=10))
+    return C.io.MinibatchSource(C.io.CTFDeserializer(path, streams), randomize=is_training,
+                                max_sweeps=C.io.INFINITELY_REPEAT if is_training else 1)
 
 
 def cifar_like_images(folder, count, seed, size=32, classes=10):

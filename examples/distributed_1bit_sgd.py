@@ -8,7 +8,6 @@ import argparse
 import os
 
 import cntk as C
-from cntk.io import CTFDeserializer, MinibatchSource, StreamDef, StreamDefs, INFINITELY_REPEAT
 from cntk.layers import Dense, Sequential
 from cntk.train.distributed import (Communicator, block_momentum_distributed_learner,
                                     data_parallel_distributed_learner)
@@ -16,11 +15,6 @@ from cntk.train.training_session import CheckpointConfig, TestConfig, training_s
 
 import _synthetic
 
-
-def create_reader(path, is_training):
-    streams = StreamDefs(features=StreamDef(field="features", shape=784), labels=StreamDef(field="labels", shape=10))
-    return MinibatchSource(CTFDeserializer(path, streams), randomize=is_training,
-                           max_sweeps=INFINITELY_REPEAT if is_training else 1)
 
 
 def main():
@@ -36,8 +30,7 @@ def main():
     folder = os.path.join(args.out, "rank%d" % rank)    # each worker writes its own copy of the same data
     os.makedirs(folder, exist_ok=True)
     train_count = 2000 if args.quick else 20000
-    train = _synthetic.write_ctf(os.path.join(folder, "train.ctf"), *_synthetic.make_digits(train_count, seed=1))
-    test = _synthetic.write_ctf(os.path.join(folder, "test.ctf"), *_synthetic.make_digits(500, seed=2))
+    train, test = _synthetic.mnist_files(folder, train_count, names=("train.ctf", "test.ctf"))
 
     features, labels = C.input_variable(784), C.input_variable(10)
     z = Sequential([Dense(200, activation=C.relu), Dense(10)])(features / 255.0)
@@ -53,13 +46,13 @@ def main():
     printer = C.logging.ProgressPrinter(tag="Training", num_epochs=epochs, rank=rank)
     trainer = C.Trainer(z, (loss, error), [learner], [printer] if rank == 0 else [])
 
-    reader = create_reader(train, True)
+    reader = _synthetic.mnist_reader(train, True)
     training_session(
         trainer=trainer, mb_source=reader, mb_size=64,
         model_inputs_to_streams={features: reader.streams.features, labels: reader.streams.labels},
         max_samples=train_count * epochs, progress_frequency=train_count,
         checkpoint_config=CheckpointConfig(os.path.join(args.out, "model.checkpoint"), restore=False),
-        test_config=TestConfig(create_reader(test, False), minibatch_size=250),
+        test_config=TestConfig(_synthetic.mnist_reader(test, False), minibatch_size=250),
     ).train()
     if rank == 0:
         print("%d workers; %s; %d samples in all" % (

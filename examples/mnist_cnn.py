@@ -8,16 +8,10 @@ import argparse
 import os
 
 import cntk as C
-from cntk.io import CTFDeserializer, MinibatchSource, StreamDef, StreamDefs, INFINITELY_REPEAT
 from cntk.layers import Convolution2D, Dense, Dropout, MaxPooling, Sequential, default_options
 
 import _synthetic
 
-
-def create_reader(path, is_training):
-    streams = StreamDefs(features=StreamDef(field="features", shape=784), labels=StreamDef(field="labels", shape=10))
-    return MinibatchSource(CTFDeserializer(path, streams), randomize=is_training,
-                           max_sweeps=INFINITELY_REPEAT if is_training else 1)
 
 
 def main():
@@ -29,10 +23,7 @@ def main():
     C.cntk_py.set_fixed_random_seed(1)
     epoch_size = 1000 if args.quick else 20000
     epochs = args.epochs or (2 if args.quick else 10)
-    train = _synthetic.write_ctf(os.path.join(args.out, "Train-28x28_cntk_text.txt"),
-                                 *_synthetic.make_digits(epoch_size, seed=1))
-    test = _synthetic.write_ctf(os.path.join(args.out, "Test-28x28_cntk_text.txt"),
-                                *_synthetic.make_digits(500, seed=2))
+    train, test = _synthetic.mnist_files(args.out, epoch_size)
 
     x = C.input_variable((1, 28, 28))      # the reader's 784 values are reshaped to this
     y = C.input_variable(10)
@@ -47,7 +38,7 @@ def main():
     learner = C.momentum_sgd(z.parameters, lr, momentum, l2_regularization_weight=0.0005)
     trainer = C.Trainer(z, (loss, error), [learner], [C.logging.ProgressPrinter(tag="Training", num_epochs=epochs)])
 
-    reader = create_reader(train, True)
+    reader = _synthetic.mnist_reader(train, True)
     input_map = {x: reader.streams.features, y: reader.streams.labels}
     for epoch in range(epochs):
         seen = 0
@@ -58,7 +49,7 @@ def main():
         trainer.summarize_training_progress()
         z.save(os.path.join(args.out, "ConvNet_MNIST_%d.dnn" % epoch))
 
-    test_reader = create_reader(test, False)
+    test_reader = _synthetic.mnist_reader(test, False)
     test_map = {x: test_reader.streams.features, y: test_reader.streams.labels}
     while True:
         data = test_reader.next_minibatch(256, input_map=test_map)

@@ -9,7 +9,6 @@ import os
 import numpy as np
 
 import cntk as C
-from cntk.io import CTFDeserializer, MinibatchSource, StreamDef, StreamDefs, INFINITELY_REPEAT
 from cntk.layers import Dense, Sequential, default_options
 from cntk.logging import ProgressPrinter
 from cntk.train.training_session import CheckpointConfig, TestConfig, training_session
@@ -18,12 +17,6 @@ import _synthetic
 
 INPUT_DIM, NUM_CLASSES = 784, 10
 
-
-def create_reader(path, is_training):
-    streams = StreamDefs(features=StreamDef(field="features", shape=INPUT_DIM),
-                         labels=StreamDef(field="labels", shape=NUM_CLASSES))
-    return MinibatchSource(CTFDeserializer(path, streams), randomize=is_training,
-                           max_sweeps=INFINITELY_REPEAT if is_training else 1)
 
 
 def create_model(features, hidden_dim):
@@ -41,10 +34,7 @@ def main():
     C.cntk_py.set_fixed_random_seed(1)
     train_count = 2000 if args.quick else 20000
     epochs = args.epochs or (2 if args.quick else 10)
-    train_file = _synthetic.write_ctf(os.path.join(args.out, "Train-28x28_cntk_text.txt"),
-                                      *_synthetic.make_digits(train_count, seed=1))
-    test_file = _synthetic.write_ctf(os.path.join(args.out, "Test-28x28_cntk_text.txt"),
-                                     *_synthetic.make_digits(500, seed=2))
+    train_file, test_file = _synthetic.mnist_files(args.out, train_count)
 
     features = C.input_variable(INPUT_DIM)
     labels = C.input_variable(NUM_CLASSES)
@@ -57,8 +47,8 @@ def main():
     printer = ProgressPrinter(tag="Training", num_epochs=epochs)
     trainer = C.Trainer(z, (loss, error), [learner], [printer])
 
-    reader = create_reader(train_file, True)
-    test_reader = create_reader(test_file, False)
+    reader = _synthetic.mnist_reader(train_file, True)
+    test_reader = _synthetic.mnist_reader(test_file, False)
     checkpoint = os.path.join(args.out, "mnist_mlp.checkpoint")
     training_session(
         trainer=trainer, mb_source=reader, mb_size=64,
