@@ -6,6 +6,7 @@ import numpy as _np
 import torch as _torch
 
 from .core import cntk_rng as _rng
+from .core.hooks import hook as _hook
 from .core.dtypes import (DataType_Double, DataType_Float, DataType_Float16, DataType_Int8,  # noqa: F401
                           DataType_Int16, DataType_UChar, DataType_Unknown)
 sentinel_value_for_auto_select_random_seed = _rng.SentinelValueForAutoSelectRandomSeed
@@ -221,6 +222,4 @@ def print_built_info():
 def save_as_legacy_model(root_op, filename):
     """Writes ``root_op`` to ``filename`` in CNTK's legacy v1 model format (cntk.debugging.save_as_legacy_model
     calls it); a graph with an op the v1 writer has no node type for raises ValueError naming it."""
-    from .core import atomic_file
-    from .model_formats import cntkv1_writer
-    atomic_file.write_atomically(filename, cntkv1_writer.model_bytes(root_op), "legacy model file")
+    _hook("save_as_legacy_model")(root_op, filename)

@@ -21,6 +21,7 @@ PROVIDERS = {
     "to_value": "cntk_compat.core.feeding", "combine": "cntk_compat.core.function",
     "save": "cntk_compat.core.serialization", "load": "cntk_compat.core.serialization",
     "restore": "cntk_compat.core.serialization",
+    "save_as_legacy_model": "cntk_compat.model_formats",
 }
 
 _IMPLEMENTATIONS = {}
