@@ -420,9 +420,11 @@ def make_output(shape, dtype, is_sparse, dynamic_axes, name, owner, needs_gradie
 
 # -- the public constructors ------------------------------------------------------------------
 
-def input_variable(shape, dtype=np.float32, needs_gradient=False, is_sparse=False,
+def input_variable(shape, dtype=default_override_or(np.float32), needs_gradient=False, is_sparse=False,
                    dynamic_axes=(Axis.default_batch_axis(),), name=""):
-    """A data input with the batch axis (and whatever dynamic_axes says)."""
+    """A data input with the batch axis (and whatever dynamic_axes says); dtype: default_options' dtype, else
+    float32, as in CNTK."""
+    dtype = get_default_override(input_variable, dtype=dtype)
     return Variable(_input_shape(shape, "input_variable"), dtype, needs_gradient, is_sparse, dynamic_axes, name)
 
 

@@ -552,6 +552,14 @@ def _mean_variance_normalization(ctx, ins):
         s, use_stats_across_channels=across, do_variance_scaling=True, name=ctx.name + "_mvn"))
 
 
+def _top_k(ctx, ins):
+    x = ins[0]
+    k = int(ctx.attr("k")) if ctx.opset < 10 else int(_const(ins[1], "TopK's k").reshape(-1)[0])
+    if ctx.attr("largest", 1) != 1:
+        raise Unsupported("TopK with largest=0")
+    return _C().top_k(x, k, axis=_axis(ctx.attr("axis", -1), x), name=ctx.name)
+
+
 def _one_hot(ctx, ins):
     C = _C()
     values = _const(ins[2], "OneHot's values").reshape(-1)
@@ -608,8 +616,8 @@ def _lstm(ctx, ins):
     delay = C.sequence.future_value if direction == "reverse" else C.sequence.past_value
     h_ph = C.placeholder(shape=(dim,), dynamic_axes=seq.dynamic_axes)
     c_ph = C.placeholder(shape=(dim,), dynamic_axes=seq.dynamic_axes)
-    h_prev = delay(h_ph, initial_state=inits[0], name=ctx.inner())
-    c_prev = delay(c_ph, initial_state=inits[1], name=ctx.inner())
+    h_prev = delay(h_ph, initial_state=np.asarray(inits[0], W.dtype), name=ctx.inner())
+    c_prev = delay(c_ph, initial_state=np.asarray(inits[1], W.dtype), name=ctx.inner())
     G = C.plus(C.plus(C.times(seq, Wp, name=ctx.inner()), C.times(h_prev, Hp, name=ctx.inner()), name=ctx.inner()), bp,
                name=ctx.inner())
     i, g, f, o = (C.slice(G, 0, k * dim, (k + 1) * dim, name=ctx.inner()) for k in range(4))
@@ -672,7 +680,7 @@ def _gru(ctx, ins):
     seq = _as_sequence(ctx, ins[0])
     h_ph = C.placeholder(shape=(dim,), dynamic_axes=seq.dynamic_axes)
     delay = C.sequence.future_value if direction == "reverse" else C.sequence.past_value
-    dh = delay(h_ph, initial_state=init, name=ctx.inner())
+    dh = delay(h_ph, initial_state=np.asarray(init, W.dtype), name=ctx.inner())
     from_x = C.plus(bp, C.times(seq, Wp, name=ctx.inner()), name=ctx.inner())
     from_h = C.times(dh, Hp, name=ctx.inner())
 
@@ -721,7 +729,7 @@ def _rnn(ctx, ins):
     seq = _as_sequence(ctx, ins[0])
     h_ph = C.placeholder(shape=(dim,), dynamic_axes=seq.dynamic_axes)
     delay = C.sequence.future_value if direction == "reverse" else C.sequence.past_value
-    h_prev = delay(h_ph, initial_state=init, name=ctx.inner())
+    h_prev = delay(h_ph, initial_state=np.asarray(init, W.dtype), name=ctx.inner())
     G = C.plus(C.plus(C.times(seq, Wp, name=ctx.inner()), C.times(h_prev, Hp, name=ctx.inner()), name=ctx.inner()),
                bp, name=ctx.inner())
     h = acts[activations[0]](G, name=ctx.name + "_h")
@@ -730,7 +738,7 @@ def _rnn(ctx, ins):
 
 
 OPS = {
-    "LSTM": _lstm, "RNN": _rnn, "GRU": _gru, "Gather": _gather, "OneHot": _one_hot, "MeanVarianceNormalization": _mean_variance_normalization,
+    "LSTM": _lstm, "RNN": _rnn, "GRU": _gru, "Gather": _gather, "OneHot": _one_hot, "TopK": _top_k, "MeanVarianceNormalization": _mean_variance_normalization,
     "Abs": _unary("abs"), "Neg": _unary("negate"), "Exp": _unary("exp"), "Log": _unary("log"),
     "Sqrt": _unary("sqrt"), "Reciprocal": _unary("reciprocal"), "Floor": _unary("floor"), "Ceil": _unary("ceil"),
     "Sigmoid": _unary("sigmoid"), "Tanh": _unary("tanh"), "Relu": _unary("relu"), "Sin": _unary("sin"),

@@ -34,6 +34,7 @@ class _Writer(object):
         self.taken = set()
         self.uid_names = {}  # CNTK uid -> ONNX name (written to the graph's doc_string, as CNTK 2.7 does)
         self.paths = {}      # id(tensor) -> its path in torch_module()'s state_dict (hidden.W)
+        self.done = set()    # ids of the functions written (or being written)
 
     def unique(self, base):
         base = "".join(c if c.isalnum() or c in "_.-" else "_" for c in base) or "v"
@@ -105,6 +106,8 @@ class _Writer(object):
 
     def read(self, v):
         if v.is_output:
+            if id(v) not in self.names and id(v.owner) not in self.done:
+                self.function(v.owner)  # a loop's input the walk has not reached yet
             if id(v) not in self.names:
                 raise NotExpressible("%s is read before it is computed" % (v.name or v.uid))
             return self.names[id(v)]
@@ -232,6 +235,9 @@ class _Writer(object):
 
     # ---------------------------------------------------------------------------------------- functions
     def function(self, fn):
+        if id(fn) in self.done:
+            return
+        self.done.add(id(fn))
         loop = self.loop_of.get(id(fn))
         if loop is not None:
             return self.loop(loop)
@@ -922,6 +928,15 @@ def _gather(w, fn, ins, outs, base):
     w.node("Gather", [ins[0], idx], outs, base, axis=axis)
 
 
+def _top_k(w, fn, ins, outs, base):
+    a = fn._attributes
+    x = fn._inputs[0]
+    axis = int(a.get("axis", -1))
+    indices = w.temp(base + "_indices")
+    w.node("TopK", ins, [outs[0], indices], base, k=int(a["k"]), axis=_static_axis(axis, x))
+    w.node("Cast", [indices], [outs[1]], base + "_cast", to=_elem(fn._outputs[1]))
+
+
 def _one_hot(w, fn, ins, outs, base):
     a = fn._attributes
     x, out = fn._inputs[0], fn._outputs[0]
@@ -970,6 +985,13 @@ def _sequence_reduce(op_type):
         _sequence_input(fn)
         w.node(op_type, ins, outs, base, axes=[0], keepdims=0)
     return emit
+
+
+def _sequence_slice(w, fn, ins, outs, base):
+    _sequence_input(fn)
+    a = fn._attributes
+    begin, end = int(a["begin_index"]), int(a["end_index"])
+    w.node("Slice", ins, outs, base, axes=[0], starts=[begin], ends=[end if end != 0 else np.iinfo(np.int64).max])
 
 
 def _sequence_softmax(w, fn, ins, outs, base):
@@ -1026,7 +1048,7 @@ def _swap_sequence_and_batch(lead_in):
 
 
 EMITTERS = {
-    "SequenceFirst": _sequence_first, "SequenceLast": _sequence_last,
+    "SequenceFirst": _sequence_first, "SequenceSlice": _sequence_slice, "SequenceLast": _sequence_last,
     "SequenceReduceSum": _sequence_reduce("ReduceSum"), "SequenceReduceMax": _sequence_reduce("ReduceMax"),
     "SequenceSoftmax": _sequence_softmax, "SequenceIsFirst": _sequence_marker(True),
     "SequenceIsLast": _sequence_marker(False),
@@ -1056,7 +1078,7 @@ EMITTERS = {
     "BatchNormalization": _batch_normalization, "LocalResponseNormalization": _lrn,
     "DepthToSpace": _depth_space("DepthToSpace"), "SpaceToDepth": _depth_space("SpaceToDepth"), "Cast": _cast,
     "ConstantLike": _constant_like, "LogPlus": _log_plus, "PReLU": _prelu, "Gather": _gather,
-    "MeanVarianceNormalization": _mean_variance_normalization, "OneHot": _one_hot,
+    "MeanVarianceNormalization": _mean_variance_normalization, "OneHot": _one_hot, "TopK": _top_k,
 }
 for _kind, _op in (("sum", "ReduceSum"), ("mean", "ReduceMean"), ("max", "ReduceMax"), ("min", "ReduceMin"),
                    ("prod", "ReduceProd"), ("log_sum_exp", "ReduceLogSum"), ("l1", "ReduceL1"), ("l2", "ReduceL2"),

@@ -74,10 +74,14 @@ def _apply(kind, t, dims, keepdim):
     raise ValueError(kind)
 
 
+# how per-sample results combine over the dynamic axes (a sum of squares adds up; squaring it again would not)
+_COMBINE = {"sum_square": "sum", "l1": "sum"}
+
+
 def _reduce(x, kind, static_dims, dyn_dims, keepdims):
     y = _apply(kind, x, static_dims, keepdims)
     if dyn_dims:
-        y = _apply(kind, y, dyn_dims, False)
+        y = _apply(_COMBINE.get(kind, kind) if static_dims else kind, y, dyn_dims, False)
     return y
 
 

@@ -129,6 +129,7 @@ def _op_cases():
         ("reduce_all_axes", C.reduce_l1(x, C.Axis.all_axes())),
         ("gather", C.gather(np.arange(12, dtype=np.float32).reshape(6, 2), C.constant(np.array([[0], [4]], np.float32)))),
         ("one_hot", C.one_hot(C.constant(np.array([1, 5], np.float32)), 6, False)),
+        ("top_k", C.combine([C.top_k(x, 3).outputs[0]])), ("top_k_indices", C.combine([C.top_k(x, 3).outputs[1]])),
         ("mean_variance_normalization", C.mean_variance_normalization(img)),
     ]
 
@@ -182,10 +183,11 @@ def test_gru_and_rnn_export_as_one_onnx_node_and_match_for_every_length(tmp_path
     assert [n.op_type for n in onnx.load(str(tmp_path / "again.onnx")).graph.node].count(onnx_op) == 1
 
 
-@pytest.mark.parametrize("op", ["first", "last", "reduce_sum", "reduce_max", "softmax", "is_first", "is_last"])
+@pytest.mark.parametrize("op", ["first", "last", "reduce_sum", "reduce_max", "softmax", "is_first", "is_last",
+                                "slice"])
 def test_sequence_ops_match_onnxruntime_for_every_length(tmp_path, op):
     s = C.sequence.input_variable((3, 2), name="s")
-    model = getattr(C.sequence, op)(s)
+    model = C.sequence.slice(s, 0, -1) if op == "slice" else getattr(C.sequence, op)(s)
     path = str(tmp_path / "seq.onnx")
     model.save(path, format=C.ModelFormat.ONNX)
     proto = onnx.load(path)
@@ -193,7 +195,7 @@ def test_sequence_ops_match_onnxruntime_for_every_length(tmp_path, op):
     assert proto.opset_import[0].version == 9
     session = _session(path)
     on_sequence = model.output.has_sequence_axis()
-    for length in range(1, 5):
+    for length in range(2 if op == "slice" else 1, 5):
         x = np.random.RandomState(length).uniform(-1, 1, (1, length, 3, 2)).astype(np.float32)
         ours = np.asarray(model.eval({s: x}))
         theirs = session.run(None, {"s": x.transpose(1, 0, 2, 3)})[0]
@@ -234,15 +236,17 @@ def test_a_model_without_inputs_exports_with_no_graph_inputs(tmp_path):
 
 
 def test_an_op_without_mapping_goes_through_torch_onnx(tmp_path):
-    x = C.input_variable(6, name="x")
-    model = C.top_k(x, 2)  # no mapping in the CNTK-layout writer: torch.onnx, batch first, dynamic batch
-    path = str(tmp_path / "topk.onnx")
+    img = C.input_variable((2, 5, 5), name="img")
+    kernel = np.random.RandomState(4).uniform(-1, 1, (2, 3, 3, 3)).astype(np.float32)
+    model = C.convolution_transpose(kernel, img, auto_padding=[False])  # no mapping in the CNTK-layout writer
+    path = str(tmp_path / "deconv.onnx")
     model.save(path, format=C.ModelFormat.ONNX)
     proto = onnx.load(path)
     onnx.checker.check_model(proto)
-    data = np.random.RandomState(4).uniform(-1, 1, (3, 6)).astype(np.float32)
-    values = _session(path).run(None, {"x": data})[0]
-    np.testing.assert_allclose(values, model.eval({x: data})[model.outputs[0]], rtol=1e-6)
+    assert proto.opset_import[0].version > 9  # torch.onnx's opset: batch first, dynamic batch
+    data = np.random.RandomState(5).uniform(-1, 1, (3, 2, 5, 5)).astype(np.float32)
+    np.testing.assert_allclose(_session(path).run(None, {"img": data})[0], model.eval({img: data}), rtol=1e-5,
+                               atol=1e-5)
 
 
 def test_a_recurrence_onnx_cannot_express_is_refused(tmp_path):
