@@ -560,6 +560,12 @@ def _top_k(ctx, ins):
     return _C().top_k(x, k, axis=_axis(ctx.attr("axis", -1), x), name=ctx.name)
 
 
+def _eye_like(ctx, ins):
+    if ctx.attr("k", 0):
+        raise Unsupported("EyeLike with k != 0")
+    return _C().eye_like(ins[0], sparse_output=False, name=ctx.name)
+
+
 def _one_hot(ctx, ins):
     C = _C()
     values = _const(ins[2], "OneHot's values").reshape(-1)
@@ -738,7 +744,7 @@ def _rnn(ctx, ins):
 
 
 OPS = {
-    "LSTM": _lstm, "RNN": _rnn, "GRU": _gru, "Gather": _gather, "OneHot": _one_hot, "TopK": _top_k, "MeanVarianceNormalization": _mean_variance_normalization,
+    "LSTM": _lstm, "RNN": _rnn, "GRU": _gru, "Gather": _gather, "OneHot": _one_hot, "TopK": _top_k, "EyeLike": _eye_like, "MeanVarianceNormalization": _mean_variance_normalization,
     "Abs": _unary("abs"), "Neg": _unary("negate"), "Exp": _unary("exp"), "Log": _unary("log"),
     "Sqrt": _unary("sqrt"), "Reciprocal": _unary("reciprocal"), "Floor": _unary("floor"), "Ceil": _unary("ceil"),
     "Sigmoid": _unary("sigmoid"), "Tanh": _unary("tanh"), "Relu": _unary("relu"), "Sin": _unary("sin"),

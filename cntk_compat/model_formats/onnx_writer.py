@@ -937,6 +937,12 @@ def _top_k(w, fn, ins, outs, base):
     w.node("Cast", [indices], [outs[1]], base + "_cast", to=_elem(fn._outputs[1]))
 
 
+def _eye_like(w, fn, ins, outs, base):
+    if fn._attributes.get("sparse_output"):
+        raise NotExpressible("eye_like with sparse output")
+    w.node("EyeLike", ins, outs, base)
+
+
 def _one_hot(w, fn, ins, outs, base):
     a = fn._attributes
     x, out = fn._inputs[0], fn._outputs[0]
@@ -1078,7 +1084,7 @@ EMITTERS = {
     "BatchNormalization": _batch_normalization, "LocalResponseNormalization": _lrn,
     "DepthToSpace": _depth_space("DepthToSpace"), "SpaceToDepth": _depth_space("SpaceToDepth"), "Cast": _cast,
     "ConstantLike": _constant_like, "LogPlus": _log_plus, "PReLU": _prelu, "Gather": _gather,
-    "MeanVarianceNormalization": _mean_variance_normalization, "OneHot": _one_hot, "TopK": _top_k,
+    "MeanVarianceNormalization": _mean_variance_normalization, "OneHot": _one_hot, "TopK": _top_k, "EyeLikeOp": _eye_like,
 }
 for _kind, _op in (("sum", "ReduceSum"), ("mean", "ReduceMean"), ("max", "ReduceMax"), ("min", "ReduceMin"),
                    ("prod", "ReduceProd"), ("log_sum_exp", "ReduceLogSum"), ("l1", "ReduceL1"), ("l2", "ReduceL2"),

@@ -129,6 +129,7 @@ def _op_cases():
         ("reduce_all_axes", C.reduce_l1(x, C.Axis.all_axes())),
         ("gather", C.gather(np.arange(12, dtype=np.float32).reshape(6, 2), C.constant(np.array([[0], [4]], np.float32)))),
         ("one_hot", C.one_hot(C.constant(np.array([1, 5], np.float32)), 6, False)),
+        ("eye_like", C.eye_like(C.input_variable((3, 4), dynamic_axes=[], name="m"), sparse_output=False)),
         ("top_k", C.combine([C.top_k(x, 3).outputs[0]])), ("top_k_indices", C.combine([C.top_k(x, 3).outputs[1]])),
         ("mean_variance_normalization", C.mean_variance_normalization(img)),
     ]
@@ -144,7 +145,7 @@ def test_each_mapped_op_matches_onnxruntime_and_imports_back(tmp_path, name, mod
     rng = np.random.RandomState(3)
     feeds, data = {}, {}
     for a, value_info in zip(model.arguments, proto.graph.input):
-        d = rng.uniform(0.1, 1, (1,) + a.shape).astype(np.float32)
+        d = rng.uniform(0.1, 1, ((1,) if a.has_batch_axis() else ()) + a.shape).astype(np.float32)
         data[a], feeds[value_info.name] = d, d
     ours = np.asarray(model.eval(data) if data else model.eval())
     theirs = _session(path).run(None, feeds)[0]
