@@ -13,7 +13,8 @@ sentinel_value_for_auto_select_random_seed = _rng.SentinelValueForAutoSelectRand
 
 _state = {"deterministic": False, "force_setting_device": False, "checked_mode": False,
           "gpu_memory_trace_level": 0, "math_lib_trace_level": 0, "synchronous_gpu": False,
-          "forward_values_sharing": True, "gradient_accumulation_optimization": True}
+          "forward_values_sharing": True, "gradient_accumulation_optimization": True,
+          "sparse_gradient_aggregation": False}
 
 
 def set_fixed_random_seed(value):
@@ -144,6 +145,15 @@ def disable_gradient_accumulation_optimization():
 
 def enable_gradient_accumulation_optimization():
     _state["gradient_accumulation_optimization"] = True
+
+
+def use_sparse_gradient_aggregation_in_data_parallel_sgd(enable):
+    """CNTK's switch for aggregating sparse gradients (e.g. of an embedding fed one-hot input) as sparse
+    matrices among the workers of data-parallel SGD. cntk-compat's gradients are dense tensors that DDP always
+    aggregates densely, so there is nothing to switch; the setting is remembered."""
+    if not isinstance(enable, bool):
+        raise TypeError("use_sparse_gradient_aggregation_in_data_parallel_sgd: expected a bool, got %r" % (enable,))
+    _state["sparse_gradient_aggregation"] = enable
 
 
 def disable_cpueval_optimization():
