@@ -4,6 +4,7 @@ Under ``torchrun`` (WORLD_SIZE > 1 in the environment) the default process group
 gloo for CPU tensors and NCCL for CUDA tensors (one group serving both). Started any other way, the
 process is the only worker, rank 0, and every collective is the identity, as CNTK without MPI.
 """
+import contextlib
 import datetime
 import os
 import socket
@@ -57,6 +58,18 @@ def _timeout_from_environment():
 _finalized = [False]
 
 
+def _store_of_this_attempt(timeout):
+    """(store, rank, world size) of the env:// rendezvous, the store's keys prefixed by torchrun's restart count.
+
+    torchrun's agent keeps one TCPStore for all attempts (MASTER_ADDR:MASTER_PORT) and torch's env:// rendezvous
+    adds no prefix per attempt, so the keys of the killed attempt are still there: a restarted worker would read
+    the dead workers' gloo addresses and fail to connect ("Connection refused"), or connect to whatever socket
+    took their port and wait forever."""
+    store, rank, world_size = next(dist.rendezvous("env://", timeout=timeout))
+    attempt = os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")
+    return dist.PrefixStore("cntk_compat/attempt_%s/" % attempt, store), rank, world_size
+
+
 def process_group_ready():
     """Whether a torch.distributed group is there (created here under torchrun); False for a lone worker and
     after :meth:`Communicator.finalize`."""
@@ -64,16 +77,49 @@ def process_group_ready():
         return False
     if not dist.is_initialized() and _world_size_from_environment() > 1:
         timeout = _timeout_from_environment()
+        backend = "gloo"
         if torch.cuda.is_available():
             torch.cuda.set_device(_local_gpu_id())
-            dist.init_process_group("cpu:gloo,cuda:nccl", timeout=timeout)
-        else:
-            dist.init_process_group("gloo", timeout=timeout)
+            backend = "cpu:gloo,cuda:nccl"
+        with collective("joining the process group (%s, store at %s:%s)"
+                        % (backend, os.environ.get("MASTER_ADDR"), os.environ.get("MASTER_PORT")),
+                        int(os.environ.get("RANK", "0")), _world_size_from_environment()):
+            store, rank, world_size = _store_of_this_attempt(timeout or dist.constants.default_pg_timeout)
+            dist.init_process_group(backend, store=store, rank=rank, world_size=world_size, timeout=timeout)
     return dist.is_initialized()
 
 
-def all_reduce_sum(tensors):
-    """Sum each tensor over all workers, in place, in one flattened bucket per dtype and device."""
+class DistributedError(RuntimeError):
+    """A collective operation failed: another worker died, hung past the timeout, or ran a different
+    collective. The message names this worker and the operation."""
+
+
+@contextlib.contextmanager
+def collective(operation, rank=None, world_size=None):
+    """Turns a failure of the collective ``operation`` (a phrase) into a :class:`DistributedError` naming this
+    worker and the operation. Only collectives may run inside."""
+    try:
+        yield
+    except DistributedError:
+        raise
+    except RuntimeError as e:
+        raise DistributedError(describe_failure(operation, e, rank, world_size)) from e
+
+
+def describe_failure(operation, error, rank=None, world_size=None):
+    if rank is None:
+        rank, world_size = (dist.get_rank(), dist.get_world_size()) if dist.is_initialized() else (0, 1)
+    timeout = os.environ.get("CNTK_DISTRIBUTED_TIMEOUT_S")
+    return ("worker %d of %d: %s failed: %s\nAnother worker probably died, hung longer than the timeout (%s), or "
+            "ran a different collective; see its own output." %
+            (rank, world_size, operation, str(error).strip(),
+             "CNTK_DISTRIBUTED_TIMEOUT_S=%s s" % timeout if timeout else
+             "torch's default; set CNTK_DISTRIBUTED_TIMEOUT_S to shorten it"))
+
+
+def all_reduce_sum(tensors, what="values"):
+    """Sum each tensor over all workers, in place, in one flattened bucket per dtype and device (``what`` names
+    them in errors)."""
     if not tensors or not _several_workers():
         return tensors
     buckets = {}
@@ -81,7 +127,8 @@ def all_reduce_sum(tensors):
         buckets.setdefault((t.dtype, t.device), []).append(t)
     for group in buckets.values():
         flat = torch.cat([t.reshape(-1) for t in group])
-        dist.all_reduce(flat)
+        with collective("the all-reduce (sum) of the %s" % what):
+            dist.all_reduce(flat)
         offset = 0
         for t in group:
             t.copy_(flat[offset:offset + t.numel()].view_as(t))
@@ -93,36 +140,40 @@ def _several_workers():
     return process_group_ready() and dist.get_world_size() > 1
 
 
-def all_reduce_max(tensor):
+def all_reduce_max(tensor, what="values"):
     """The elementwise maximum of ``tensor`` over all workers, in place."""
     if _several_workers():
-        dist.all_reduce(tensor, op=dist.ReduceOp.MAX)
+        with collective("the all-reduce (max) of the %s" % what):
+            dist.all_reduce(tensor, op=dist.ReduceOp.MAX)
     return tensor
 
 
-def broadcast_from_main(tensors):
+def broadcast_from_main(tensors, what="parameters"):
     """Overwrite each tensor, in place, with the main worker's (rank 0) value."""
     if _several_workers():
-        for t in tensors:
-            dist.broadcast(t, src=0)
+        with collective("the broadcast of the main worker's %s" % what):
+            for t in tensors:
+                dist.broadcast(t, src=0)
     return tensors
 
 
-def all_gather_tensor(tensor):
+def all_gather_tensor(tensor, what="values"):
     """The tensors of all workers (same shape everywhere), stacked by rank: shape (workers, *tensor.shape)."""
     if not _several_workers():
         return tensor.unsqueeze(0)
     gathered = [torch.empty_like(tensor) for _ in range(dist.get_world_size())]
-    dist.all_gather(gathered, tensor.contiguous())
+    with collective("the all-gather of the %s" % what):
+        dist.all_gather(gathered, tensor.contiguous())
     return torch.stack(gathered)
 
 
-def all_gather_object(obj):
+def all_gather_object(obj, what="objects"):
     """The (picklable) objects of all workers, as a list by rank."""
     if not _several_workers():
         return [obj]
     gathered = [None] * dist.get_world_size()
-    dist.all_gather_object(gathered, obj)
+    with collective("the all-gather of the %s" % what):
+        dist.all_gather_object(gathered, obj)
     return gathered
 
 
@@ -155,7 +206,8 @@ class Communicator(object):
         """The :class:`WorkerDescriptor` of every worker, by rank."""
         hosts = [socket.gethostname()] * Communicator.num_workers()
         if Communicator.num_workers() > 1:
-            dist.all_gather_object(hosts, socket.gethostname())
+            with collective("the all-gather of the workers' host names"):
+                dist.all_gather_object(hosts, socket.gethostname())
         return [WorkerDescriptor(rank, host) for rank, host in enumerate(hosts)]
 
     def current_worker(self):
@@ -165,7 +217,8 @@ class Communicator(object):
     def barrier(self):
         """Wait until every worker has reached this point."""
         if Communicator.num_workers() > 1:
-            dist.barrier()
+            with collective("the barrier"):
+                dist.barrier()
 
     def is_main(self):
         """Whether this is the main worker (rank 0)."""

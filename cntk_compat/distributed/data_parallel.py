@@ -19,7 +19,7 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 
 from . import hooks
-from .communicator import Communicator, process_group_ready
+from .communicator import Communicator, DistributedError, collective, describe_failure, process_group_ready
 from .learner import DistributedLearner
 from .quantization import check_bits
 
@@ -35,11 +35,16 @@ class _LearnedParameters(torch.nn.Module):
         super(_LearnedParameters, self).__init__()
         self.learned = torch.nn.ParameterList(parameters)
         self._unused = [p for p, u in zip(parameters, used) if not u]
+        self.forward_failed = False     # whether the last error came from the forward pass, not DDP's collectives
 
     def forward(self, run_forward):
         if run_forward is None:
             return 0, sum(p.sum() * 0.0 for p in self.learned), None, {}, ()
-        n, loss, metric, fetched, gradient_inputs = run_forward()
+        try:
+            n, loss, metric, fetched, gradient_inputs = run_forward()
+        except BaseException:
+            self.forward_failed = True
+            raise
         if self._unused:    # parameters only the metric (or nothing) depends on: zero gradients, reduced too
             loss = loss + sum(p.sum() * 0.0 for p in self._unused)
         return n, loss, metric, fetched, gradient_inputs
@@ -88,16 +93,34 @@ class DataParallelDistributedLearner(DistributedLearner):
         parameters = [p.tensor for p in self._learner.parameters]
         warm_start = self._samples_seen < self._distributed_after
         with self._ddp.no_sync() if warm_start else contextlib.nullcontext():
-            n, loss, metric, fetched, gradient_inputs = self._ddp(run_forward)
+            n, loss, metric, fetched, gradient_inputs = self._run_ddp(run_forward)
             if not warm_start:
                 self._pending = _launch_totals(n, loss, metric, parameters[0].device)
-            # inputs with needs_gradient=True get theirs too (computed and dropped, as CNTK)
-            torch.autograd.backward(loss, inputs=parameters + list(gradient_inputs))
+            self._hook_state.failure = None
+            try:
+                # inputs with needs_gradient=True get theirs too (computed and dropped, as CNTK)
+                torch.autograd.backward(loss, inputs=parameters + list(gradient_inputs))
+            except RuntimeError as e:
+                if self._hook_state.failure is None:
+                    raise
+                raise DistributedError(self._hook_state.failure) from e
         grads = {}
         for p, t in zip(self._learner.parameters, parameters):
             grads[p] = t.grad
             t.grad = None
         return n, (loss.detach() if n else None), (None if metric is None else metric.detach()), fetched, grads
+
+    def _run_ddp(self, run_forward):
+        """DDP's forward: before the Trainer's forward pass it may run collectives of its own (the bucket order
+        after the first step, buffers), whose failures become DistributedErrors."""
+        module = self._ddp.module
+        module.forward_failed = False
+        try:
+            return self._ddp(run_forward)
+        except RuntimeError as e:
+            if module.forward_failed:
+                raise
+            raise DistributedError(describe_failure("DDP's collectives before the forward pass", e)) from e
 
     # -- the update ---------------------------------------------------------------------------------------
     def _distributed_minibatch(self, gradient_values, info):
@@ -134,21 +157,29 @@ def _several_workers():
 
 
 def _launch_totals(n, loss, metric, device):
-    """Starts summing (samples, loss, metric) over the workers: the count on the host (gloo; no device sync),
-    the sums where they are."""
-    count = torch.tensor([float(n)], dtype=torch.float64)
-    sums = torch.zeros(2, dtype=torch.float64, device=device)
+    """Starts summing (samples, loss, metric) over the workers: on the CPU in one all-reduce; with CUDA the count
+    on the host (gloo; no device sync) and the sums where they are. Returns (works, count, sums)."""
+    on_host = device.type == "cpu"
+    totals = torch.zeros(3 if on_host else 2, dtype=torch.float64, device=device)
+    count, sums = (totals[:1], totals[1:]) if on_host else (torch.tensor([float(n)], dtype=torch.float64), totals)
+    count[0] = float(n)
     if n:
         sums[0] = loss.detach()
         if metric is not None:
             sums[1] = metric.detach()
-    return (dist.all_reduce(count, async_op=True), count), (dist.all_reduce(sums, async_op=True), sums)
+    with collective(_TOTALS):
+        works = [dist.all_reduce(t, async_op=True) for t in ((totals,) if on_host else (count, totals))]
+    return works, count, sums
+
+
+_TOTALS = "the all-reduce of the minibatch's sample count, loss and metric"
 
 
 def _wait_totals(pending, has_metric):
-    (count_work, count), (sums_work, sums) = pending
-    count_work.wait()
-    sums_work.wait()
+    works, count, sums = pending
+    with collective(_TOTALS):
+        for work in works:
+            work.wait()
     return int(round(count.item())), sums[0], (sums[1] if has_metric else None)
 
 

@@ -13,8 +13,9 @@ Unlike DDP's default hook they **sum** the gradients (no division by the number 
 aggregation does: scale the learning rate, or the loss, accordingly.
 
 The quantized aggregation keeps each worker's traffic independent of the number of workers N, as CNTK's
-striped aggregation did. Each parameter's gradient is viewed as columns (see :mod:`.quantization`) and its
-columns are cut into N stripes; worker k owns stripe k of every parameter. Per bucket:
+striped aggregation did. Each gradient is cut into columns (see :mod:`.quantization`) and its columns into N
+stripes, one per worker, shared out so that each worker owns the same bytes of the whole model to within one
+column (of the bucket's when the state has no module). Per bucket:
 
 1. every worker adds its residual to the gradient, quantizes each column and keeps what the reconstruction
    misses as the new residual (error feedback);
@@ -22,29 +23,45 @@ columns are cut into N stripes; worker k owns stripe k of every parameter. Per b
    waits for it, so only step 4 overlaps the rest of the backward pass);
 3. worker k dequantizes them, sums them, adds its second residual (kept for its stripes) and quantizes the sum
    again, keeping that error too;
-4. ``all_gather``: every worker receives every stripe's quantized sum and dequantizes it.
+4. ``all_to_all``: every worker receives every stripe's quantized sum from its owner and dequantizes it.
 
-Every worker ends with the same values (also the owner of a stripe uses the dequantized sum). Each worker sends
-and receives about ``2 (N - 1) / N`` times the quantized gradient, like a ring all-reduce of the full-precision
-one; a column costs its packed codes plus two floats (its range).
+Every worker ends with the same values (also the owner of a stripe uses the dequantized sum). On average a
+worker sends and receives ``2 (N - 1) / N`` times the quantized gradient, as a ring all-reduce of the
+full-precision one; a column costs its packed codes plus two floats (its range).
 
 The residuals belong to each worker: save :meth:`QuantizedGradientState.state_dict` per worker with the rest of
 the training state, so that a resumed run continues exactly as an uninterrupted one.
+
+A failed collective (another worker died, hung past the process group's timeout, or ran something else) raises
+a :class:`~cntk_compat.distributed.communicator.DistributedError` naming this worker, the operation and the
+bucket; DDP passes it on from ``backward()`` (inside its own RuntimeError) and the hook state keeps its message
+in ``failure``.
 """
 import torch
 import torch.distributed as dist
 
-from .quantization import as_columns, check_bits, dequantize, pack, packed_size, quantization_range, quantize, \
+from .communicator import DistributedError, describe_failure
+from .quantization import check_bits, column_pieces, dequantize, pack, packed_size, quantization_range, quantize, \
     unpack
 
 __all__ = ["SumState", "allreduce_sum_hook", "QuantizedGradientState", "quantized_gradient_hook"]
 
 
 class SumState(object):
-    """The state of :func:`allreduce_sum_hook`: the process group (None: the default group)."""
+    """The state of :func:`allreduce_sum_hook`: the process group (None: the default group); ``failure``: the
+    message of the last failed collective, or None."""
 
     def __init__(self, process_group=None):
         self.process_group = process_group
+        self.failure = None
+
+
+def _failed(state, operation, error, group):
+    """The DistributedError of a failed collective of a hook (its message also kept in ``state.failure``)."""
+    message = describe_failure(operation, error, dist.get_rank(group), dist.get_world_size(group))
+    if state is not None:
+        state.failure = message
+    return DistributedError(message)
 
 
 def allreduce_sum_hook(state, bucket):
@@ -53,7 +70,15 @@ def allreduce_sum_hook(state, bucket):
     group = state.process_group if state is not None else None
     buffer = bucket.buffer()
     work = dist.all_reduce(buffer, group=group, async_op=True)
-    return work.get_future().then(lambda fut: fut.value()[0])
+
+    def summed(fut):
+        try:
+            return fut.value()[0]
+        except RuntimeError as e:
+            raise _failed(state, "the all-reduce of gradient bucket %d (%d values)" % (bucket.index(), buffer.numel()),
+                          e, group) from e
+
+    return work.get_future().then(summed)
 
 
 class QuantizedGradientState(object):
@@ -71,9 +96,12 @@ class QuantizedGradientState(object):
         self.bits = check_bits(bits)
         self.process_group = process_group
         self._module = module
-        # by parameter: the residual of this worker's gradient, and of the stripe sums this worker owns
+        self.failure = None
+        # by parameter: the residual of this worker's gradient; by (parameter, piece): (first column, residual) of
+        # the stripe sums it owns
         self._residual = {}
         self._stripe_residual = {}
+        self._layouts = {}
 
     def _names(self):
         if self._module is None:
@@ -81,12 +109,18 @@ class QuantizedGradientState(object):
         return [(name, p) for name, p in self._module.named_parameters() if p.requires_grad]
 
     def state_dict(self):
-        """This worker's residuals by parameter name (tensors, or None before the parameter's first step)."""
+        """This worker's residuals by parameter name: the gradient's (a tensor, or None before the parameter's
+        first step) and those of the stripe sums this worker owns (a list by piece of :func:`column_pieces`: None
+        or the first column owned and the residual of the owned columns)."""
         out = {"bits": self.bits, "residual": {}, "stripe_residual": {}}
         for name, p in self._names():
-            for key, kept in (("residual", self._residual), ("stripe_residual", self._stripe_residual)):
-                value = kept.get(p)
-                out[key][name] = None if value is None else value.detach().cpu().clone()
+            value = self._residual.get(p)
+            out["residual"][name] = None if value is None else value.detach().cpu().clone()
+            out["stripe_residual"][name] = [
+                None if self._stripe_residual.get((p, piece)) is None
+                else {"first_column": self._stripe_residual[(p, piece)][0],
+                      "value": self._stripe_residual[(p, piece)][1].detach().cpu().clone()}
+                for piece in range(len(column_pieces(p.shape)))]
         return out
 
     def load_state_dict(self, state):
@@ -94,34 +128,94 @@ class QuantizedGradientState(object):
         if state.get("bits") != self.bits:
             raise ValueError("QuantizedGradientState.load_state_dict: the state was saved with %r bits, this "
                              "state quantizes to %d bits" % (state.get("bits"), self.bits))
-        self._residual.clear()
-        self._stripe_residual.clear()
+        self.reset()
         for name, p in self._names():
-            for key, kept in (("residual", self._residual), ("stripe_residual", self._stripe_residual)):
+            for key in ("residual", "stripe_residual"):
                 if name not in state[key]:
                     raise ValueError("QuantizedGradientState.load_state_dict: no %s for parameter '%s'"
                                      % (key, name))
-                value = state[key][name]
+            value = state["residual"][name]
+            if value is not None:
+                if tuple(value.shape) != tuple(p.shape):
+                    raise ValueError("QuantizedGradientState.load_state_dict: the residual of parameter '%s' has "
+                                     "shape %s, the parameter %s" % (name, tuple(value.shape), tuple(p.shape)))
+                self._residual[p] = value.to(device=p.device, dtype=p.dtype)
+            pieces = state["stripe_residual"][name]
+            if not isinstance(pieces, (list, tuple)) or len(pieces) != len(column_pieces(p.shape)):
+                raise ValueError("QuantizedGradientState.load_state_dict: the stripe residuals of parameter '%s' "
+                                 "must be a list of %d (one per piece of its columns)"
+                                 % (name, len(column_pieces(p.shape))))
+            for piece, value in enumerate(pieces):
                 if value is not None:
-                    kept[p] = value.to(device=p.device, dtype=p.dtype)
+                    self._stripe_residual[(p, piece)] = (int(value["first_column"]),
+                                                         value["value"].to(device=p.device, dtype=p.dtype))
 
     def reset(self):
         """Forgets all residuals."""
         self._residual.clear()
         self._stripe_residual.clear()
 
+    def _layout(self, parameters, gradients, workers):
+        """The pieces of a bucket's gradients and their stripes. With the module, the stripes are shared out over
+        all its parameters at once, so that they stay the same when DDP rebuilds its buckets (the first steps
+        differ); without it, over each bucket's."""
+        key = (workers, tuple(id(p) for p in parameters))
+        layout = self._layouts.get(key)
+        if layout is None:
+            if self._module is not None:
+                stripes = self._layouts.get(workers)
+                if stripes is None:
+                    tensors = [p for _, p in self._names()]
+                    stripes = self._layouts[workers] = _balanced_stripes(tensors, self.bits, workers)
+            else:
+                stripes = _balanced_stripes(parameters, self.bits, workers)
+            layout = self._layouts[key] = _bucket_layout(parameters, gradients, self.bits, stripes)
+        return layout
 
-class _Layout(object):
-    """How one parameter's gradient travels: its columns, their stripes and the bytes of each column."""
 
-    def __init__(self, gradient, bits, workers):
-        columns = as_columns(gradient)
-        self.shape = gradient.shape
-        self.columns, self.rows = columns.shape
-        self.stripes = [len(s) for s in torch.arange(self.columns).tensor_split(workers)]
-        self.starts = [sum(self.stripes[:k]) for k in range(workers)]
-        self.code_bytes = packed_size(self.rows, bits)
-        self.record_bytes = self.code_bytes + 2 * gradient.element_size()
+class _Piece(object):
+    """One piece of columns of one gradient of a bucket (see :func:`column_pieces`) and its stripes."""
+
+    def __init__(self, gradient_index, piece, start, columns, rows, bits, element_size):
+        self.gradient_index, self.piece, self.start = gradient_index, piece, start
+        self.columns, self.rows = columns, rows
+        self.code_bytes = packed_size(rows, bits)
+        self.record_bytes = self.code_bytes + 2 * element_size
+        self.stripes = self.starts = None
+
+    def values(self, flat):
+        return flat[self.start:self.start + self.columns * self.rows].view(self.columns, self.rows)
+
+
+def _balanced_stripes(tensors, bits, workers):
+    """{(tensor id, piece): columns of each worker's stripe}: each piece's columns are shared out evenly and the
+    columns left over go to the workers that own the fewest bytes so far, so that all workers own the same bytes
+    (of these tensors) to within one column."""
+    stripes, load = {}, [0] * workers
+    for t in tensors:
+        for number, (columns, rows) in enumerate(column_pieces(t.shape)):
+            record_bytes = packed_size(rows, bits) + 2 * t.element_size()
+            base, extra = divmod(columns, workers)
+            lightest = set(sorted(range(workers), key=lambda k: (load[k], k))[:extra])
+            counts = [base + (k in lightest) for k in range(workers)]
+            for k in range(workers):
+                load[k] += counts[k] * record_bytes
+            stripes[(id(t), number)] = counts
+    return stripes
+
+
+def _bucket_layout(parameters, gradients, bits, stripes):
+    """The pieces of the bucket's gradients, each cut into one contiguous stripe of columns per worker."""
+    pieces = []
+    for index, (p, g) in enumerate(zip(parameters, gradients)):
+        start = 0
+        for number, (columns, rows) in enumerate(column_pieces(g.shape)):
+            piece = _Piece(index, number, start, columns, rows, bits, g.element_size())
+            piece.stripes = stripes[(id(p), number)]
+            piece.starts = [sum(piece.stripes[:k]) for k in range(len(piece.stripes))]
+            pieces.append(piece)
+            start += columns * rows
+    return pieces
 
 
 def _records(columns, bits):
@@ -132,20 +226,19 @@ def _records(columns, bits):
     return torch.cat([pack(codes, bits), ranges], dim=1), dequantize(codes, lower, upper, bits)
 
 
-def _values(records, layout, bits, dtype):
+def _values(records, piece, bits, dtype):
     """The columns that records (..., columns, bytes) reconstruct to."""
-    codes = unpack(records[..., :layout.code_bytes], bits, layout.rows)
-    ranges = records[..., layout.code_bytes:].clone(memory_format=torch.contiguous_format).view(dtype)
+    codes = unpack(records[..., :piece.code_bytes], bits, piece.rows)
+    ranges = records[..., piece.code_bytes:].clone(memory_format=torch.contiguous_format).view(dtype)
     return dequantize(codes, ranges[..., 0], ranges[..., 1], bits)
 
 
-def _split_records(flat, layouts, stripe):
-    """The records of one stripe of every parameter, from their concatenation."""
+def _split_records(flat, pieces, stripe):
+    """The records of one stripe of every piece, from their concatenation (flat: (..., bytes))."""
     parts, at = [], 0
-    for layout in layouts:
-        size = layout.stripes[stripe] * layout.record_bytes
-        shape = flat.shape[:-1] + (layout.stripes[stripe], layout.record_bytes)
-        parts.append(flat[..., at:at + size].reshape(shape))
+    for piece in pieces:
+        size = piece.stripes[stripe] * piece.record_bytes
+        parts.append(flat[..., at:at + size].reshape(flat.shape[:-1] + (piece.stripes[stripe], piece.record_bytes)))
         at += size
     return parts
 
@@ -161,46 +254,68 @@ def quantized_gradient_hook(state, bucket):
     buffer = bucket.buffer()
     parameters = bucket.parameters()
     gradients = bucket.gradients()
-    layouts = [_Layout(g, bits, workers) for g in gradients]
+    pieces = state._layout(parameters, gradients, workers)
 
-    outgoing = [[] for _ in range(workers)]
-    for p, g, layout in zip(parameters, gradients, layouts):
+    values = []
+    for p, g in zip(parameters, gradients):
         residual = state._residual.get(p)
-        value = g if residual is None else g + residual
-        columns = as_columns(value)
+        values.append((g if residual is None else g + residual).reshape(-1))
+    for piece in pieces:
+        key = (parameters[piece.gradient_index], piece.piece)
+        kept = state._stripe_residual.get(key)
+        if kept is not None and (kept[0], kept[1].shape[0]) != (piece.starts[rank], piece.stripes[rank]):
+            # DDP rebuilt its buckets and this worker owns other columns now: what its old columns' sums missed
+            # joins its own gradient, so that it still reaches the sum
+            first, residual = kept
+            piece.values(values[piece.gradient_index])[first:first + residual.shape[0]] += residual
+            del state._stripe_residual[key]
+    misses = [[] for _ in gradients]
+    outgoing = [[] for _ in range(workers)]
+    for piece in pieces:
+        columns = piece.values(values[piece.gradient_index])
         records, sent = _records(columns, bits)
-        state._residual[p] = (columns - sent).reshape(layout.shape)
+        misses[piece.gradient_index].append((columns - sent).reshape(-1))
         for k in range(workers):
-            start = layout.starts[k]
-            outgoing[k].append(records[start:start + layout.stripes[k]].reshape(-1))
-    send_sizes = [sum(part.numel() for part in parts) for parts in outgoing]
-    mine = send_sizes[rank]
-    send = torch.cat([part for parts in outgoing for part in parts])
+            start = piece.starts[k]
+            outgoing[k].append(records[start:start + piece.stripes[k]].reshape(-1))
+    for p, g, parts in zip(parameters, gradients, misses):
+        state._residual[p] = torch.cat(parts).view(g.shape) if parts else torch.zeros_like(g)
+    stripe_bytes = [sum(part.numel() for part in parts) for parts in outgoing]
+    mine = stripe_bytes[rank]
     received = torch.empty(workers * mine, dtype=torch.uint8, device=buffer.device)
-    # waited for here, not in a callback: a callback that waited for another collective could block the
-    # backend's thread that has to run it
-    dist.all_to_all_single(received, send, [mine] * workers, send_sizes, group=group, async_op=True).wait()
+    what = "gradient bucket %d (%d values, %d-bit)" % (bucket.index(), buffer.numel(), bits)
+    try:
+        # waited for here, not in a callback: a callback that waited for another collective could block the
+        # backend's thread that has to run it
+        dist.all_to_all_single(received, torch.cat([part for parts in outgoing for part in parts]),
+                               [mine] * workers, stripe_bytes, group=group, async_op=True).wait()
+    except RuntimeError as e:
+        raise _failed(state, "the quantized reduce-scatter (all-to-all) of " + what, e, group) from e
     own = []
-    for p, layout, records in zip(parameters, layouts, _split_records(received.view(workers, mine), layouts, rank)):
-        total = _values(records, layout, bits, buffer.dtype).sum(dim=0)
-        residual = state._stripe_residual.get(p)
-        if residual is not None:
-            total = total + residual
+    for piece, records in zip(pieces, _split_records(received.view(workers, mine), pieces, rank)):
+        total = _values(records, piece, bits, buffer.dtype).sum(dim=0)
+        key = (parameters[piece.gradient_index], piece.piece)
+        kept = state._stripe_residual.get(key)
+        if kept is not None:
+            total = total + kept[1]
         own_records, sent = _records(total, bits)
-        state._stripe_residual[p] = total - sent
+        state._stripe_residual[key] = (piece.starts[rank], total - sent)
         own.append(own_records.reshape(-1))
-    longest = max(send_sizes)
-    own.append(torch.zeros(longest - mine, dtype=torch.uint8, device=buffer.device))
-    gathered = torch.empty(workers * longest, dtype=torch.uint8, device=buffer.device)
-    exchange = dist.all_gather_single(gathered, torch.cat(own), group=group, async_op=True)
+    own = torch.cat(own) if own else torch.empty(0, dtype=torch.uint8, device=buffer.device)
+    gathered = torch.empty(sum(stripe_bytes), dtype=torch.uint8, device=buffer.device)
+    exchange = dist.all_to_all_single(gathered, own.repeat(workers), stripe_bytes, [mine] * workers, group=group,
+                                      async_op=True)
 
     def dequantize_all(fut):
-        fut.wait()
-        rows = gathered.view(workers, longest)
-        stripes = [_split_records(rows[k], layouts, k) for k in range(workers)]
-        for index, (g, layout) in enumerate(zip(gradients, layouts)):
-            columns = torch.cat([_values(stripes[k][index], layout, bits, buffer.dtype) for k in range(workers)])
-            g.copy_(columns.reshape(layout.shape))      # a view into the bucket's buffer
+        try:
+            fut.wait()
+        except RuntimeError as e:
+            raise _failed(state, "the all-gather (all-to-all) of the quantized sums of " + what, e, group) from e
+        stripes = [_split_records(row, pieces, k) for k, row in enumerate(gathered.split(stripe_bytes))]
+        flats = [g.view(-1) for g in gradients]       # views into the bucket's buffer
+        for index, piece in enumerate(pieces):
+            columns = torch.cat([_values(stripes[k][index], piece, bits, buffer.dtype) for k in range(workers)])
+            piece.values(flats[piece.gradient_index]).copy_(columns)
         return buffer
 
     return exchange.get_future().then(dequantize_all)

@@ -158,7 +158,8 @@ class DistributedLearner(object):
         n = info.num_samples
         updated = self._learner.update(gradient_values, n, info.is_sweep_end) if n else False
         device = self._learner.parameters[0].tensor.device
-        agreed = all_reduce_max(torch.tensor([float(n), float(updated)], dtype=torch.float64, device=device))
+        agreed = all_reduce_max(torch.tensor([float(n), float(updated)], dtype=torch.float64, device=device),
+                                "warm start's sample counts")
         self._samples_seen += int(agreed[0].item())
         return bool(agreed[1].item())
 

@@ -160,9 +160,10 @@ def write_ctf(path, samples):
                                        " ".join("%.4f" % v for v in values[3:])))
 
 
-def bmuf_session(rank, world, port, out, data_file, max_samples_list, checkpoint_frequency):
+def bmuf_session(rank, world, port, out, data_file, max_samples_list, checkpoint_frequency, progress_frequency=None):
     """A training session with a block momentum learner over a CTF file, run once per entry of
-    ``max_samples_list`` (each run restoring the previous run's last checkpoint)."""
+    ``max_samples_list`` (each run restoring the previous run's last checkpoint; checkpoint_frequency 0: none).
+    With ``progress_frequency`` each worker's ProgressPrinter writes to ``out``/progress<rank>.log."""
     join(rank, world, port)
     C.cntk_py.set_fixed_random_seed(1)
     x = C.input_variable(3, name="x")
@@ -173,16 +174,38 @@ def bmuf_session(rank, world, port, out, data_file, max_samples_list, checkpoint
     for max_samples in max_samples_list:
         learner = C.distributed.block_momentum_distributed_learner(
             C.sgd(z.parameters, C.learning_parameter_schedule(0.05)), block_size=16)
-        trainer = C.Trainer(z, (loss, loss), [learner])
+        printers = [C.logging.ProgressPrinter(tag="Training", log_to_file=os.path.join(out, "progress%d.log" % rank))] \
+            if progress_frequency else []
+        trainer = C.Trainer(z, (loss, loss), [learner], printers)
         streams = C.io.StreamDefs(x=C.io.StreamDef(field="x", shape=3), y=C.io.StreamDef(field="y", shape=2))
         source = C.io.MinibatchSource(C.io.CTFDeserializer(data_file, streams), randomize=False)
         config = C.CheckpointConfig(os.path.join(out, "bmuf"), frequency=checkpoint_frequency, restore=True) \
             if checkpoint_frequency else None
         C.training_session(trainer, source, 8, {x: source.streams.x, y: source.streams.y},
-                           max_samples=max_samples, checkpoint_config=config).train()
+                           max_samples=max_samples, checkpoint_config=config,
+                           progress_frequency=progress_frequency).train()
         totals.append(trainer.total_number_of_samples_seen)
     save(out, rank, parameter_values(z), totals=totals)
     C.distributed.Communicator.finalize()
+
+
+def dead_peer(rank, world, port, out):
+    """Rank 1 exits after the first minibatch; rank 0's next one must fail at once with an error naming it."""
+    import time
+    z, loss, x, y, trainer = data_parallel_worker(rank, world, port)
+    features, targets = data(8)
+    trainer.train_minibatch({x: features[rank * 2:rank * 2 + 2], y: targets[rank * 2:rank * 2 + 2]})
+    if rank == 1:
+        save(out, rank, np.zeros(1))
+        os._exit(0)
+    start = time.time()
+    try:
+        trainer.train_minibatch({x: features[4:6], y: targets[4:6]})
+        error = None
+    except Exception as e:      # noqa: BLE001 -- the error is the subject of the test
+        error = "%s: %s" % (type(e).__name__, e)
+    save(out, rank, np.zeros(1), error=error, seconds=time.time() - start)
+    os._exit(0)
 
 
 def hung_peer(rank, world, port, out):

@@ -3,15 +3,24 @@ import numpy as np
 import pytest
 import torch
 
-from cntk_compat.distributed.quantization import (as_columns, check_bits, dequantize, pack, packed_size,
-                                                  quantization_range, quantize, unpack)
+from cntk_compat.distributed.quantization import (MIN_COLUMN_VALUES, check_bits, column_pieces, dequantize, pack,
+                                                  packed_size, quantization_range, quantize, unpack)
 
 
 def test_columns_run_along_the_last_numpy_axis():
-    t = torch.arange(24.).reshape(2, 3, 4)
-    assert as_columns(t).shape == (6, 4)
-    np.testing.assert_array_equal(as_columns(t)[1].numpy(), [4, 5, 6, 7])
-    assert as_columns(torch.tensor(3.)).shape == (1, 1)
+    assert MIN_COLUMN_VALUES == 256
+    assert column_pieces((2, 3, 300)) == [(6, 300)]
+    assert column_pieces((512, 784)) == [(512, 784)]
+
+
+def test_short_columns_are_quantized_several_at_a_time():
+    # 128 values a column: two at a time; 10: 26 at a time (260 values), the 4 left over as a last column
+    assert column_pieces((1024, 128)) == [(512, 256)]
+    assert column_pieces((30, 10)) == [(1, 260), (1, 40)]
+    # fewer values than a column: the whole tensor is one column
+    assert column_pieces((3, 2)) == [(1, 6)]
+    assert column_pieces(()) == [(1, 1)]
+    assert column_pieces((0, 5)) == []
 
 
 def test_one_bit_reconstructs_each_column_to_the_means_of_its_negative_and_non_negative_values():

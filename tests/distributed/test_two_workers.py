@@ -35,7 +35,8 @@ def test_one_bit_workers_stay_identical(tmp_path):
     ranks = run_workers(_workers.train_halves, tmp_path, 1, False)
     np.testing.assert_array_equal(ranks[0]["parameters"], ranks[1]["parameters"])
     expected, _ = _one_process_on_whole_minibatches(False)
-    assert np.abs(ranks[0]["parameters"] - expected).max() < 0.05      # close to exact, not equal
+    # close to exact, not equal: each parameter is one quantized column (1 bit: signs and two means)
+    assert 0 < np.abs(ranks[0]["parameters"] - expected).max() < 0.1
     assert ranks[0]["samples"] == 24
 
 
@@ -78,7 +79,17 @@ def test_evaluation_totals_are_summed_over_the_workers(tmp_path):
 
 def test_a_hung_worker_makes_the_others_fail_within_the_timeout(tmp_path):
     ranks = run_workers(_workers.hung_peer, tmp_path)
-    assert ranks[0]["error"] is not None and "timed out" in ranks[0]["error"].lower(), ranks[0]["error"]
+    error = ranks[0]["error"]
+    assert error is not None and error.startswith("DistributedError: worker 0 of 2: ") and "timed out" in error.lower()
+    assert "CNTK_DISTRIBUTED_TIMEOUT_S=3 s" in error
+    assert ranks[0]["seconds"] < 15
+
+
+def test_a_dead_worker_makes_the_others_fail_at_once_naming_the_operation(tmp_path):
+    ranks = run_workers(_workers.dead_peer, tmp_path)
+    error = ranks[0]["error"]
+    assert error is not None and error.startswith("DistributedError: worker 0 of 2: "), error
+    assert "DDP's collectives before the forward pass failed: " in error and "Connection closed" in error, error
     assert ranks[0]["seconds"] < 15
 
 
