@@ -197,29 +197,35 @@ def main():
     parser.add_argument("--reps", type=int, default=3)
     args = parser.parse_args()
     by_world = {world: run(world, args.steps, args.reps) for world in args.workers}
-    print("bytes per worker per step (rank 0) and step time (median over ranks of each rank's median)")
-    print("%-14s %7s %12s %12s %10s %9s %9s" % ("config", "workers", "sent", "received", "vs 32-bit",
-                                                 "wall ms", "cpu ms"))
+
+    def mean(ranks, key, field):
+        return statistics.mean(r[key][field] for r in ranks)
+
+    print("bytes per worker per step (mean over the workers; max received: the busiest worker) and step time "
+          "(median over the workers of each one's median)")
+    print("%-14s %7s %12s %12s %12s %10s %9s %9s" % ("config", "workers", "sent", "received", "max received",
+                                                      "vs 32-bit", "wall ms", "cpu ms"))
     for model_name in ("mlp", "lstm"):
         for bits in (32, 1, 4):
             key = "%s %d-bit" % (model_name, bits)
             for world, ranks in by_world.items():
-                r = ranks[0][key]
-                full = ranks[0]["%s 32-bit" % model_name]
-                print("%-14s %7d %12d %12d %10s %9.2f %9.2f" % (
-                    key, world, r["sent"], r["received"], "1/%.1f" % (full["sent"] / r["sent"]),
+                full = mean(ranks, "%s 32-bit" % model_name, "sent")
+                print("%-14s %7d %12d %12d %12d %10s %9.2f %9.2f" % (
+                    key, world, mean(ranks, key, "sent"), mean(ranks, key, "received"),
+                    max(r[key]["received"] for r in ranks), "1/%.1f" % (full / mean(ranks, key, "sent")),
                     1e3 * statistics.median(x[key]["wall"] for x in ranks),
                     1e3 * statistics.median(x[key]["cpu"] for x in ranks)))
     worlds = sorted(by_world)
-    lines = []
-    for model_name in ("mlp", "lstm"):
-        for bits in (32, 1, 4):
-            key = "%s %d-bit" % (model_name, bits)
-            if len(worlds) > 1:
-                growth = by_world[worlds[-1]][0][key]["received"] / by_world[worlds[0]][0][key]["received"]
-                lines.append("%s received bytes %d->%d workers: x%.3f" % (key, worlds[0], worlds[-1], growth))
-    for line in lines:
-        print(line)
+    if len(worlds) > 1:
+        first, last = by_world[worlds[0]], by_world[worlds[-1]]
+        ring = (2.0 * (worlds[-1] - 1) / worlds[-1]) / (2.0 * (worlds[0] - 1) / worlds[0])
+        for model_name in ("mlp", "lstm"):
+            for bits in (32, 1, 4):
+                key = "%s %d-bit" % (model_name, bits)
+                print("%s received bytes %d->%d workers: x%.4f (mean), x%.4f (busiest worker); ring all-reduce: "
+                      "x%.4f" % (key, worlds[0], worlds[-1], mean(last, key, "received") / mean(first, key, "received"),
+                                 max(r[key]["received"] for r in last) / max(r[key]["received"] for r in first),
+                                 ring))
     for world, ranks in by_world.items():
         ours = statistics.median(r["cntk trainer"]["wall"] for r in ranks)
         theirs = statistics.median(r["torch loop"]["wall"] for r in ranks)
@@ -227,10 +233,11 @@ def main():
         theirs_cpu = statistics.median(r["torch loop"]["cpu"] for r in ranks)
         print("MLP step, %d workers: CNTK Trainer on DDP %.2f ms (cpu %.2f), hand-written DDP loop %.2f ms (cpu %.2f)"
               % (world, 1e3 * ours, 1e3 * ours_cpu, 1e3 * theirs, 1e3 * theirs_cpu))
-        print("ratio %d workers: wall %.3f, cpu %.3f" % (world, ours / theirs, ours_cpu / theirs_cpu))
-    one_bit = max(by_world[w][0]["%s 1-bit" % m]["sent"] / by_world[w][0]["%s 32-bit" % m]["sent"]
+        print("DDP 32-bit step time ratio (CNTK Trainer / hand-written DDP loop), %d workers: wall %.3f, cpu %.3f"
+              % (world, ours / theirs, ours_cpu / theirs_cpu))
+    one_bit = max(mean(by_world[w], "%s 1-bit" % m, "sent") / mean(by_world[w], "%s 32-bit" % m, "sent")
                   for w in worlds for m in ("mlp", "lstm"))
-    print("1-bit bytes / 32-bit bytes (worst case): 1/%.1f" % (1 / one_bit))
+    print("1-bit bytes / 32-bit bytes (worst case): 1/%.2f" % (1 / one_bit))
 
 
 if __name__ == "__main__":

@@ -15,10 +15,11 @@ workers' average. The first block starts at the first minibatch, so the local pr
 (``distributed_after``) is part of it.
 
 Before each collective the workers agree on what to do (CNTK's protocol): a worker that wants to aggregate wins;
-a checkpoint happens once every worker asks for it; the end of data once every worker has run out of data. A
-worker without data (an empty minibatch from the Trainer) joins the others' aggregations until all have
-finished; then the workers aggregate a last time and training stops. Checkpoints aggregate first, so the saved
-model is the one all workers share.
+a checkpoint happens once every worker asks for it; the end of data once every worker has run out of data; the
+averaging of a training summary's loss and metric once every worker asks for it (and not at all when the others
+want a checkpoint or have run out of data). A worker without data (an empty minibatch from the Trainer) joins
+the others' aggregations until all have finished; then the workers aggregate a last time and training stops.
+Checkpoints aggregate first, so the saved model is the one all workers share.
 """
 import math
 import numbers
@@ -31,7 +32,7 @@ from .learner import DistributedLearner
 __all__ = ["BlockMomentumDistributedLearner", "block_momentum_distributed_learner"]
 
 # what a worker asks for, and what the workers' agreement may grant
-_AGGREGATE, _CHECKPOINT, _SHUTDOWN, _WAIT = 0, 1, 2, 3
+_AGGREGATE, _CHECKPOINT, _SHUTDOWN, _METRICS, _WAIT = 0, 1, 2, 3, 4
 
 
 def _positive_integer(value, name):
@@ -93,6 +94,9 @@ class BlockMomentumDistributedLearner(DistributedLearner):
         self._block_samples = 0            # all workers', since the last aggregation (known at each agreement)
         self._local_samples_seen = 0       # this worker's, since the distributed phase began
         self._warm_start_samples = None    # the samples of the warm start; None until the distributed phase
+        #: how many times the workers have agreed on total_number_of_samples_seen (at each warm start minibatch
+        #: and each agreement); the training session acts on sample counts only when this changed
+        self.agreements = 0
 
     def _block_momentum(self):
         """The filter's momentum for the block now ending (a shorter block is filtered less)."""
@@ -104,6 +108,7 @@ class BlockMomentumDistributedLearner(DistributedLearner):
     def _warm_start_update(self, gradient_values, info):
         if self._block_start is None:
             self._take_block_start()
+        self.agreements += 1
         return super(BlockMomentumDistributedLearner, self)._warm_start_update(gradient_values, info)
 
     def _distributed_minibatch(self, gradient_values, info):
@@ -133,9 +138,35 @@ class BlockMomentumDistributedLearner(DistributedLearner):
             action = self._synchronize(_SHUTDOWN)
             if action == _CHECKPOINT:
                 return True
+            if action == _WAIT:         # others are averaging a summary's metrics: they give up and come here
+                continue
             self._aggregate()
             if action == _SHUTDOWN:
                 return False
+
+    def average_metrics(self, loss, metric):
+        """CNTK's aggregation of a training summary's metrics: the loss and metric sums since the last summary
+        (tensors or None), summed over the workers and divided by their number. Every worker must ask (the
+        Trainer's summarize_training_progress does); when the others want a checkpoint or have run out of data
+        instead, the sums stay this worker's, as in CNTK. Returns (loss, metric)."""
+        workers = Communicator.num_workers()
+        if workers == 1:
+            return loss, metric
+        if self._warm_start_samples is not None:
+            while True:
+                action = self._synchronize(_METRICS)
+                if action == _METRICS:
+                    break
+                if action == _AGGREGATE:
+                    self._aggregate()
+                elif action in (_CHECKPOINT, _SHUTDOWN):
+                    return loss, metric
+        # (in the warm start every minibatch meets all workers, who then summarize together)
+        device = self._learner.parameters[0].tensor.device
+        sums = torch.tensor([0.0 if loss is None else float(loss), 0.0 if metric is None else float(metric)],
+                            dtype=torch.float64, device=device)
+        sums = all_reduce_sum([sums], "training summary's loss and metric")[0] / workers
+        return (None if loss is None else sums[0]), (None if metric is None else sums[1])
 
     def state_dict(self):
         """The checkpoint state. In the distributed phase a collective, as CNTK's checkpoint: every worker must
@@ -169,23 +200,28 @@ class BlockMomentumDistributedLearner(DistributedLearner):
     def _synchronize(self, wanted):
         """Agree with the other workers on the next action (CNTK's rules). Also learns the samples of all
         workers: in total (the agreed sample count) and since the last aggregation."""
-        votes = torch.zeros(5, dtype=torch.float64)
+        votes = torch.zeros(6, dtype=torch.float64)
         votes[wanted] = 1.0
-        votes[3] = float(self._local_samples_seen)
-        votes[4] = float(self._samples_in_block)
-        votes = all_reduce_sum([votes.to(self._block_start[0].device)])[0]
-        aggregate, checkpoint, shutdown, samples, block_samples = votes.tolist()
+        votes[4] = float(self._local_samples_seen)
+        votes[5] = float(self._samples_in_block)
+        votes = all_reduce_sum([votes.to(self._block_start[0].device)], "block momentum votes and sample counts")[0]
+        aggregate, checkpoint, shutdown, metrics, samples, block_samples = votes.tolist()
         self._samples_seen = self._warm_start_samples + int(samples)
         self._block_samples = int(block_samples)
+        self.agreements += 1
         workers = Communicator.num_workers()
-        if shutdown == workers:
-            return _SHUTDOWN
-        if checkpoint == workers:
-            return _CHECKPOINT
-        if aggregate == 0:
-            # some workers want a checkpoint, the others have run out of data: the checkpoint comes first
-            return _CHECKPOINT if wanted == _SHUTDOWN else _WAIT
-        return _AGGREGATE
+        for action, count in ((_METRICS, metrics), (_SHUTDOWN, shutdown), (_CHECKPOINT, checkpoint)):
+            if count == workers:
+                return action
+        if aggregate > 0:
+            return _AGGREGATE
+        # some want a checkpoint, some have run out of data, some want to average metrics: a checkpoint comes
+        # first, then the end of data; metrics are averaged only when all ask together
+        if wanted == _SHUTDOWN:
+            return _CHECKPOINT if checkpoint else _WAIT
+        if wanted == _CHECKPOINT:
+            return _WAIT if shutdown or metrics else _CHECKPOINT
+        return _SHUTDOWN if shutdown else _CHECKPOINT
 
     def _aggregate(self):
         """The block update: one all-reduce of the flattened model deltas per dtype and device. Nothing to do
@@ -195,7 +231,8 @@ class BlockMomentumDistributedLearner(DistributedLearner):
         momentum = self._block_momentum()
         gain = (1.0 - momentum) * self._block_learning_rate
         groups = self._groups()
-        deltas = all_reduce_sum([start - _flatten(tensors) for start, (_, tensors) in zip(self._block_start, groups)])
+        deltas = all_reduce_sum([start - _flatten(tensors) for start, (_, tensors) in zip(self._block_start, groups)],
+                                "block momentum model deltas")
         for start, delta, summed, (_, tensors) in zip(self._block_start, self._momentum_delta, deltas, groups):
             delta.mul_(momentum).add_(summed, alpha=gain)
             start.sub_(delta)

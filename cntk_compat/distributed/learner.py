@@ -154,6 +154,13 @@ class DistributedLearner(object):
         return n, (None if loss is None else loss.detach()), (None if metric is None else metric.detach()), \
             fetched, grads
 
+    def average_metrics(self, loss, metric):
+        """The loss and metric sums of a training summary (tensors or None) as the workers report them: here
+        unchanged, since every minibatch's sums are already those of all workers; a learner whose workers meet
+        only now and then (block momentum) averages them over the workers. Every worker must call it (the
+        Trainer's summarize_training_progress does)."""
+        return loss, metric
+
     def _warm_start_update(self, gradient_values, info):
         n = info.num_samples
         updated = self._learner.update(gradient_values, n, info.is_sweep_end) if n else False

@@ -213,8 +213,15 @@ class Trainer(object):
             writer.update_training(n, acc[0], 0.0 if acc[1] is None else acc[1])
 
     def summarize_training_progress(self):
-        """Writes the training summary since the previous one to the progress writers and resets it."""
+        """Writes the training summary since the previous one to the progress writers and resets it. With a
+        learner whose workers do not meet every minibatch (block momentum) every worker must call it: the loss
+        and metric are averaged over the workers, as in CNTK."""
+        self._summarize_training_progress(average_over_workers=True)
+
+    def _summarize_training_progress(self, average_over_workers):
         loss, metric = self._train_acc
+        if average_over_workers and self._distributed is not None:
+            loss, metric = self._distributed.average_metrics(loss, metric)
         for writer in self._progress_writers:
             writer.write_training_summary(0.0 if loss is None else loss, 0.0 if metric is None else metric)
         self._train_acc = [None, None]
@@ -241,7 +248,7 @@ class Trainer(object):
         if args:
             step_total, n = summed_without_gradients(metric_output, args, device)
             totals[0], totals[1] = float(step_total), n
-        all_reduce_sum([totals])
+        all_reduce_sum([totals], "test metric sums and sample counts")
         metric, n = float(totals[0]), int(totals[1])
         if n:
             self._test_acc = totals[0] if self._test_acc is None else self._test_acc + totals[0]
@@ -275,7 +282,8 @@ class Trainer(object):
         also holds each worker's ``external_state`` (such as its reader position)."""
         learner_states = [learner.state_dict() for learner in self._learners]
         if self._distributed is not None:
-            worker_states = all_gather_object((dict(external_state), self._distributed.worker_state()))
+            worker_states = all_gather_object((dict(external_state), self._distributed.worker_state()),
+                                              "checkpoint states of the workers")
             if Communicator.rank() == 0:
                 self._write_checkpoint(filename, learner_states, external_state,
                                        {str(rank): s for rank, (s, _) in enumerate(worker_states)},
