@@ -13,7 +13,9 @@ it counts the bytes each worker sends and receives per step, from the tensors ha
 
 and the step time (median of ``--reps`` alternating repetitions of ``--steps`` steps; wall and process CPU time).
 The CNTK Trainer (``data_parallel_distributed_learner`` over sgd) on the same MLP is timed against a hand-written
-torch DDP loop (DDP's default all-reduce, ``torch.optim.SGD``) in the same workers, alternating.
+torch DDP loop (DDP's default all-reduce, ``torch.optim.SGD``) on the same data (the numpy features and one-hot
+labels the CNTK script feeds) and loss, in the same workers, alternating (``--trainer-reps`` repetitions;
+``--trainer-only`` skips the hooks).
 """
 import argparse
 import json
@@ -131,7 +133,17 @@ def _timed(step, steps):
     return (time.perf_counter() - wall) / steps, (time.process_time() - cpu) / steps
 
 
-def worker(rank, world, port, out, steps, reps):
+def _plain_step(ddp, optimizer, feed):
+    """The hand-written loop's step on the CNTK script's data: numpy features and one-hot labels, the same
+    loss (softmax cross entropy summed over the samples)."""
+    features, labels = feed
+    optimizer.zero_grad()
+    out = ddp(torch.from_numpy(features))
+    torch.nn.functional.cross_entropy(out, torch.from_numpy(labels), reduction="sum").backward()
+    optimizer.step()
+
+
+def worker(rank, world, port, out, steps, reps, trainer_reps, hooks):
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), WORLD_SIZE=str(world), RANK=str(rank),
                       LOCAL_RANK=str(rank))
     torch.set_num_threads(1)
@@ -139,7 +151,7 @@ def worker(rank, world, port, out, steps, reps):
     traffic = _Traffic()
     traffic.install()
     results = {}
-    for model_name in ("mlp", "lstm"):
+    for model_name in ("mlp", "lstm") if hooks else ():
         x, y = _batch(model_name, rank)
         for bits in (32, 1, 4):
             ddp, optimizer = _hooked(model_name, bits)
@@ -155,16 +167,18 @@ def worker(rank, world, port, out, steps, reps):
     features, labels, trainer = _cntk_mlp()
     x, y = _batch("mlp", rank)
     feed = {features: x.numpy(), labels: np.eye(10, dtype=np.float32)[y.numpy()]}
+    arrays = (feed[features], feed[labels])
     plain = DistributedDataParallel(_mlp())
     plain_optimizer = torch.optim.SGD(plain.parameters(), lr=1e-3)
-    for _ in range(2):
+    for _ in range(3):
         trainer.train_minibatch(feed)
-        _torch_step(plain, plain_optimizer, x, y)
-    traffic.reset()
+        _plain_step(plain, plain_optimizer, arrays)
     ours, theirs = [], []
-    for _ in range(reps):
-        ours.append(_timed(lambda: trainer.train_minibatch(feed), steps))
-        theirs.append(_timed(lambda: _torch_step(plain, plain_optimizer, x, y), steps))
+    for rep in range(trainer_reps):       # alternating, each first every other time
+        runs = [(ours, lambda: trainer.train_minibatch(feed)), (theirs, lambda: _plain_step(plain, plain_optimizer,
+                                                                                             arrays))]
+        for times, step in runs if rep % 2 == 0 else runs[::-1]:
+            times.append(_timed(step, steps))
     results["cntk trainer"] = {"wall": statistics.median(t[0] for t in ours),
                                "cpu": statistics.median(t[1] for t in ours)}
     results["torch loop"] = {"wall": statistics.median(t[0] for t in theirs),
@@ -180,9 +194,10 @@ def _free_port():
         return s.getsockname()[1]
 
 
-def run(world, steps, reps):
+def run(world, steps, reps, trainer_reps, hooks):
     out = tempfile.mkdtemp(prefix="bench_distributed_")
-    mp.start_processes(worker, args=(world, _free_port(), out, steps, reps), nprocs=world, start_method="spawn")
+    mp.start_processes(worker, args=(world, _free_port(), out, steps, reps, trainer_reps, hooks), nprocs=world,
+                       start_method="spawn")
     ranks = []
     for rank in range(world):
         with open(os.path.join(out, "rank%d.json" % rank)) as f:
@@ -195,8 +210,26 @@ def main():
     parser.add_argument("--workers", type=int, nargs="+", default=[2, 4])
     parser.add_argument("--steps", type=int, default=8)
     parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--trainer-reps", type=int, default=9, help="repetitions of the Trainer vs DDP loop timing")
+    parser.add_argument("--trainer-only", action="store_true", help="only time the Trainer against the DDP loop")
     args = parser.parse_args()
-    by_world = {world: run(world, args.steps, args.reps) for world in args.workers}
+    by_world = {world: run(world, args.steps, args.reps, args.trainer_reps, not args.trainer_only)
+                for world in args.workers}
+    if not args.trainer_only:
+        _traffic_table(by_world)
+    for world, ranks in by_world.items():
+        ours = statistics.median(r["cntk trainer"]["wall"] for r in ranks)
+        theirs = statistics.median(r["torch loop"]["wall"] for r in ranks)
+        ours_cpu = statistics.median(r["cntk trainer"]["cpu"] for r in ranks)
+        theirs_cpu = statistics.median(r["torch loop"]["cpu"] for r in ranks)
+        print("MLP step, %d workers: CNTK Trainer on DDP %.2f ms (cpu %.2f), hand-written DDP loop %.2f ms (cpu %.2f)"
+              % (world, 1e3 * ours, 1e3 * ours_cpu, 1e3 * theirs, 1e3 * theirs_cpu))
+        print("DDP 32-bit step time ratio (CNTK Trainer / hand-written DDP loop), %d workers: wall %.3f, cpu %.3f"
+              % (world, ours / theirs, ours_cpu / theirs_cpu))
+
+
+def _traffic_table(by_world):
+    """Prints the bytes and step times of the hooks, and how the received bytes grow with the workers."""
 
     def mean(ranks, key, field):
         return statistics.mean(r[key][field] for r in ranks)
@@ -226,15 +259,6 @@ def main():
                       "x%.4f" % (key, worlds[0], worlds[-1], mean(last, key, "received") / mean(first, key, "received"),
                                  max(r[key]["received"] for r in last) / max(r[key]["received"] for r in first),
                                  ring))
-    for world, ranks in by_world.items():
-        ours = statistics.median(r["cntk trainer"]["wall"] for r in ranks)
-        theirs = statistics.median(r["torch loop"]["wall"] for r in ranks)
-        ours_cpu = statistics.median(r["cntk trainer"]["cpu"] for r in ranks)
-        theirs_cpu = statistics.median(r["torch loop"]["cpu"] for r in ranks)
-        print("MLP step, %d workers: CNTK Trainer on DDP %.2f ms (cpu %.2f), hand-written DDP loop %.2f ms (cpu %.2f)"
-              % (world, 1e3 * ours, 1e3 * ours_cpu, 1e3 * theirs, 1e3 * theirs_cpu))
-        print("DDP 32-bit step time ratio (CNTK Trainer / hand-written DDP loop), %d workers: wall %.3f, cpu %.3f"
-              % (world, ours / theirs, ours_cpu / theirs_cpu))
     one_bit = max(mean(by_world[w], "%s 1-bit" % m, "sent") / mean(by_world[w], "%s 32-bit" % m, "sent")
                   for w in worlds for m in ("mlp", "lstm"))
     print("1-bit bytes / 32-bit bytes (worst case): 1/%.2f" % (1 / one_bit))

@@ -59,12 +59,10 @@ def _used_steps(bits):
 def quantization_range(columns, bits):
     """(lower, upper), each of shape (columns,), for the values ``columns`` (columns, rows)."""
     if bits == 1:
-        positive = columns >= 0
-        count1 = positive.sum(dim=1).clamp(min=1)
-        count0 = (~positive).sum(dim=1).clamp(min=1)
-        zero = torch.zeros((), dtype=columns.dtype, device=columns.device)
-        mean1 = torch.where(positive, columns, zero).sum(dim=1) / count1
-        mean0 = torch.where(positive, zero, columns).sum(dim=1) / count0
+        count1 = (columns >= 0).sum(dim=1)
+        count0 = (columns.shape[1] - count1).clamp(min=1)
+        mean1 = columns.clamp(min=0).sum(dim=1) / count1.clamp(min=1)
+        mean0 = columns.clamp(max=0).sum(dim=1) / count0
         middle = 0.5 * (mean0 + mean1)
         half_width = mean1 - mean0
         return middle - half_width, middle + half_width
