@@ -89,7 +89,8 @@ def test_a_dead_worker_makes_the_others_fail_at_once_naming_the_operation(tmp_pa
     ranks = run_workers(_workers.dead_peer, tmp_path)
     error = ranks[0]["error"]
     assert error is not None and error.startswith("DistributedError: worker 0 of 2: "), error
-    assert "DDP's collectives before the forward pass failed: " in error and "Connection closed" in error, error
+    # gloo reports the closed socket as "Connection closed by peer" or "Connection reset by peer"
+    assert "DDP's collectives before the forward pass failed: " in error and "by peer" in error, error
     assert ranks[0]["seconds"] < 15
 
 
