@@ -83,10 +83,12 @@ def _array_from_file(view, where):
         flat = np.frombuffer(view.bytes_value.value, dtype=dtype).copy()
     else:
         flat = np.zeros(0, dtype)
-    if view.storage_format != 0:
-        raise ValueError("%s: a sparse stored tensor (storage format %d) is not supported; only dense "
-                         "parameters and constants load" % (where, view.storage_format))
     n = int(np.prod(shape)) if shape else 1
+    if view.storage_format != 0 and flat.size != n:
+        # CNTK's serializer stores every tensor's values densely (all shape.TotalSize() of them), sparse or not;
+        # a sparse-flagged tensor with its values so stored loads as a dense one
+        raise ValueError("%s: a sparse stored tensor (storage format %d) holds %d values, not the %d of its dense "
+                         "layout (the only layout CNTK's serializer writes)" % (where, view.storage_format, flat.size, n))
     if flat.size != n:
         raise ValueError("%s: tensor of shape %s holds %d values, expected %d" % (where, shape, flat.size, n))
     return StoredArray(flat.astype(dtype).reshape(shape))

@@ -145,3 +145,29 @@ def test_cudnn_lstm_file_loads_and_computes_what_cntks_converter_computes():
                                                        "recurrentOp": "lstm"}
     got = model.eval({model.arguments[0]: np.load(os.path.join(d, "case0_input_0.npy"))})
     np.testing.assert_allclose(np.asarray(got).reshape(-1), [0.20385104], rtol=1e-4, atol=1e-5)
+
+
+def _constant_model(storage_format, values):
+    from cntk_compat.model_formats import cntk_proto as P
+    top = {"version": SizeT(3), "type": "CompositeFunction", "uid": "CompositeFunction9", "root": "Negate1",
+           "inputs": [{"version": SizeT(1), "type": "Variable", "uid": "Constant0", "kind": SizeT(3),
+                       "data_type": SizeT(1), "is_sparse": True, "needs_gradient": False, "name": "c",
+                       "shape": Shape((2, 3)), "dynamic_axis": [], "value": np.zeros((2, 3), np.float32)}],
+           "primitive_functions": [{"version": SizeT(1), "type": "PrimitiveFunction", "uid": "Negate1",
+                                    "op": SizeT(0), "inputs": ["Constant0"], "attributes": {}}]}
+    message = dictionary_to_message(top)
+    view = [e for e in message.data["inputs"].vector_value.value][0].dictionary_value.data["value"]
+    view.nd_array_view_value.storage_format = storage_format
+    del view.nd_array_view_value.float_values.value[:]
+    view.nd_array_view_value.float_values.value.extend(values)
+    assert isinstance(message, P.Dictionary)
+    return message.SerializeToString()
+
+
+def test_a_sparse_flagged_constant_with_dense_values_loads():
+    # CNTK's serializer writes every tensor's values densely, whatever its storage format
+    values = [0, 1, 0, 2, 0, 0]
+    model = C.load_model(_constant_model(1, values))
+    np.testing.assert_array_equal(model.eval(), -np.array(values, np.float32).reshape(2, 3))
+    with pytest.raises(ValueError, match="sparse stored tensor \\(storage format 1\\) holds 2 values, not the 6"):
+        C.load_model(_constant_model(1, [1, 2]))
