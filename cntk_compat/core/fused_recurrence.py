@@ -277,6 +277,17 @@ def _reversal_index(lengths, steps, device):
     return torch.where(t < n, n - 1 - t, t)
 
 
+def _full_sequence_kernel(mode, x, hx, weights, training):
+    """torch's RNN kernel ``mode`` ("lstm", "rnn_tanh", "rnn_relu") over full-length sequences: x (B, T, in), hx
+    (1, B, dim) or the LSTM's (h, c) pair, weights [w_ih, w_hh, b_ih, b_hh] -> (B, T, dim)."""
+    return getattr(torch._VF, mode)(x, hx, weights, True, 1, 0.0, training, False, True)[0]
+
+
+# what FusedRNN calls for full-length sequences; export_torch swaps in ops torch.export keeps whole (the kernels'
+# own decompositions would fix the sequence length)
+full_sequence_kernel = _full_sequence_kernel
+
+
 class FusedRNN(torch.nn.Module):
     """forward(mask, slots, x, W, H, b, init_h, init_c, *generic_externals) -> (B, T, dim) sequence of h.
 
@@ -325,7 +336,7 @@ class FusedRNN(torch.nn.Module):
         if full:
             # contiguous initial states: an exported graph's loop carries them with their strides
             hx = (h0[None].contiguous(), c0[None].contiguous()) if lstm else h0[None].contiguous()
-            out = self.kernel(x, hx, weights, True, 1, 0.0, self.training, False, True)[0]
+            out = full_sequence_kernel(self.mode, x, hx, weights, self.training)
         else:
             packed = pack_padded_sequence(x, lengths.cpu(), batch_first=True, enforce_sorted=False)
             order = packed.sorted_indices
