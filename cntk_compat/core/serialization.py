@@ -385,11 +385,17 @@ def _restore_parameters(function, loaded, what):
                              % (s.name, tuple(s.shape), what, v.name, tuple(v.shape)))
     for s, v in zip(saved, mine):
         v.set_value(s.tensor.detach().cpu())
+    # constants (batch normalization's running statistics) by uid, which CNTK's format keeps
+    saved_constants = {v.uid: v for v in walk(loaded.outputs, node_inputs_and_body).leaves if v.is_constant}
+    for v in leaves:
+        s = saved_constants.get(v.uid) if v.is_constant else None
+        if s is not None and tuple(s.shape) == tuple(v.shape):
+            v.set_value(s.tensor.detach().cpu())
 
 
 def restore(function, model):
-    """Copies the Parameter values (and, from this package's archive, the Constant values) saved in ``model``
-    into ``function`` (same architecture)."""
+    """Copies the Parameter and Constant values saved in ``model`` into ``function`` (same architecture); from a
+    CNTK-format file, constants are matched by uid."""
     data, what = _model_source(model)
     if not _is_archive(data):
         return _restore_parameters(function, load(data), what)

@@ -295,6 +295,8 @@ class Trainer(object):
     def _write_checkpoint(self, filename, learner_states, external_state, worker_states=None,
                           worker_learner_states=None):
         state = {"parameters": [p.tensor.detach().cpu().clone() for p in self._checkpoint_parameters()],
+                 # constants too (batch normalization's running statistics), as CNTK's checkpoint keeps the model
+                 "constants": [c.tensor.detach().cpu().clone() for c in self._checkpoint_graph().constants],
                  "parameter_names": [p.name for p in self._checkpoint_parameters()],
                  "learners": learner_states,
                  "trainer": {"samples_seen": self._samples_seen},
@@ -325,9 +327,17 @@ class Trainer(object):
         if "random_nodes" in state:  # first, as it checks that the random nodes match
             random_stream.set_random_state(self._checkpoint_graph(), state["random_nodes"],
                                            "restore_from_checkpoint: '%s'" % filename)
+        constants = self._checkpoint_graph().constants
+        saved_constants = state.get("constants")  # absent from checkpoints written before constants were kept
+        if saved_constants is not None and (len(saved_constants) != len(constants) or any(
+                tuple(v.shape) != tuple(c.tensor.shape) for c, v in zip(constants, saved_constants))):
+            raise ValueError("restore_from_checkpoint: '%s' holds %d constants that do not match the model's %d"
+                             % (filename, len(saved_constants), len(constants)))
         with torch.no_grad():
             for p, value in zip(params, saved):
                 p.tensor.copy_(value)
+            for c, value in zip(constants, saved_constants or ()):
+                c.tensor.copy_(value)
         for learner, learner_state in zip(self._learners, state["learners"]):
             learner.load_state_dict(learner_state)
         self._samples_seen = int(state["trainer"]["samples_seen"])

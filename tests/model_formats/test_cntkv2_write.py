@@ -248,3 +248,27 @@ def test_cntk27_loads_every_case_and_computes_the_same(tmp_path):
         except AssertionError as e:
             failures.append("%s: %s" % (stem, str(e).strip().splitlines()[-1]))
     assert failures == []
+
+
+def test_restore_and_checkpoints_bring_back_constants(tmp_path):
+    # batch normalization's running statistics are constants: CNTK's restore and checkpoints keep them
+    x = C.input_variable(4)
+    f = C.layers.BatchNormalization()(x)
+    trainer = C.Trainer(f, C.reduce_sum(f), C.sgd(f.parameters, C.learning_parameter_schedule_per_sample(0.1)))
+
+    def set_all(v):
+        for c in f.constants + f.parameters:
+            c.value = np.full(c.shape, v, np.float32)
+
+    def values():
+        return sorted((c.name, float(np.asarray(c.value).reshape(-1)[0])) for c in f.constants + f.parameters)
+
+    set_all(1)
+    f.save(str(tmp_path / "f.model"))
+    set_all(2)
+    trainer.save_checkpoint(str(tmp_path / "ckp"))
+    set_all(3)
+    trainer.restore_from_checkpoint(str(tmp_path / "ckp"))
+    assert {v for _, v in values()} == {2.0}
+    f.restore(str(tmp_path / "f.model"))
+    assert {v for _, v in values()} == {1.0}
