@@ -1,18 +1,24 @@
-"""Randomization as CNTK does it, in windows of chunks.
+"""Blocks of sequences in the order the reader delivers them.
 
-Per sweep the chunk order is a permutation seeded by ``seed + sweep``.  Consecutive chunks of a
-worker's order form a window (a fixed number of chunks, or enough chunks to hold a number of
-samples); only a window (and the one being prefetched) is in memory.  The sequences of a window are
-shuffled with a generator seeded by the sweep seed and the window's position, so every sweep is
-reproducible from (seed, sweep) alone, which is what makes checkpoints exact.
+Without randomization a block is one chunk, read in file order.  With randomization the order is CNTK 2.7's
+(``_randomizer.SweepOrder``, seeded by ``seed + sweep``): a block holds the sequence positions of one
+randomized chunk position, gathered from the chunks of its randomization window, which are the chunks kept
+in memory (as in CNTK).  Every sweep is reproducible from (seed, sweep) alone, which is what makes
+checkpoints exact.  The first randomized sweep needs the number of sequences and samples of every chunk:
+chunks are parsed once to count them (kept in memory when the window holds all chunks anyway).
 
-Distributed reading: with at least as many chunks as workers, every worker takes every n-th chunk of
-the sweep order; otherwise all workers read the same windows and take every n-th sequence.
+Distributed reading: with at least as many chunks as workers, a worker takes the sequences whose chunk's
+randomized position is its rank modulo the number of workers (CNTK's chunk decimation; without
+randomization, every n-th chunk of the file order); with fewer chunks than workers (where CNTK would leave
+workers without data) all workers go through the same order and take every n-th sequence.
 """
+import collections
+import threading
 import warnings
 
 import numpy as np
 
+from ._randomizer import SweepOrder
 from ._sequences import SequenceData
 
 
@@ -53,52 +59,125 @@ class BlockPlanner(object):
         self.num_chunks = self.primary.num_chunks()
         if self.num_chunks == 0:
             raise ValueError('%s has no data' % self.primary.kind)
+        self.seed_dependent = any(d.chunks_depend_on_seed for d in deserializers)
+        self._lock = threading.RLock()
+        self._orders = collections.OrderedDict()    # sweep -> SweepOrder (the last two)
+        self._sizes_per_chunk = None                # original chunk id -> samples of each of its sequences
+        self._chunks = {}                           # (original chunk id, seed or None) -> streams in memory
 
     def sweep_seed(self, sweep):
         return self.seed + sweep
 
     def chunk_order(self, sweep, parts, part):
-        """(chunk ids of this worker in this sweep, whether sequences are decimated instead)."""
-        order = np.arange(self.num_chunks)
+        """(the block positions this worker reads in this sweep, whether sequences are decimated instead)."""
+        decimate = parts > 1 and self.num_chunks < parts
         if self.randomize:
-            order = np.random.default_rng(self.sweep_seed(sweep)).permutation(self.num_chunks)
-        if parts > 1 and self.num_chunks >= parts:
+            return np.arange(self.num_chunks), decimate
+        order = np.arange(self.num_chunks)
+        if parts > 1 and not decimate:
             return order[part::parts], False
-        return order, parts > 1
+        return order, decimate
 
     def load(self, sweep, start, parts, part):
-        """The window of this worker's chunk order that begins at position ``start``."""
+        """The block at position ``start`` of this worker's order in ``sweep``."""
+        if self.randomize:
+            with self._lock:
+                return self._load_randomized(sweep, start, parts, part)
         order, decimate = self.chunk_order(sweep, parts, part)
-        seed = self.sweep_seed(sweep)
-        chunks, samples = [], 0
-        pos = start
-        while pos < len(order):
-            if pos + 1 < len(order):
-                self.primary.read_ahead(int(order[pos + 1]))
-            chunk = self._composed_chunk(int(order[pos]), seed)
-            chunks.append(chunk)
-            pos += 1
-            samples += int(self._sizes(chunk).sum())
-            if not self.randomize:
-                break
-            if self.window_in_samples > 0 and samples >= self.window_in_samples:
-                break
-            if self.window_in_samples <= 0 and len(chunks) >= self.window_in_chunks:
-                break
-        names = list(chunks[0].keys())
-        streams = {n: SequenceData.concat([c[n] for c in chunks]) for n in names}
+        if start + 1 < len(order):
+            self.primary.read_ahead(int(order[start + 1]))
+        streams = self._composed_chunk(int(order[start]), self.sweep_seed(sweep))
         if self.frame_mode:
             streams = self._frames(streams)
         sizes = self._sizes(streams)
-        select = np.arange(len(sizes))
-        if self.randomize:
-            select = np.random.default_rng([seed, start]).permutation(len(sizes))
-        window_sizes = sizes[select] if decimate else None
-        mine = slice(part, None, parts) if decimate else slice(None)
-        select = select[mine]
-        if self.randomize or decimate:
-            streams = {n: d.take(select) for n, d in streams.items()}
-        return Block(streams, sizes[select], pos - start, window_sizes, mine)
+        if not decimate:
+            return Block(streams, sizes, 1)
+        mine = np.arange(part, len(sizes), parts)
+        return Block({n: d.take(mine) for n, d in streams.items()}, sizes[mine], 1, sizes, mine)
+
+    # ------------------------------------------------------------------ randomized
+    def _order(self, sweep):
+        if sweep not in self._orders:
+            sizes = self._chunk_sizes(self.sweep_seed(sweep))
+            in_samples = self.window_in_samples > 0
+            self._orders[sweep] = SweepOrder([len(s) for s in sizes], [int(s.sum()) for s in sizes],
+                                             self.sweep_seed(sweep),
+                                             self.window_in_samples if in_samples else self.window_in_chunks,
+                                             in_samples)
+            while len(self._orders) > 2:
+                self._orders.popitem(last=False)
+        return self._orders[sweep]
+
+    def _chunk_sizes(self, seed):
+        if self._sizes_per_chunk is None:
+            keep = self.num_chunks == 1 or (self.window_in_samples <= 0 and self.num_chunks <= self.window_in_chunks)
+            sizes = []
+            for c in range(self.num_chunks):
+                if c + 1 < self.num_chunks:
+                    self.primary.read_ahead(c + 1)
+                streams = self._load_chunk(c, seed)
+                sizes.append(self._sizes(streams))
+                if not keep:
+                    self._chunks.pop(self._chunk_key(c, seed), None)
+            self._sizes_per_chunk = sizes
+        return self._sizes_per_chunk
+
+    def _chunk_key(self, chunk_id, seed):
+        return (chunk_id, seed if self.seed_dependent else None)
+
+    def _load_chunk(self, chunk_id, seed):
+        key = self._chunk_key(chunk_id, seed)
+        if key not in self._chunks:
+            streams = self._composed_chunk(chunk_id, seed)
+            if self.frame_mode:
+                streams = self._frames(streams)
+            self._chunks[key] = streams
+        return self._chunks[key]
+
+    def _load_randomized(self, sweep, position, parts, part):
+        order = self._order(sweep)
+        seed = self.sweep_seed(sweep)
+        lo, hi = int(order.starts[position]), int(order.starts[position + 1])
+        source, index = order.source[lo:hi], order.index[lo:hi]
+        chunk_ids = order.chunk_ids[source]
+        sizes_all = np.zeros(hi - lo, np.int64)
+        for c in np.unique(chunk_ids).tolist():
+            at = np.flatnonzero(chunk_ids == c)
+            sizes_all[at] = self._sizes_per_chunk[c][index[at]]
+        if parts == 1:
+            mine = None
+        elif self.num_chunks < parts:
+            mine = np.arange(part, hi - lo, parts)
+        else:
+            mine = np.flatnonzero(source % parts == part)
+        picked = np.arange(hi - lo) if mine is None else mine
+        streams = self._gather(chunk_ids[picked], index[picked], seed)
+        # keep in memory the chunks of the next position's window (this worker's), drop the others
+        nxt = min(position + 1, self.num_chunks - 1)
+        window = order.chunk_ids[int(order.window_begin[nxt]):int(order.window_end[nxt])]
+        keep = {self._chunk_key(int(c), seed) for c in window}
+        for key in [k for k in self._chunks if k not in keep]:
+            del self._chunks[key]
+        if mine is None:
+            return Block(streams, sizes_all, 1)
+        return Block(streams, sizes_all[mine], 1, sizes_all, mine)
+
+    def _gather(self, chunk_ids, index, seed):
+        """Per stream, the sequences ``index[i]`` of original chunks ``chunk_ids[i]``, in that order."""
+        if len(chunk_ids) == 0:
+            return {}
+        by_chunk = np.argsort(chunk_ids, kind='stable')
+        ids, first = np.unique(chunk_ids[by_chunk], return_index=True)
+        bounds = list(first) + [len(by_chunk)]
+        parts = collections.defaultdict(list)
+        for k, c in enumerate(ids.tolist()):
+            streams = self._load_chunk(c, seed)
+            at = index[by_chunk[bounds[k]:bounds[k + 1]]]
+            for name, data in streams.items():
+                parts[name].append(data.take(at))
+        inverse = np.argsort(by_chunk, kind='stable')
+        return {name: SequenceData.concat(p).take(inverse) if len(p) > 1 else p[0].take(inverse)
+                for name, p in parts.items()}
 
     def _sizes(self, streams):
         if self.size_stream is not None:

@@ -32,6 +32,7 @@ class Deserializer(object):
     multithreaded = False
     max_errors = 0      # malformed records tolerated (skipped with a warning) where the format allows it
     _cached_chunks = 2
+    chunks_depend_on_seed = False   # True where chunk(i, seed) applies random transforms drawn from the seed
 
     def __init__(self):
         self._config = {}

@@ -1,7 +1,8 @@
 """CTFDeserializer: the CNTK Text Format reader.
 
-The file is indexed once (a few seeks that cut it into chunks of about ``chunkSizeInBytes`` at
-sequence boundaries); chunks are read and parsed only when the randomizer needs them.
+The file is indexed once (a few seeks that cut it into chunks of at most ``chunkSizeInBytes`` at sequence
+boundaries, where CNTK's indexer cuts them, so that randomization sees CNTK's chunks); chunks are read and
+parsed only when the randomizer needs them.
 """
 import os
 import threading
@@ -39,7 +40,7 @@ class _CTFIndex(object):
         with open(path, 'rb') as f:
             pos = 0
             while pos < size:
-                end = size if pos + chunk_size >= size else self._boundary(f, pos + chunk_size, size)
+                end = size if pos + chunk_size >= size else self._boundary(f, pos, pos + chunk_size, size)
                 self.offsets.append(pos)
                 pos = end
         self.offsets.append(size)
@@ -73,26 +74,42 @@ class _CTFIndex(object):
         return count
 
     @staticmethod
-    def _boundary(f, target, size):
-        """First line start >= target that begins a new sequence (or the file size)."""
-        f.seek(target - 1)
-        f.readline()                        # finish the line that contains target - 1
-        start = f.tell()
+    def _line_before(f, start):
+        """(offset, bytes) of the line that ends at ``start`` (> 0)."""
         back = 1 << 16
-        while True:                         # the line that ends at `start`
+        while True:
             lo = max(0, start - back)
             f.seek(lo)
             text = f.read(start - lo)
             cut = text.rfind(b'\n', 0, len(text) - 1)
             if cut >= 0 or lo == 0:
-                prev = text[cut + 1:]
-                break
+                return lo + cut + 1, text[cut + 1:]
             back *= 4
-        prev_id = _line_id(prev)
+
+    @classmethod
+    def _boundary(cls, f, pos, target, size):
+        """The end of the chunk that starts at ``pos``, as CNTK's indexer cuts it: after the last whole sequence
+        that ends at or before ``target`` (the chunk size reached), or after the first sequence if that one
+        alone is longer."""
+        f.seek(target)
+        line_start, _ = cls._line_before(f, target + 1)     # the line that holds byte ``target``
+        f.seek(line_start)
+        line = f.readline()
+        line_id = _line_id(line)
+        start = line_start
+        while line_id is not None and start > pos:          # back to the start of its sequence
+            prev_start, prev = cls._line_before(f, start)
+            if _line_id(prev) != line_id:
+                break
+            start = prev_start
+        if start > pos:
+            return start
+        # the chunk's first sequence reaches past target: it makes a chunk of its own
+        start = line_start + len(line)
         f.seek(start)
-        while start < size and prev_id is not None:
+        while start < size and line_id is not None:
             line = f.readline()
-            if _line_id(line) != prev_id:
+            if _line_id(line) != line_id:
                 break
             start += len(line)
         return start

@@ -42,6 +42,7 @@ def _stream_args(streams, who):
 
 
 class _ImageBase(Deserializer):
+    chunks_depend_on_seed = True
     multithreaded = True
 
     def __init__(self, filename, streams):
