@@ -48,8 +48,10 @@ class MT19937_64(object):
 
     def next_block(self):
         """The next 312 outputs."""
-        self._twist()
-        y = self._state.copy()
+        return self.draws(_N)
+
+    @staticmethod
+    def _temper(y):
         y ^= (y >> np.uint64(29)) & np.uint64(0x5555555555555555)
         y ^= (y << np.uint64(17)) & np.uint64(0x71D67FFFEDA60000)
         y ^= (y << np.uint64(37)) & np.uint64(0xFFF7EEE000000000)
@@ -58,8 +60,46 @@ class MT19937_64(object):
 
     def draws(self, count):
         """The next ``count`` 64-bit outputs (whole blocks are generated; the rest of the last is dropped)."""
-        blocks = [self.next_block() for _ in range(-(-int(count) // _N))]
-        return np.concatenate(blocks)[:count] if blocks else np.empty(0, np.uint64)
+        blocks = []
+        for _ in range(-(-int(count) // _N)):
+            self._twist()
+            blocks.append(self._state)
+        if not blocks:
+            return np.empty(0, np.uint64)
+        return self._temper(np.concatenate(blocks)[:count])
+
+
+class EngineStream(object):
+    """An mt19937_64 engine read in sequence: each ``take`` continues where the previous one stopped."""
+
+    def __init__(self, seed, discard=0):
+        self._engine = MT19937_64(seed)
+        self._left = np.empty(0, np.uint64)
+        self.position = 0
+        if discard:
+            self.take(discard)
+
+    def take(self, count):
+        count = int(count)
+        if count > len(self._left):
+            fresh = self._engine.draws(-(-(count - len(self._left)) // _N) * _N)
+            self._left = np.concatenate([self._left, fresh])
+        out, self._left = self._left[:count], self._left[count:]
+        self.position += count
+        return out
+
+
+def boost_uniform01(stream, count, dtype):
+    """``count`` values of Boost's ``uniform_real_distribution<T>(0, 1)`` over ``stream`` (an EngineStream),
+    T = ``dtype``: the draw converted to T and divided by 2**64 in T; a result equal to 1 is redrawn."""
+    dtype = np.dtype(dtype)
+    parts, need = [], int(count)
+    while need > 0:
+        v = stream.take(need).astype(dtype) * dtype.type(2.0 ** -64)
+        v = v[v < 1]
+        parts.append(v)
+        need -= len(v)
+    return np.concatenate(parts) if parts else np.empty(0, dtype)
 
 
 def uniform(seed, count, low, high, dtype=np.float32):

@@ -13,6 +13,7 @@ buffers, so state_dict() is unchanged by it.
 """
 import torch
 
+from .cntk_rng import EngineStream, boost_uniform01
 from .graph import node_inputs_and_body, walk
 
 _MASK64 = (1 << 64) - 1
@@ -69,6 +70,21 @@ class RandomStream(torch.nn.Module):
         offset = int(self.attributes.get("rngOffset", 0))
         self.attributes["rngOffset"] = offset + int(count)
         return counter_uniforms(seed, offset, count)
+
+    def cntk_uniform(self, count, dtype):
+        """``count`` numpy values in [0, 1) of element type ``dtype`` exactly as CNTK's CPU random nodes draw them:
+        Boost's uniform_real_distribution over one ``std::mt19937_64`` engine seeded with rngSeed, which goes
+        on from call to call (a node placed at rngOffset = k starts k draws into the stream); rngOffset
+        advances by ``count``."""
+        seed = int(self.attributes["rngSeed"])
+        offset = int(self.attributes.get("rngOffset", 0))
+        engine = getattr(self, "_engine", None)
+        if engine is None or self._engine_at != (seed, offset):
+            engine = self._engine = EngineStream(seed, discard=offset)
+        values = boost_uniform01(engine, count, dtype)
+        self.attributes["rngOffset"] = offset + int(count)
+        self._engine_at = (seed, offset + int(count))
+        return values
 
     def extra_repr(self):
         return "%s, rngSeed=%d, rngOffset=%d" % (self.description, self.attributes["rngSeed"],

@@ -17,29 +17,25 @@ plain swap with ``draw % N``.  The draws are generated in numpy; the swaps are o
 """
 import numpy as np
 
-from ..core.cntk_rng import MT19937_64
+from ..core.cntk_rng import EngineStream
 
-_BLOCKS_PER_REFILL = 64
+_DRAWS_PER_REFILL = 312 * 64
 
 
 class _Draws(object):
-    """The 64-bit outputs of one mt19937_64 engine as Python ints, generated a few thousand at a time."""
+    """The outputs of one mt19937_64 engine: a numpy block at a time (``take``) or one by one (``next``)."""
 
     def __init__(self, seed):
-        self._engine = MT19937_64(seed)
+        self._stream = EngineStream(seed)
         self._buffer, self._pos = [], 0
 
     def take(self, count):
-        """The next ``count`` draws as a numpy uint64 array."""
-        left = self._buffer[self._pos:]
-        self._buffer, self._pos = [], 0
-        fresh = self._engine.draws(max(0, count - len(left)))
-        return np.concatenate([np.array(left, dtype=np.uint64), fresh])
+        assert self._pos == len(self._buffer), 'take() after next() would skip buffered draws'
+        return self._stream.take(count)
 
     def next(self):
         if self._pos == len(self._buffer):
-            blocks = [self._engine.next_block() for _ in range(_BLOCKS_PER_REFILL)]
-            self._buffer, self._pos = np.concatenate(blocks).tolist(), 0
+            self._buffer, self._pos = self._stream.take(_DRAWS_PER_REFILL).tolist(), 0
         value = self._buffer[self._pos]
         self._pos += 1
         return value

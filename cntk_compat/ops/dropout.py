@@ -1,4 +1,13 @@
-"""dropout: random zeroing while training, drawn from the node's own random stream."""
+"""dropout: random zeroing while training, with CNTK's masks.
+
+CNTK 2.7 draws a CPU dropout mask from the node's ``std::mt19937_64`` engine (seeded with its rngSeed, going on
+from call to call) through Boost's ``uniform_real_distribution<T>(0, 1)``, one value per element in CNTK's
+column-major order (numpy's C order of the batch-major tensor): an element is dropped when its value is
+<= the rate, the others are multiplied by ``1 / (1 - rate)`` rounded to T.  The mask is drawn the same way
+here (in numpy, about 0.1 s per million elements, then moved to the tensor's device), so a dropout over
+non-sequence data drops the elements CNTK drops.
+"""
+import numpy as np
 import torch
 
 from ..core.registry import register_op
@@ -15,8 +24,10 @@ def _dropout(x, random, training):
     rate = random.attributes["dropoutRate"]  # read at each call: set_attribute may change it after lowering
     if not training or rate == 0.0:
         return x
-    keep = torch.rand(x.shape, generator=random.generator(x.numel(), x.device), device=x.device) >= rate
-    return x * keep.to(x.dtype) / (1.0 - rate)
+    dtype = np.float64 if x.dtype == torch.float64 else np.float32
+    keep = random.cntk_uniform(x.numel(), dtype) > dtype(rate)
+    scale = torch.from_numpy(np.where(keep, dtype(1.0 / (1.0 - rate)), dtype(0.0)).reshape(tuple(x.shape)))
+    return x * scale.to(device=x.device, dtype=x.dtype)
 
 
 register_op("Dropout", _same_infer, _dropout, uses_training=True, uses_random=True)
