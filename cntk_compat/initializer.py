@@ -10,7 +10,6 @@ fan_in = receptive field * inputs, fan_out = receptive field * outputs.
 import math
 
 import numpy as np
-import torch
 
 from .core import cntk_rng
 
@@ -92,15 +91,7 @@ class Initializer(object):
         width = self._width(shape, dtype)
         if self.kind in _UNIFORM_KINDS:
             return cntk_rng.uniform(seed, count, -width, width, dtype).reshape(shape)
-        # normal kinds: drawn from torch's generator with the parameter's seed (not CNTK's numbers; see
-        # docs/NUMBERS.md)
-        gen = torch.Generator().manual_seed(seed)
-        t = torch.empty(shape, dtype=torch.float64)
-        if self.kind == "truncated_normal":
-            torch.nn.init.trunc_normal_(t, 0.0, width, -2 * width, 2 * width, generator=gen)
-        else:
-            t.normal_(0.0, width, generator=gen)
-        return t.numpy().astype(dtype)
+        return cntk_rng.normal(seed, count, width, dtype, truncate=self.kind == "truncated_normal").reshape(shape)
 
     def __repr__(self):
         return "%s(scale=%g, output_rank=%d, filter_rank=%d)" % (self.kind, self.scale, self.output_rank,

@@ -11,6 +11,9 @@ random initializer and no explicit seed, and each random node (dropout, samplers
 takes the next value, starting at 0. ``reset_random_seed(v)`` restarts the counter at v;
 ``set_fixed_random_seed(v)`` makes every automatic seed v (explicit seeds still win).
 """
+import decimal
+import math
+
 import numpy as np
 
 # the seed argument's "choose one for me" value (CNTK: sentinel_value_for_auto_select_random_seed)
@@ -79,13 +82,22 @@ class EngineStream(object):
         if discard:
             self.take(discard)
 
-    def take(self, count):
+    def peek(self, count):
+        """The next ``count`` outputs, left in the stream."""
         count = int(count)
         if count > len(self._left):
             fresh = self._engine.draws(-(-(count - len(self._left)) // _N) * _N)
             self._left = np.concatenate([self._left, fresh])
-        out, self._left = self._left[:count], self._left[count:]
-        self.position += count
+        return self._left[:count]
+
+    def skip(self, count):
+        self.peek(count)
+        self._left = self._left[int(count):]
+        self.position += int(count)
+
+    def take(self, count):
+        out = self.peek(count)
+        self.skip(count)
         return out
 
 
@@ -110,6 +122,126 @@ def uniform(seed, count, low, high, dtype=np.float32):
     u = MT19937_64(seed).draws(int(count) + 64).astype(np.float64)
     r = u / 18446744073709551616.0 * (high - low) + low
     return r[r < high][:int(count)].astype(dtype)
+
+
+def _ziggurat_tables():
+    """Boost's normal ziggurat (Marsaglia and Tsang, 128 layers over f(x) = exp(-x*x/2)), computed to 60 digits
+    from its definition and rounded to double: x[1] = r, the root that closes the layers; v = r f(r) + the
+    tail's area; x[0] = v / f(r); x[i+1] = sqrt(-2 ln(f(x[i]) + v / x[i])); x[128] = 0; y[i] = f(x[i]),
+    y[0] = 0, y[128] = 1."""
+    context = decimal.Context(prec=60)
+
+    def f(x):
+        return context.exp(-(x * x) / 2)
+
+    r = decimal.Decimal("3.44261985589665212142432049146733970433759738585087778251240")
+    q = decimal.Decimal(0)
+    for k in range(2000, 0, -1):        # the tail's area, f(r) / (r + 1/(r + 2/(r + ...))) (continued fraction)
+        q = context.divide(k, r + q)
+    v = r * f(r) + context.divide(f(r), r + q)
+    xs = [context.divide(v, f(r)), r]
+    for i in range(1, 127):
+        xs.append(context.sqrt(-2 * context.ln(f(xs[i]) + context.divide(v, xs[i]))))
+    ys = [decimal.Decimal(0)] + [f(x) for x in xs[1:]] + [decimal.Decimal(1)]
+    xs.append(decimal.Decimal(0))
+    return np.array([float(x) for x in xs]), np.array([float(y) for y in ys])
+
+
+_ZIGGURAT = []
+
+
+def _u01(draws, j):
+    """Boost's uniform_01<double> from draws[j:]: (value, index after it), or (None, None) past the end."""
+    while j < len(draws):
+        value = float(int(draws[j])) * 2.0 ** -64
+        j += 1
+        if value < 1.0:
+            return value, j
+    return None, None
+
+
+def _ziggurat_slow(draws, j, table_x, table_y):
+    """The rest of one ziggurat draw whose first output (draws[j]) fell outside its layer's box:
+    (value or None when rejected, index after the draws used), or (None, None) when ``draws`` runs out."""
+    u = int(draws[j])
+    bucket = u & 0xFF
+    sign = 1.0 if bucket & 1 else -1.0
+    i = bucket >> 1
+    x = float((u & ~(1 << 11)) >> 8) * 2.0 ** -56 * table_x[i]
+    j += 1
+    if i == 0:      # the tail beyond x[1]: exponential proposals, -log(1 - uniform_01), Boost <= 1.70
+        start = table_x[1]
+        while True:
+            a, j = _u01(draws, j)
+            if a is None:
+                return None, None
+            b, j = _u01(draws, j)
+            if b is None:
+                return None, None
+            t, e = -math.log(1.0 - a) / start, -math.log(1.0 - b)
+            if 2 * e > t * t:
+                return (t + start) * sign, j
+    y01, j = _u01(draws, j)
+    if y01 is None:
+        return None, None
+    y = table_y[i] + y01 * (table_y[i + 1] - table_y[i])
+    return (x * sign if y < math.exp(-(x * x / 2)) else None), j
+
+
+def unit_normals(stream, count):
+    """``count`` draws of Boost's ``normal_distribution<double>(0, 1)`` over ``stream`` (an EngineStream).
+
+    Each value takes one 64-bit output: its low 8 bits pick a layer (bits 1-7) and a sign (bit 0); bits 8-63,
+    with bit 11 cleared first (Boost's int_float_pair), scaled by 2**-56, give x = fraction * x[layer], returned
+    at once when x < x[layer + 1] (about 99% of draws, done here in numpy); the rest take more outputs (a
+    uniform for the wedge test, or the tail) and are done one by one."""
+    if not _ZIGGURAT:
+        _ZIGGURAT.extend(_ziggurat_tables())
+    table_x, table_y = _ZIGGURAT
+    result = np.empty(int(count), np.float64)
+    filled = 0
+    while filled < count:
+        draws = stream.peek(int((count - filled) * 1.05) + 64)
+        layer = (draws & np.uint64(0xFF)).astype(np.int64)
+        fraction = ((draws & ~np.uint64(1 << 11)) >> np.uint64(8)).astype(np.float64) * 2.0 ** -56
+        x = fraction * table_x[layer >> 1]
+        fast = x < table_x[(layer >> 1) + 1]
+        value = np.where(layer & 1, x, -x)
+        slow = np.flatnonzero(~fast).tolist() + [len(draws)]
+        pos, k = 0, 0
+        while filled < count:
+            while slow[k] < pos:
+                k += 1
+            run = min(slow[k] - pos, count - filled)
+            result[filled:filled + run] = value[pos:pos + run]
+            filled, pos = filled + run, pos + run
+            if filled == count or pos == len(draws):
+                break
+            drawn, after = _ziggurat_slow(draws, pos, table_x, table_y)
+            if after is None:
+                break
+            pos = after
+            if drawn is not None:
+                result[filled] = drawn
+                filled += 1
+        stream.skip(pos)
+    return result
+
+
+def normal(seed, count, std, dtype=np.float32, truncate=False):
+    """``count`` samples of N(0, std) as CNTK's CPU initializer draws them for ``seed`` (in double precision,
+    then rounded to ``dtype``); with ``truncate``, values outside [-2 std, 2 std] are redrawn."""
+    stream = EngineStream(seed)
+    std = float(std)
+    if not truncate:
+        return (unit_normals(stream, count) * std).astype(dtype)
+    parts, need = [], int(count)
+    while need > 0:
+        v = unit_normals(stream, need) * std
+        v = v[(v >= -2 * std) & (v <= 2 * std)]
+        parts.append(v)
+        need -= len(v)
+    return np.concatenate(parts).astype(dtype)
 
 
 _seed_state = {"next": 0, "fixed": False}
