@@ -114,14 +114,23 @@ def boost_uniform01(stream, count, dtype):
     return np.concatenate(parts) if parts else np.empty(0, dtype)
 
 
+def uniform_double(stream, count, low, high):
+    """``count`` values of Boost's ``uniform_real_distribution<double>(low, high)`` over ``stream``:
+    u / 2**64 * (high - low) + low in double precision; a result equal to ``high`` is redrawn."""
+    parts, need = [], int(count)
+    while need > 0:
+        r = stream.take(need).astype(np.float64) / 18446744073709551616.0 * (high - low) + low
+        r = r[r < high]
+        parts.append(r)
+        need -= len(r)
+    return np.concatenate(parts) if parts else np.empty(0, np.float64)
+
+
 def uniform(seed, count, low, high, dtype=np.float32):
     """``count`` samples in [low, high) as CNTK's CPU initializer draws them for ``seed``."""
     dtype = np.dtype(dtype)
     low, high = float(dtype.type(low)), float(dtype.type(high))
-    # a draw rounding up to ``high`` (odds about 2**-53) is rejected and the next one taken
-    u = MT19937_64(seed).draws(int(count) + 64).astype(np.float64)
-    r = u / 18446744073709551616.0 * (high - low) + low
-    return r[r < high][:int(count)].astype(dtype)
+    return uniform_double(EngineStream(seed), count, low, high).astype(dtype)
 
 
 def _ziggurat_tables():

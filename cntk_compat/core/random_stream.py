@@ -4,7 +4,9 @@ As CNTK's RngUser, a random node has two attributes: ``rngSeed`` (given, or pick
 is made) and ``rngOffset``, the count of random values the node has drawn so far. Each draw of ``count`` values
 uses a generator seeded from the pair (rngSeed, rngOffset) and then advances rngOffset by ``count``, so the pair
 is the node's whole random state: a checkpoint that stores it, a saved model (whose attributes hold it) and a
-clone continue exactly where the node was. Draws are reproducible per device, not across CPU and GPU.
+clone continue exactly where the node was. Dropout and the samplers draw from the node's ``std::mt19937_64``
+engine as CNTK 2.7 does on the CPU (``cntk_draw``), whatever the device; random_sample draws from a torch
+generator seeded from (rngSeed, rngOffset) (``generator``).
 
 The RandomStream module is owned by the node (so it survives across the lowered modules cached for different
 input signatures) and shares the node's attribute dict, where ``set_attribute('rngSeed', s)`` restarts it; a
@@ -27,28 +29,6 @@ def _mix(seed, offset):
     return (z ^ (z >> 31)) >> 1
 
 
-def _signed(c):
-    return c - (1 << 64) if c >= 1 << 63 else c
-
-
-def _shift_right(z, k):
-    """Logical right shift of int64 tensors (torch's >> keeps the sign)."""
-    return (z >> k) & ((1 << (64 - k)) - 1)
-
-
-_GAMMA, _M1, _M2 = _signed(0x9E3779B97F4A7C15), _signed(0xBF58476D1CE4E5B9), _signed(0x94D049BB133111EB)
-
-
-def counter_uniforms(seed, offset, count):
-    """float64 uniforms in [0, 1): splitmix64 of positions offset ... offset + count - 1 of the stream ``seed``
-    (int64 arithmetic wraps around, as splitmix64 needs)."""
-    z = torch.arange(offset + 1, offset + count + 1, dtype=torch.int64) * _GAMMA + _signed(_mix(seed, 0))
-    z = (z ^ _shift_right(z, 30)) * _M1
-    z = (z ^ _shift_right(z, 27)) * _M2
-    z = z ^ _shift_right(z, 31)
-    return _shift_right(z, 11).to(torch.float64) * (2.0 ** -53)
-
-
 class RandomStream(torch.nn.Module):
     def __init__(self, attributes, description):
         super(RandomStream, self).__init__()
@@ -63,28 +43,26 @@ class RandomStream(torch.nn.Module):
         self.attributes["rngOffset"] = offset + int(count)
         return torch.Generator(device=device).manual_seed(_mix(seed, offset))
 
-    def uniform(self, count):
-        """``count`` float64 values in [0, 1) on the CPU: the node's counter-based stream at positions
-        rngOffset ... rngOffset + count - 1 (each a hash of the seed and its position), which then advances."""
-        seed = int(self.attributes["rngSeed"])
-        offset = int(self.attributes.get("rngOffset", 0))
-        self.attributes["rngOffset"] = offset + int(count)
-        return counter_uniforms(seed, offset, count)
-
-    def cntk_uniform(self, count, dtype):
-        """``count`` numpy values in [0, 1) of element type ``dtype`` exactly as CNTK's CPU random nodes draw them:
-        Boost's uniform_real_distribution over one ``std::mt19937_64`` engine seeded with rngSeed, which goes
-        on from call to call (a node placed at rngOffset = k starts k draws into the stream); rngOffset
-        advances by ``count``."""
+    def cntk_draw(self, draw):
+        """``draw(engine)`` with the node's ``std::mt19937_64`` engine as CNTK's CPU random nodes use it (an
+        EngineStream seeded with rngSeed that goes on from call to call); a node placed at rngOffset = k (a
+        checkpoint, a clone, a loaded model) starts k draws into the stream, as CNTK's does. rngOffset becomes
+        the number of 64-bit draws taken: CNTK counts the elements made, the same for dropout and the uniform
+        kinds; for normal samples (which take a little more than one draw each) counting draws is what lets a
+        restored node continue exactly where it stood."""
         seed = int(self.attributes["rngSeed"])
         offset = int(self.attributes.get("rngOffset", 0))
         engine = getattr(self, "_engine", None)
         if engine is None or self._engine_at != (seed, offset):
             engine = self._engine = EngineStream(seed, discard=offset)
-        values = boost_uniform01(engine, count, dtype)
-        self.attributes["rngOffset"] = offset + int(count)
-        self._engine_at = (seed, offset + int(count))
+        values = draw(engine)
+        self.attributes["rngOffset"] = engine.position
+        self._engine_at = (seed, engine.position)
         return values
+
+    def cntk_uniform(self, count, dtype):
+        """``count`` numpy values of Boost's uniform_real_distribution<dtype>(0, 1) over the node's engine."""
+        return self.cntk_draw(lambda engine: boost_uniform01(engine, count, dtype))
 
     def extra_repr(self):
         return "%s, rngSeed=%d, rngOffset=%d" % (self.description, self.attributes["rngSeed"],

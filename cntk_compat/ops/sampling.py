@@ -2,9 +2,8 @@
 
 Each random node owns its random state, CNTK's (rngSeed, rngOffset) pair (core.random_stream), so repeated
 evaluations continue one stream of draws and checkpoints and saved models continue it exactly;
-set_attribute('rngSeed', s) restarts it. Samplers read the node's counter-based uniform stream (value i is a
-function of the seed and i alone, in float64 on the CPU), so two draws of n continue exactly as one of 2n, on
-every device.
+set_attribute('rngSeed', s) restarts it. The samplers of cntk.random draw CNTK 2.7's numbers from the node's
+``std::mt19937_64`` engine (on the CPU, whatever the device); random_sample draws from a torch generator.
 """
 import math
 
@@ -31,24 +30,31 @@ def resolve_seed(seed, op_name):
     return int(seed)
 
 
-def _draw(kind, random, shape, a, b):
+def _draw(kind, random, shape, a, b, dtype):
+    """CNTK 2.7's CPU samplers: the parameters rounded to the element type, the values computed in double
+    precision from the node's mt19937_64 engine, then rounded (checked against CNTK 2.7 for all four kinds,
+    float32 and float64, over consecutive evaluations)."""
     n = math.prod(shape)
-    if kind == "uniform":
-        return (a + (b - a) * random.uniform(n)).reshape(shape)
-    if kind == "bernoulli":
-        return (random.uniform(n) < a).to(torch.float64).reshape(shape)
-    if kind == "gumbel":
-        return (a - b * torch.log(-torch.log(random.uniform(n).clamp_min(1e-300)))).reshape(shape)
-    # normal: Box-Muller on consecutive pairs of uniform draws
-    u = random.uniform(2 * n)
-    z = torch.sqrt(-2.0 * torch.log1p(-u[0::2])) * torch.cos(2.0 * math.pi * u[1::2])
-    return (a + b * z).reshape(shape)
+    real = np.float64 if dtype == torch.float64 else np.float32
+    a, b = float(real(a)), float(real(b))
+    if kind == "normal":
+        # Boost's normal_distribution<double>(mean, stddev); CNTK makes an even number of values
+        values = random.cntk_draw(lambda engine: cntk_rng.unit_normals(engine, n + n % 2))[:n] * b + a
+    elif kind == "bernoulli":
+        # one draw of uniform_real<T>(0, 1) per value: 1 where it exceeds 1 - mean (CNTK's mask rule)
+        values = (random.cntk_uniform(n, real) > real(1.0 - a)).astype(np.float64)
+    elif kind == "uniform":
+        values = random.cntk_draw(lambda engine: cntk_rng.uniform_double(engine, n, a, b))
+    else:   # gumbel: loc - scale * log(-log1p(-u)), with the C library's log and log1p
+        u = random.cntk_draw(lambda engine: cntk_rng.uniform_double(engine, n, 0.0, 1.0))
+        values = np.array([a - b * math.log(-math.log1p(-x)) for x in u.tolist()], dtype=np.float64)
+    return torch.from_numpy(np.asarray(values, dtype=np.float64).reshape(shape))
 
 
 def _random(*like, kind, shape, a, b, random, dtype, device):
     if like:
         shape, dtype, device = tuple(like[0].shape), like[0].dtype, like[0].device
-    return _draw(kind, random, shape, a, b).to(device=device, dtype=dtype)
+    return _draw(kind, random, shape, a, b, dtype).to(device=device, dtype=dtype)
 
 
 def _random_prepare(node):
