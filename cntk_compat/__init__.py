@@ -87,5 +87,5 @@ __all__ = [
     "to_sequence", "to_sequence_like", "top_k", "train", "trainer", "training_parameter_schedule",
     "training_session", "transpose", "truncated_normal", "try_set_default_device", "uniform", "universal",
     "unpack_batch", "unpooling", "use_default_device", "user_function", "variables",
-    "weighted_binary_cross_entropy", "xavier", "zeros_like"
+    "weighted_binary_cross_entropy", "xavier", "zeros_like", "functions", "evaluator"
 ]

@@ -26,4 +26,7 @@ class Record(dict):
         return Record(**members)
 
 
-__all__ = ["Variable", "Parameter", "Constant", "Record", "VariableKind", "VariableMixin"]
+__all__ = [
+    "Variable", "Parameter", "Constant", "Record", "VariableMixin", "DeviceDescriptor", "NDArrayView",
+    "TensorOpsMixin", "default_override_or", "get_default_override", "use_default_device"
+]

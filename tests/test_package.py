@@ -1,5 +1,7 @@
 """`import cntk` is cntk_compat: same module objects, one copy of all state."""
 import importlib
+import json
+import os
 import subprocess
 import sys
 import types
@@ -59,16 +61,50 @@ def test_layers_star_import_gives_the_sequence_ops_as_in_cntk():
     assert namespace["Recurrence"] is cntk_compat.layers.Recurrence
 
 
-# CNTK 2.7's public sub-modules of each public package: the only modules a package's __all__ may name
+# CNTK 2.7's sub-modules that each public module binds: the only modules an __all__ may name besides
+# CNTK's public names (`from cntk.X import *` gave them under CNTK too)
 CNTK_SUBMODULES = {
     "cntk": {"axis", "core", "debugging", "device", "eval", "initializer", "internal", "io", "layers", "learners",
-             "sequence", "trainer",  # cntk.ops.sequence and cntk.train.trainer, bound at the top by CNTK too
+             "sequence", "trainer", "functions", "evaluator",  # cntk.ops.sequence, cntk.train.trainer, ...
              "logging", "losses", "metrics", "misc", "ops", "random", "sample_installer", "tensor", "train",
              "variables"},
     "cntk.ops": {"functions", "sequence"}, "cntk.debugging": {"debug", "profiler"}, "cntk.io": {"transforms"},
-    "cntk.layers": {"blocks", "higher_order_layers", "layers", "models", "sequence", "typing"},
-    "cntk.layers.models": {"attention"},
+    "cntk.layers": {"blocks", "higher_order_layers", "layers", "models", "sequence", "typing", "attention"},
+    "cntk.layers.models": {"attention"}, "cntk.layers.sequence": {"sequence"}, "cntk.eval": {"evaluator"},
+    "cntk.internal": {"sanitize", "swig_helper", "utils"}, "cntk.logging": {"graph", "progress_print"},
+    "cntk.misc": {"converter", "optimized_rnnstack_converter"}, "cntk.train": {"trainer"},
 }
+
+# CNTK 2.7's public names per public module, as api_census reads them from the CNTK 2.7 wheel: the names a
+# module defines or imports, its re-exports of other cntk objects included (CNTK 2.7 defines no __all__, so
+# `from cntk.X import *` gave all of them)
+with open(os.path.join(os.path.dirname(__file__), "cntk27_public_names.json")) as _f:
+    CNTK27_PUBLIC_NAMES = json.load(_f)
+
+
+@pytest.mark.parametrize("name", sorted(CNTK27_PUBLIC_NAMES))
+def test_all_of_every_public_module_is_cntk27s_public_names(name):
+    module = importlib.import_module(name)
+    assert "__all__" in vars(module), name
+    declared = set(module.__all__)
+    assert len(declared) == len(module.__all__), "duplicates in %s.__all__" % name
+    expected = set(CNTK27_PUBLIC_NAMES[name])
+    assert sorted(expected - declared) == []
+    assert sorted(declared - expected - CNTK_SUBMODULES.get(name, set())) == []
+    assert [n for n in declared if not hasattr(module, n)] == []
+
+
+def test_names_cntk_never_had_stay_out_of_import_star():
+    for module, name in [("cntk.learners", "default_use_mean_gradient_value"),
+                         ("cntk.learners", "set_default_use_mean_gradient_value"),
+                         ("cntk.logging", "ProgressWriter"), ("cntk.variables", "VariableKind"),
+                         ("cntk.ops.functions", "allow_user_function_imports"), ("cntk", "distributed")]:
+        star = {}
+        exec("from %s import *" % module, star)
+        assert name not in star, (module, name)
+    star = {}
+    exec("from cntk.losses import *", star)  # CNTK's incidental re-exports come along, as under CNTK
+    assert star["Function"] is cntk.Function and star["times"] is cntk.times
 
 
 @pytest.mark.parametrize("name", sorted(CNTK_SUBMODULES))

@@ -31,4 +31,6 @@ def __getattr__(name):
     raise AttributeError("module 'cntk.core' has no attribute %r" % name)
 
 
-__all__ = ["NDArrayView", "Value", "asarray", "asvalue"]
+__all__ = [
+    "NDArrayView", "Value", "asarray", "asvalue", "DeviceKind", "cpu", "use_default_device", "user_function"
+]

@@ -2,7 +2,9 @@
 from ..core import node_timing
 from ..train._feed import as_function, progress_writer_list, test_step, write_test_summary
 
-__all__ = ["Evaluator"]
+__all__ = [
+    "Evaluator", "MinibatchData", "use_default_device"
+]
 
 
 class Evaluator(object):

@@ -12,4 +12,6 @@ def _value_as_sequence_or_array(val, var):
     return val.asarray()
 
 
-__all__ = ["typemap", "map_if_possible"] + [n for n in _sanitize_all if n != "typemap"]
+# CNTK 2.7's public names here: the sanitize helpers, typemap, map_if_possible and the sub-modules it binds
+__all__ = (["typemap", "map_if_possible"] + [n for n in _sanitize_all if n != "typemap"]
+           + ["sanitize", "swig_helper", "utils"])

@@ -6,8 +6,9 @@ from ..core.value import NDArrayView, Value
 from ..core.variables import Variable
 from ..ops._common import is_symbolic, sanitize_operand
 
-__all__ = ["NDArrayView", "sanitize_input", "get_python_function_arguments", "map_function_arguments",
-           "get_data_type"]
+__all__ = [
+    "NDArrayView", "get_python_function_arguments", "map_function_arguments", "get_data_type", "eval"
+]
 
 
 def sanitize_input(arg, fallback_dtype=np.float32, reshape=None):

@@ -16,9 +16,11 @@ from .source_config import DEFAULT_RANDOMIZATION_WINDOW_IN_CHUNKS, FULL_DATA_SWE
 from .streams import StreamConfiguration, StreamDef, StreamDefs, StreamInformation
 from .user_source import MinibatchSourceFromData, UserDeserializer, UserMinibatchSource
 
-__all__ = ['MinibatchSource', 'MinibatchData', 'MinibatchSourceFromData', 'UserMinibatchSource',
-           'UserDeserializer', 'StreamInformation', 'StreamDef', 'StreamDefs', 'StreamConfiguration',
-           'CTFDeserializer', 'CBFDeserializer', 'ImageDeserializer', 'Base64ImageDeserializer',
-           'HTKFeatureDeserializer', 'HTKMLFDeserializer', 'HTKMLFBinaryDeserializer', 'LatticeDeserializer',
-           'INFINITELY_REPEAT', 'FULL_DATA_SWEEP',
-           'DEFAULT_RANDOMIZATION_WINDOW_IN_CHUNKS', 'sequence_to_cntk_text_format', 'transforms']
+__all__ = [
+    "MinibatchSource", "MinibatchData", "MinibatchSourceFromData", "UserMinibatchSource", "UserDeserializer",
+    "StreamInformation", "StreamDef", "StreamDefs", "StreamConfiguration", "CTFDeserializer", "CBFDeserializer",
+    "ImageDeserializer", "Base64ImageDeserializer", "HTKFeatureDeserializer", "HTKMLFDeserializer",
+    "HTKMLFBinaryDeserializer", "LatticeDeserializer", "INFINITELY_REPEAT", "FULL_DATA_SWEEP",
+    "DEFAULT_RANDOMIZATION_WINDOW_IN_CHUNKS", "sequence_to_cntk_text_format", "transforms", "ArrayMixin", "Record",
+    "TraceLevel", "Value", "get_trace_level", "use_default_device"
+]

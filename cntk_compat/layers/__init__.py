@@ -34,5 +34,5 @@ __all__ = [
     "convolution_transpose", "default_options", "default_override_or", "dropout", "get_default_override",
     "glorot_uniform", "higher_order_layers", "identity", "is_default_override", "layers", "models", "placeholder",
     "pooling", "reconcile_dynamic_axes", "reduce_mean", "reshape", "sequence", "sigmoid", "slice", "softplus",
-    "splice", "sqrt", "tanh", "tensor", "times", "typing", "unpooling"
+    "splice", "sqrt", "tanh", "tensor", "times", "typing", "unpooling", "attention"
 ]

@@ -9,7 +9,11 @@ from ..ops.functions import BlockFunction  # noqa: F401
 from .building import Stabilizer, UntestedBranchError, identity  # noqa: F401
 from .cells import GRU, LSTM, RNNStep, RNNUnit
 
-__all__ = ["identity", "Stabilizer", "ForwardDeclaration", "LSTM", "GRU", "RNNStep", "RNNUnit"]
+__all__ = [
+    "identity", "Stabilizer", "ForwardDeclaration", "LSTM", "GRU", "RNNStep", "RNNUnit", "BlockFunction",
+    "Constant", "Function", "Parameter", "UntestedBranchError", "alias", "combine", "default_override_or",
+    "get_default_override", "glorot_uniform", "placeholder", "sigmoid", "slice", "softplus", "tanh", "times"
+]
 
 
 def ForwardDeclaration(name="forward_declaration"):

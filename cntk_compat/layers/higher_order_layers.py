@@ -6,7 +6,9 @@ from ..core.function import Function
 from ..ops import combine, plus
 from .building import _inject_name, identity
 
-__all__ = ["Sequential", "For", "SequentialClique", "ResNetBlock"]
+__all__ = [
+    "Sequential", "For", "SequentialClique", "ResNetBlock", "identity"
+]
 
 
 def _compose(f, g):

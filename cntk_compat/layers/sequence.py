@@ -18,7 +18,13 @@ from ..ops import alias, placeholder, sigmoid, slice, softplus, tanh, times  # n
 from .blocks import (GRU, LSTM, BlockFunction, RNNStep, RNNUnit, Stabilizer, UntestedBranchError,  # noqa: F401
                      identity)
 
-__all__ = ["Delay", "PastValueWindow", "RecurrenceFrom", "Recurrence", "Fold", "UnfoldFrom"]
+__all__ = [
+    "Delay", "PastValueWindow", "RecurrenceFrom", "Recurrence", "Fold", "UnfoldFrom", "BlockFunction", "Constant",
+    "ForwardDeclaration", "Function", "GRU", "LSTM", "Parameter", "RNNStep", "RNNUnit", "Record", "Stabilizer",
+    "UntestedBranchError", "alias", "combine", "default_override_or", "get_default_override", "glorot_uniform",
+    "identity", "placeholder", "reconcile_dynamic_axes", "sequence", "sigmoid", "slice", "softplus", "splice",
+    "tanh", "times"
+]
 
 _MAX_STATES = 10
 

@@ -8,8 +8,10 @@ from ..core.hooks import provide
 from ..core.variable_type import VariableType, sanitize_type
 from ..variables import Record, Variable  # noqa: F401 (re-exported, as CNTK's cntk.layers.typing does)
 
-__all__ = ["Tensor", "SparseTensor", "ParameterTensor", "tensor", "Sequence", "SequenceOver", "SequenceOverMeta",
-           "Signature"]
+__all__ = [
+    "Tensor", "SparseTensor", "ParameterTensor", "tensor", "Sequence", "SequenceOver", "SequenceOverMeta",
+    "Signature", "Axis", "Record", "Variable"
+]
 
 _FLOAT_TYPES = (np.float32, np.float64, np.float16)
 

@@ -24,10 +24,10 @@ from .user_learner import UserLearner
 from ..core import asarray  # noqa: F401,E402
 from ..core.value import NDArrayView  # noqa: F401,E402
 
-__all__ = ["UnitType", "IGNORE", "Learner", "UserLearner",
-           "default_unit_gain_value", "set_default_unit_gain_value",
-           "default_use_mean_gradient_value", "set_default_use_mean_gradient_value",
-           "training_parameter_schedule", "learning_parameter_schedule", "learning_parameter_schedule_per_sample",
-           "learning_rate_schedule", "momentum_schedule", "momentum_schedule_per_sample",
-           "momentum_as_time_constant_schedule",
-           "sgd", "momentum_sgd", "nesterov", "adagrad", "fsadagrad", "adam", "rmsprop", "adadelta", "universal"]
+__all__ = [
+    "UnitType", "IGNORE", "Learner", "UserLearner", "default_unit_gain_value", "set_default_unit_gain_value",
+    "training_parameter_schedule", "learning_parameter_schedule", "learning_parameter_schedule_per_sample",
+    "learning_rate_schedule", "momentum_schedule", "momentum_schedule_per_sample",
+    "momentum_as_time_constant_schedule", "sgd", "momentum_sgd", "nesterov", "adagrad", "fsadagrad", "adam",
+    "rmsprop", "adadelta", "universal", "NDArrayView", "asarray"
+]

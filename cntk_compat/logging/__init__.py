@@ -11,6 +11,8 @@ from .trace import TraceLevel, get_trace_level, set_trace_level
 from ..core.device import cpu  # noqa: F401,E402
 from ..core.variables import Variable  # noqa: F401,E402
 
-__all__ = ["ProgressWriter", "ProgressPrinter", "TensorBoardProgressWriter", "TrainingSummaryProgressCallback",
-           "log_number_of_parameters", "depth_first_search", "find_all_with_name", "find_by_name", "find_by_uid",
-           "get_node_outputs", "plot", "TraceLevel", "set_trace_level", "get_trace_level"]
+__all__ = [
+    "ProgressPrinter", "TensorBoardProgressWriter", "TrainingSummaryProgressCallback", "log_number_of_parameters",
+    "depth_first_search", "find_all_with_name", "find_by_name", "find_by_uid", "get_node_outputs", "plot",
+    "TraceLevel", "set_trace_level", "get_trace_level", "Variable", "cpu", "graph", "progress_print"
+]

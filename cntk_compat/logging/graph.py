@@ -9,7 +9,10 @@ import subprocess
 
 from ..core.graph import _is_function, depth_first_search, find_all_with_name, find_by_name, find_by_uid
 
-__all__ = ["depth_first_search", "find_all_with_name", "find_by_name", "find_by_uid", "plot", "get_node_outputs"]
+__all__ = [
+    "depth_first_search", "find_all_with_name", "find_by_name", "find_by_uid", "plot", "get_node_outputs",
+    "Variable"
+]
 
 
 def get_node_outputs(node, depth=0):

@@ -8,8 +8,10 @@ from .summary_callback import TrainingSummaryProgressCallback
 from .tensorboard import TensorBoardProgressWriter
 from .parameters import log_number_of_parameters
 
-__all__ = ["ProgressPrinter", "TensorBoardProgressWriter", "TrainingSummaryProgressCallback",
-           "log_number_of_parameters"]
+__all__ = [
+    "ProgressPrinter", "TensorBoardProgressWriter", "TrainingSummaryProgressCallback", "log_number_of_parameters",
+    "cpu"
+]
 
 _HEARTBEAT_SECONDS = 10
 

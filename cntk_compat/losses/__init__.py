@@ -16,9 +16,12 @@ from ..ops import parameter, softmax, times  # noqa: F401,E402
 from ..ops.sampling import SentinelValueForAutoSelectRandomSeed as auto_select  # noqa: F401,E402
 from ..variables import Constant, Parameter, Variable  # noqa: F401,E402
 
-__all__ = ["cross_entropy_with_softmax", "binary_cross_entropy", "weighted_binary_cross_entropy", "squared_error",
-           "cosine_distance", "cosine_distance_with_negative_samples", "lambda_rank", "nce_loss",
-           "lattice_sequence_with_softmax", "hierarchical_softmax_layer", "fmeasure"]
+__all__ = [
+    "cross_entropy_with_softmax", "binary_cross_entropy", "weighted_binary_cross_entropy", "squared_error",
+    "cosine_distance", "cosine_distance_with_negative_samples", "lambda_rank", "nce_loss",
+    "lattice_sequence_with_softmax", "hierarchical_softmax_layer", "fmeasure", "Axis", "CloneMethod", "Constant",
+    "Function", "Parameter", "Variable", "auto_select", "parameter", "softmax", "times"
+]
 
 
 def lattice_sequence_with_softmax(label, prediction, loglikelihood, lattice, symListPath, phonePath, stateListPath,

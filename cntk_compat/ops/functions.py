@@ -30,5 +30,8 @@ def BlockFunction(op_name, name):
     return decorator
 
 
-__all__ = ["CloneMethod", "Function", "BlockFunction", "ModelFormat", "UserFunction", "allow_user_function_imports", "load_model",
-           "register_native_user_function", "native_user_function"]
+__all__ = [
+    "CloneMethod", "Function", "BlockFunction", "ModelFormat", "UserFunction", "load_model",
+    "register_native_user_function", "native_user_function", "DeviceDescriptor", "Record", "Value", "Variable",
+    "cpu"
+]

@@ -45,5 +45,7 @@ def bernoulli_like(x, mean=0.5, seed=auto_select, name=""):
     return random_op("bernoulli", x, None, None, mean, 0.0, seed, name)
 
 
-__all__ = ["uniform", "normal", "gumbel", "bernoulli", "uniform_like", "normal_like", "gumbel_like",
-           "bernoulli_like"]
+__all__ = [
+    "uniform", "normal", "gumbel", "bernoulli", "uniform_like", "normal_like", "gumbel_like", "bernoulli_like",
+    "auto_select", "default_override_or"
+]

@@ -10,7 +10,9 @@ from . import checkpoint as _checkpoint
 from ._feed import (argument_map, as_function, criterion_pair, progress_writer_list, sample_count, summed,
                     summed_without_gradients, sweep_end_of, test_step, write_test_summary)
 
-__all__ = ["Trainer"]
+__all__ = [
+    "Trainer", "MinibatchData", "use_default_device"
+]
 
 
 class Trainer(object):

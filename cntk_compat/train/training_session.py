@@ -13,8 +13,10 @@ from ..io import INFINITELY_REPEAT, MinibatchSource, MinibatchSourceFromData, Us
 from ..io.user_source import read_minibatch
 from ..learners.schedules import MinibatchSizeSchedule, minibatch_size_schedule
 
-__all__ = ["DataUnit", "CheckpointConfig", "CrossValidationConfig", "TestConfig", "TrainingSession",
-           "training_session", "minibatch_size_schedule"]
+__all__ = [
+    "DataUnit", "CheckpointConfig", "CrossValidationConfig", "TestConfig", "TrainingSession", "training_session",
+    "minibatch_size_schedule", "use_default_device"
+]
 
 _SOURCE_STATE_KEY = "TrainingMinibatchSource"
 _SESSION_STATE_KEY = "TrainingSession"

@@ -9,7 +9,10 @@ from ..building import Stabilizer, _inject_name
 from ..layers import Dense, Label
 from ..sequence import PastValueWindow
 
-__all__ = ["AttentionModel"]
+__all__ = [
+    "AttentionModel", "Dense", "Function", "Label", "PastValueWindow", "Stabilizer", "default_options",
+    "default_override_or", "get_default_override", "glorot_uniform"
+]
 
 
 def AttentionModel(attention_dim, attention_span=None, attention_axis=None,

@@ -28,6 +28,8 @@ def input(shape, dtype=default_override_or(np.float32), needs_gradient=False, is
     return input_variable(shape, dtype, needs_gradient, is_sparse, sequence_axis, name)
 
 
-__all__ = ["input_variable", "input", "past_value", "future_value", "delay", "first", "last", "is_first",
-           "is_last", "slice", "reduce_sum", "reduce_max", "softmax", "broadcast_as", "gather", "scatter",
-           "where", "unpack"]
+__all__ = [
+    "input_variable", "input", "past_value", "future_value", "delay", "first", "last", "is_first", "is_last",
+    "slice", "reduce_sum", "reduce_max", "softmax", "broadcast_as", "gather", "scatter", "where", "unpack", "Axis",
+    "default_override_or"
+]
