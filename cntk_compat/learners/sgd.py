@@ -8,10 +8,12 @@ __all__ = ["sgd"]
 
 
 class LearnerSGD(Learner):
-    """``parameter -= lr * gradient``."""
+    """``parameter -= lr * gradient``, rounded as CNTK 2.7 rounds it: the scaled gradient first (in the
+    parameter's dtype), then the difference. (``add_(g, alpha=-lr)`` fuses both into one rounding, so its
+    parameters drift an ulp away from CNTK's and from the same rule written as a graph for ``universal``.)"""
 
     def _step(self, group, grads, lr, n):
-        torch._foreach_add_(group.tensors, grads, alpha=-lr)
+        torch._foreach_sub_(group.tensors, torch._foreach_mul(grads, lr))
 
 
 def sgd(parameters, lr, l1_regularization_weight=0.0, l2_regularization_weight=0.0,

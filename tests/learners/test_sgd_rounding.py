@@ -1,0 +1,48 @@
+"""SGD rounds its update as CNTK 2.7 does: the scaled gradient in the parameter's dtype, then the difference.
+Under CNTK 2.7 the built-in sgd and the same rule written for `universal` train bit for bit alike (its
+learner_test.py::test_universal relies on it); a fused multiply-add would drift an ulp away."""
+import numpy as np
+
+import cntk as C
+from cntk.layers import Dense, Sequential
+from cntk.learners import learning_parameter_schedule, sgd, universal
+
+
+def test_sgd_update_is_two_float32_roundings():
+    rng = np.random.RandomState(3)
+    start = rng.randn(64, 32).astype(np.float32)
+    grad = rng.randn(64, 32).astype(np.float32) * 7
+    w = C.parameter(init=start)
+    learner = sgd([w], lr=learning_parameter_schedule(0.125))
+    learner.update({w: grad}, 25)
+    lr = np.float32(0.125 / 25)
+    expected = start - lr * grad  # numpy float32: product rounded, then the difference
+    assert np.array_equal(w.value, expected)
+    fused = (start.astype(np.float64) - np.float64(lr) * grad.astype(np.float64)).astype(np.float32)
+    assert not np.array_equal(expected, fused)  # the data tells the two roundings apart
+
+
+def _train(make_learner, steps=30):
+    np.random.seed(98052)
+    features = C.input_variable(5, np.float32)
+    label = C.input_variable(3, np.float32)
+    z = Sequential([Dense(3, activation=C.sigmoid, init=C.glorot_uniform(seed=98052)),
+                    Dense(3, init=C.glorot_uniform(seed=98052))])(features)
+    trainer = C.Trainer(z, (C.cross_entropy_with_softmax(z, label), C.classification_error(z, label)),
+                        [make_learner(z.parameters)])
+    losses = []
+    for _ in range(steps):
+        y = np.random.randint(size=(25, 1), low=0, high=3)
+        x = ((np.random.randn(25, 5) + 3) * (y + 1)).astype(np.float32)
+        trainer.train_minibatch({features: x, label: np.hstack([y == c for c in range(3)]).astype(np.float32)})
+        losses.append(trainer.previous_minibatch_loss_average)
+    return losses, [p.value for p in z.parameters]
+
+
+def test_builtin_sgd_and_universal_sgd_train_identically():
+    builtin_losses, builtin_params = _train(lambda ps: sgd(ps, lr=learning_parameter_schedule(0.125)))
+    rule = lambda ps, gs: C.combine([C.assign(p, p - 0.125 / 25 * g) for p, g in zip(ps, gs)])
+    universal_losses, universal_params = _train(lambda ps: universal(rule, ps))
+    assert builtin_losses == universal_losses
+    for a, b in zip(builtin_params, universal_params):
+        assert np.array_equal(a, b)
