@@ -21,6 +21,17 @@ def _data():
     return np.random.RandomState(3).rand(5, 3).astype(np.float32)
 
 
+def _assert_close(got, want):
+    """float32 results against float64 references: relative error within a few ulps of the operands' size,
+    plus an absolute floor for results that cancel to near zero (the fused x.W + b and numpy's separate
+    product and sum round differently there)."""
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def _w(param):
+    return param.value.astype(np.float64)
+
+
 def _ops(model):
     return [n.op_name for n in depth_first_search(model, lambda n: isinstance(n, C.Function), depth=0)]
 
@@ -30,13 +41,13 @@ def test_replaces_ops_inside_blocks_and_shares_parameters():
     converted = convert(model, _op('ReLU'), lambda f: C.tanh(f.inputs[0]))
     d1, d2 = model.find_by_name('d1'), model.find_by_name('d2')
     X = _data()
-    expected = np.tanh(X @ d1.W.value + d1.b.value) @ d2.W.value + d2.b.value + 1
-    np.testing.assert_allclose(converted.eval({converted.arguments[0]: X}), expected, rtol=1e-5)
+    X64 = X.astype(np.float64)
+    expected = np.tanh(X64 @ _w(d1.W) + _w(d1.b)) @ _w(d2.W) + _w(d2.b) + 1
+    _assert_close(converted.eval({converted.arguments[0]: X}), expected)
     assert set(p.uid for p in converted.parameters) == set(p.uid for p in model.parameters)
     assert _ops(converted).count('Dense') == 2  # the blocks stay blocks
     # the original graph is unchanged
-    np.testing.assert_allclose(model.eval({x: X}), np.maximum(X @ d1.W.value + d1.b.value, 0) @ d2.W.value
-                               + d2.b.value + 1, rtol=1e-5)
+    _assert_close(model.eval({x: X}), np.maximum(X64 @ _w(d1.W) + _w(d1.b), 0) @ _w(d2.W) + _w(d2.b) + 1)
 
 
 def test_replaces_whole_blocks_and_the_root():
@@ -45,11 +56,10 @@ def test_replaces_whole_blocks_and_the_root():
     no_bias = convert(model, _op('Dense'), lambda f: C.times(f.inputs[2], f.W))
     assert sorted(_ops(no_bias)) == ['Plus', 'Times', 'Times']
     X = _data()
-    np.testing.assert_allclose(no_bias.eval({no_bias.arguments[0]: X}), X @ d1.W.value @ d2.W.value + 1,
-                               rtol=1e-5)
+    _assert_close(no_bias.eval({no_bias.arguments[0]: X}), X.astype(np.float64) @ _w(d1.W) @ _w(d2.W) + 1)
     minus = convert(model, _op('Plus'), lambda f: C.minus(f.inputs[0], f.inputs[1]))
     assert minus.root_function.op_name == 'Minus'
-    np.testing.assert_allclose(minus.eval({minus.arguments[0]: X}), model.eval({x: X}) - 2, rtol=1e-5)
+    _assert_close(minus.eval({minus.arguments[0]: X}), model.eval({x: X}).astype(np.float64) - 2)
 
 
 def test_keeps_the_other_outputs_of_a_combined_root():
@@ -60,8 +70,8 @@ def test_keeps_the_other_outputs_of_a_combined_root():
     X = _data()
     got = converted.eval({converted.arguments[0]: X})
     want = both.eval({x: X})
-    np.testing.assert_allclose(got[converted.outputs[0]], want[both.outputs[0]] - 2, rtol=1e-5)
-    np.testing.assert_allclose(got[converted.outputs[1]], want[both.outputs[1]], rtol=1e-5)
+    _assert_close(got[converted.outputs[0]], want[both.outputs[0]].astype(np.float64) - 2)
+    _assert_close(got[converted.outputs[1]], want[both.outputs[1]])
 
 
 def test_no_match_returns_the_function_and_endless_conversion_is_an_error():
