@@ -8,7 +8,6 @@ minibatch size ``k`` is applied as ``lr / k`` to that sum; with reference size :
 ``lr / training_sample_count`` (a per-minibatch rate). A learner in compatible mode (``minibatch_size=IGNORE``)
 first averages the gradient and applies every hyper-parameter as given.
 """
-import itertools
 import math
 import numbers
 from collections.abc import Mapping
@@ -16,14 +15,13 @@ from collections.abc import Mapping
 import numpy as np
 import torch
 
+from ..core.cntk_rng import generate_random_seed
 from .options import AdditionalLearningOptions
 from .schedules import IGNORE, TrainingParameterSchedule
 from .tensors import as_gradient_tensor
 
 __all__ = ["Learner", "ParameterList"]
 
-_NOISE_SEED_BASE = 20170601
-_noise_seeds = itertools.count(_NOISE_SEED_BASE)
 
 
 class ParameterList(list):
@@ -78,6 +76,9 @@ class Learner(object):
     """
 
     _state_names = ()
+    # CNTK's built-in learners (LearnerBase) take the next automatic random seed when they are created, for
+    # their Gaussian noise injection, whether or not noise is asked for; a Python UserLearner takes none.
+    _takes_random_seed = True
 
     def __init__(self, parameters, lr, minibatch_size=None, options=None):
         if not isinstance(lr, TrainingParameterSchedule):
@@ -92,7 +93,7 @@ class Learner(object):
         self._minibatch_count = 0
         self._sweep_count = 0
         self._groups = None
-        self._noise_seed = next(_noise_seeds)
+        self._noise_seed = generate_random_seed() if self._takes_random_seed else 0
         self._noise_generators = {}
         self._progress_writers = []
         self._reported = {}

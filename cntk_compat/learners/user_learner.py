@@ -51,6 +51,8 @@ class UserLearner(Learner):
     defined, so that the gradients arrive converted and the learner's sample counts advance.
     """
 
+    _takes_random_seed = False
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         if "update" in vars(cls):

@@ -1,0 +1,92 @@
+"""CNTK 2.7's built-in learners take one automatic random seed each when they are created (the seed of their
+Gaussian noise injection, taken whether or not noise is asked for), so a layer created after a learner gets
+the next seed. Golden sums are the initial weights CNTK 2.7 (CPU) gave the Dense(10) below."""
+import numpy as np
+import pytest
+
+import cntk as C
+from cntk import cntk_py
+
+SEED1_SUM = 4.4107475     # CNTK 2.7: Dense(10) over 784 inputs with automatic seed 1
+SEED2_SUM = -5.1168623    # ... with seed 2 (one learner created before it)
+SEED5_SUM = 1.0111476     # ... with seed 5
+
+
+@pytest.fixture(autouse=True)
+def fresh_seeds():
+    cntk_py.reset_random_seed(0)
+    yield
+    cntk_py.reset_random_seed(0)
+
+
+def _model():
+    x = C.input_variable(2)
+    m = C.layers.Dense(2, activation=None)   # W takes seed 0
+    m(x)
+    return m
+
+
+def _next_dense_sum():
+    d = C.layers.Dense(10)
+    d(C.input_variable(784))
+    return float(d.W.value.sum())
+
+
+class _NoOpLearner(C.learners.UserLearner):
+    def update(self, gradient_values, training_sample_count, sweep_end):
+        return True
+
+
+def _universal(ps):
+    return C.universal(lambda params, grads: C.combine([C.assign(p, p - g * 0.1) for p, g in zip(params, grads)]), ps)
+
+
+LEARNERS = {
+    "sgd": lambda P, lr, mm: C.sgd(P, lr),
+    "momentum_sgd": lambda P, lr, mm: C.momentum_sgd(P, lr, mm),
+    "nesterov": lambda P, lr, mm: C.nesterov(P, lr, mm),
+    "adagrad": lambda P, lr, mm: C.adagrad(P, lr),
+    "fsadagrad": lambda P, lr, mm: C.fsadagrad(P, lr, mm),
+    "rmsprop": lambda P, lr, mm: C.rmsprop(P, lr, 0.9, 2, 0.5, 10, 0.01),
+    "adadelta": lambda P, lr, mm: C.adadelta(P, lr),
+    "adam": lambda P, lr, mm: C.adam(P, lr, mm),
+    "universal": lambda P, lr, mm: _universal(P),
+    "sgd_with_noise": lambda P, lr, mm: C.sgd(P, lr, gaussian_noise_injection_std_dev=0.1),
+    "data_parallel": lambda P, lr, mm: C.train.distributed.data_parallel_distributed_learner(C.sgd(P, lr)),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(LEARNERS))
+def test_builtin_learner_takes_one_seed(kind):
+    m = _model()
+    LEARNERS[kind](m.parameters, C.learning_parameter_schedule(0.1), C.momentum_schedule(0.9))
+    assert cntk_py.get_random_seed() == 2
+    assert _next_dense_sum() == pytest.approx(SEED2_SUM, abs=1e-5)
+
+
+def test_no_learner_leaves_the_seed():
+    _model()
+    C.learning_parameter_schedule(0.1)
+    C.logging.ProgressPrinter(0)
+    assert _next_dense_sum() == pytest.approx(SEED1_SUM, abs=1e-5)
+
+
+def test_two_learners_take_two_seeds():
+    m = _model()
+    C.sgd(m.parameters, C.learning_parameter_schedule(0.1))
+    C.sgd(m.parameters, C.learning_parameter_schedule(0.1))
+    assert cntk_py.get_random_seed() == 3
+
+
+def test_user_learner_takes_no_seed():
+    m = _model()
+    _NoOpLearner(m.parameters, C.learning_parameter_schedule(0.1))
+    assert _next_dense_sum() == pytest.approx(SEED1_SUM, abs=1e-5)
+
+
+def test_fixed_seed_is_not_advanced_by_learners():
+    m = _model()
+    cntk_py.set_fixed_random_seed(5)
+    C.sgd(m.parameters, C.learning_parameter_schedule(0.1))
+    C.sgd(m.parameters, C.learning_parameter_schedule(0.1))
+    assert _next_dense_sum() == pytest.approx(SEED5_SUM, abs=1e-5)
