@@ -47,7 +47,8 @@ def cpu():
 
 def gpu(device_id):
     if not torch.cuda.is_available() or device_id >= torch.cuda.device_count():
-        raise ValueError("gpu(%d): no such CUDA device (%d available)"
+        # CNTK 2.7's message first (scripts print it), then what torch sees
+        raise ValueError("Specified GPU device id (%d) is invalid.\n\n(cntk-compat: torch sees %d CUDA devices)"
                          % (device_id, torch.cuda.device_count() if torch.cuda.is_available() else 0))
     return DeviceDescriptor(DeviceKind.GPU, device_id)
 

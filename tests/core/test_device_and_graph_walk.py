@@ -24,3 +24,12 @@ def test_legacy_model_writers_name_an_op_without_a_v1_node_type(tmp_path):
     for save in (C.cntk_py.save_as_legacy_model, C.debugging.save_as_legacy_model):
         with pytest.raises(ValueError, match="SequenceFirst has no v1 node type"):
             save(z, str(tmp_path / "m.model"))
+
+
+def test_gpu_of_a_missing_device_raises_cntks_message():
+    # CNTK 2.7 (CPU build): ValueError 'Specified GPU device id (3) is invalid.' (scripts print it)
+    import torch
+    n = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    with pytest.raises(ValueError) as e:
+        C.gpu(n + 3)
+    assert str(e.value).splitlines()[0] == "Specified GPU device id (%d) is invalid." % (n + 3)
