@@ -54,6 +54,10 @@ class Deserializer(object):
                                   s.get('defines_mb_size', False))
                 for i, (name, s) in enumerate(self._streams.items())]
 
+    def report_opening(self):
+        """Called when a MinibatchSource opens the deserializer: prints what CNTK's native deserializer prints
+        then (to stderr), if anything."""
+
     def num_chunks(self):
         raise NotImplementedError
 

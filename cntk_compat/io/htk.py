@@ -10,6 +10,7 @@ Binary MLF files (HTKMLFBinaryDeserializer) are parsed by ``htk_mlf_binary``.
 """
 import os
 import re
+import sys
 
 import numpy as np
 import scipy.sparse as sp
@@ -19,7 +20,8 @@ from ._sequences import SequenceData
 from .htk_mlf_binary import read_binary_mlf
 from .streams import stream_dim
 
-UTTERANCES_PER_CHUNK = 64
+UTTERANCES_PER_CHUNK = 64      # label (MLF) chunks; CNTK cuts those by bytes, and only the primary's chunks matter
+CHUNK_FRAMES = 15 * 60 * 100   # CNTK's HTK feature chunks: 15 minutes of 10 ms frames
 _COMPRESSED = 0o2000
 _FRAME_100NS = 100000
 _PHONE_BOUNDARY = 2.0  # CNTK's value for the first frame of a phone in phoneBoundaries mode
@@ -50,6 +52,39 @@ def _read_scp(scp):
                 rng = (int(m.group('first')), int(m.group('last'))) if m.group('first') else None
                 entries.append((key, path, rng, '%s:%d' % (scp_file, number + 1)))
     return entries
+
+
+def _htk_header(path):
+    """(frames, sample period in 100 ns, bytes per frame, parameter kind) of an HTK feature file."""
+    with open(path, 'rb') as f:
+        head = f.read(12)
+    if len(head) < 12:
+        raise IOError("HTK feature file '%s' is truncated: %d bytes, the header alone has 12" % (path, len(head)))
+    frames, period, frame_bytes, kind = np.frombuffer(head, dtype='>i4,>i4,>i2,>i2')[0]
+    return int(frames), int(period), int(frame_bytes), int(kind)
+
+
+_BASE_KINDS = {6: 'MFCC', 7: 'FBANK', 9: 'USER', 11: 'PLP', 12: 'USER'}
+_QUALIFIERS = ((0o100, '_E'), (0o400, '_D'), (0o200, '_N'), (0o1000, '_A'), (0o100000, '_T'), (0o4000, '_Z'),
+               (0o20000, '_0'))
+
+
+def _kind_name(kind):
+    """CNTK's name of an HTK parameter kind: the base kind, then its qualifiers in CNTK's order."""
+    name = _BASE_KINDS.get(kind & 0o77, 'KIND%d' % (kind & 0o77))
+    return name + ''.join(q for bit, q in _QUALIFIERS if kind & bit)
+
+
+def _chunk_starts(frames):
+    """First utterance of each chunk as CNTK's HTK deserializer groups them: utterances in SCP order, a new
+    chunk once the current one holds more than CHUNK_FRAMES frames."""
+    starts, total = [], 0
+    for i, n in enumerate(frames):
+        if not starts or total > CHUNK_FRAMES:
+            starts.append(i)
+            total = 0
+        total += n
+    return starts
 
 
 def read_htk(path, expected_dim=None):
@@ -91,7 +126,7 @@ class _HTKFeatures(Deserializer):
 
     def __init__(self, streams):
         super(_HTKFeatures, self).__init__()
-        self._streams, self._config_of, keys = {}, {}, None
+        self._streams, self._config_of, self._streams_config, keys = {}, {}, {}, None
         for name, s in streams.items():
             if s.get('stream_alias') is not None:
                 raise ValueError('HTKFeatureDeserializer does not support stream names')
@@ -106,18 +141,52 @@ class _HTKFeatures(Deserializer):
                                  "than the first stream's" % name)
             keys = these
             self._config_of[name] = (entries, dim, left, right, bool(s.get('broadcast', False)))
+            self._streams_config[name] = s['scp']
             self._streams[name] = dict(shape=(dim * (1 + left + right),), is_sparse=False,
                                        defines_mb_size=bool(s.get('defines_mb_size', False)))
         if keys is None:
             raise ValueError('no feature streams found')
         self._keys = np.empty(len(keys), dtype=object)
         self._keys[:] = keys
+        entries = next(iter(self._config_of.values()))[0]
+        self._frames = [self._utterance_frames(e) for e in entries]
+        self._bounds = _chunk_starts(self._frames) + [len(entries)]
+
+    @staticmethod
+    def _utterance_frames(entry):
+        key, path, rng, where = entry
+        if rng is not None:
+            return rng[1] - rng[0] + 1
+        try:
+            return _htk_header(path)[0]
+        except OSError:
+            return 0    # reported when the chunk is read
+
+    def report_opening(self):
+        """CNTK's stderr lines when a MinibatchSource opens the SCP files (one set per stream)."""
+        n, chunks = len(self._keys), len(self._bounds) - 1
+        frames = sum(self._frames)
+        for name, (entries, dim, left, right, broadcast) in self._config_of.items():
+            scp = self._streams_config[name]
+            sys.stderr.write("Reading script file %s ... %d entries\n"
+                             % (scp if isinstance(scp, str) else ' '.join(scp), n))
+            sys.stderr.write("HTKDeserializer: selected '%d' utterances grouped into '%d' chunks, average chunk "
+                             "size: %.1f utterances, %.1f frames (for I/O: %.1f utterances, %.1f frames)\n"
+                             % (n, chunks, n / chunks, frames / chunks, n / chunks, frames / chunks))
+            if entries:
+                try:
+                    _, period, frame_bytes, kind = _htk_header(entries[0][1])
+                except OSError:
+                    continue
+                sys.stderr.write("HTKDeserializer: determined feature kind as '%d'-dimensional '%s' with frame "
+                                 "shift %.1f ms\n" % (frame_bytes // 4, _kind_name(kind), period / 1e4))
+        sys.stderr.flush()
 
     def num_chunks(self):
-        return (len(self._keys) + UTTERANCES_PER_CHUNK - 1) // UTTERANCES_PER_CHUNK
+        return len(self._bounds) - 1
 
     def chunk(self, chunk_id, seed):
-        lo, hi = chunk_id * UTTERANCES_PER_CHUNK, min(len(self._keys), (chunk_id + 1) * UTTERANCES_PER_CHUNK)
+        lo, hi = self._bounds[chunk_id], self._bounds[chunk_id + 1]
         streams = {}
         for name, (entries, dim, left, right, broadcast) in self._config_of.items():
             seqs = []
@@ -131,6 +200,26 @@ class _HTKFeatures(Deserializer):
                 seqs.append(frames[:1] if broadcast else _with_context(frames, left, right))
             streams[name] = SequenceData.from_sequences(seqs)
         return Chunk(self._keys[lo:hi], streams)
+
+
+def _frame_range(start, end, path, number):
+    """CNTK's reading of an MLF entry's 'start end': times in 100 ns units (rounded to the nearest 10 ms frame)
+    when they lie at least a frame apart, else frame numbers."""
+    try:
+        ts, te = float(start), float(end)
+    except ValueError:
+        raise ValueError("%s:%d: cannot parse the frame range '%s %s'" % (path, number, start, end))
+    if te - ts >= _FRAME_100NS - 1:
+        return int(ts / _FRAME_100NS + 0.5), int(te / _FRAME_100NS + 0.5)
+    return int(ts), int(te)
+
+
+def _state_count(path):
+    """The number of states CNTK 2.7 reports for a state list: its non-empty lines split at CR and LF, counting
+    the C string terminator CNTK appends as one more after a final newline."""
+    with open(path, 'rb') as f:
+        data = f.read() + b'\0'
+    return sum(1 for piece in re.split(rb'[\r\n]', data) if piece)
 
 
 def _read_label_mapping(path):
@@ -167,7 +256,7 @@ def _read_mlf(path, mapping, boundaries=None):
             parts = line.split()
             if len(parts) < 3:
                 raise ValueError("%s:%d: expected 'start end label', got %r" % (path, number, line))
-            start, end = int(parts[0]) // _FRAME_100NS, int(parts[1]) // _FRAME_100NS
+            start, end = _frame_range(parts[0], parts[1], path, number)
             if parts[2] not in mapping:
                 raise ValueError("%s:%d: label '%s' is not in the label mapping file" % (path, number, parts[2]))
             frames.append(np.full(end - start, mapping[parts[2]], np.int64))
@@ -196,6 +285,16 @@ class _HTKMLF(Deserializer):
         # phoneBoundaries (CTC training): the first frame of each MLF entry has the value 2 instead of 1
         self._boundaries = {} if phone_boundaries else None
         self._set_labels(name, dim, s, lambda mlf: _read_mlf(mlf, mapping, self._boundaries))
+        self._state_list = label_mapping_file
+
+    def report_opening(self):
+        """CNTK's stderr lines when a MinibatchSource opens the state list and the MLF files."""
+        if getattr(self, '_state_list', None) is not None:
+            sys.stderr.write("Total (%d) state names in state list '%s'\n"
+                             % (_state_count(self._state_list), self._state_list))
+        sys.stderr.write("MLF Deserializer: '%d' utterances with '%d' frames\n"
+                         % (len(self._labels), sum(len(v) for v in self._labels.values())))
+        sys.stderr.flush()
 
     def _set_labels(self, name, dim, stream, read):
         """The labels of every utterance of the stream's ``mlf`` files (one or a list), each read by ``read``."""

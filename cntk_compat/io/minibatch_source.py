@@ -87,6 +87,8 @@ class MinibatchSource(object):
         self.max_errors = max_errors
         multithreaded = is_multithreaded(config)
 
+        for d in deserializers:
+            d.report_opening()
         infos, size_streams = [], []
         for d in deserializers:
             d.multithreaded = multithreaded
