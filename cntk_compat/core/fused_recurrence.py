@@ -22,6 +22,8 @@ Anything else runs on the generic step loop (core.recurrence), which is also the
   not return);
 - truncated BPTT (sequences continuing from the previous minibatch: carried state) at run time.
 """
+import weakref
+
 import torch
 from torch.nn.utils.rnn import pack_padded_sequence
 
@@ -256,6 +258,80 @@ def _to_torch_gate_order(m, dim):
     return torch.cat([i, f, g, o], -1)
 
 
+def _swap_middle_row_blocks(m):
+    """Row blocks (a, b, c, d) of m as (a, c, b, d): contiguous rows, so one memcpy-speed pass. The exchange is
+    its own inverse: CNTK's gate order (i, g, f, o) <-> torch's (i, f, g, o)."""
+    a, b, c, d = m.split(m.shape[0] // 4, 0)
+    return torch.cat([a, c, b, d], 0)
+
+
+class _KernelLayout(torch.autograd.Function):
+    """A CNTK weight matrix (input, blocks·dim) as torch's kernel takes it: (blocks·dim, input), contiguous, with
+    LSTM gate blocks in torch's order when ``gates``.
+
+    A Parameter that a fused loop reads is stored transposed (``store_for_kernel``): its memory is then the
+    kernel's (blocks·dim, input) rows already, so the forward pass only exchanges the two middle row blocks
+    (a memcpy) and the backward pass exchanges them back and hands the parameter the transposed view of the
+    result, which has the parameter's own strides (no copy; learners update it as any gradient). Any other
+    matrix (computed, or a Constant) pays a 2-D transpose copy in each direction. autograd's own backward of
+    ``cat(split(W)).t().contiguous()`` would gather strided column blocks instead, about twice the time."""
+
+    @staticmethod
+    def forward(ctx, W, gates):
+        ctx.gates = gates
+        rows = W.t()
+        ctx.stored_transposed = rows.is_contiguous()
+        if not ctx.stored_transposed:
+            rows = rows.contiguous()
+        return _swap_middle_row_blocks(rows) if gates else rows
+
+    @staticmethod
+    def backward(ctx, grad):
+        if ctx.gates:
+            grad = _swap_middle_row_blocks(grad)
+        return (grad.t() if ctx.stored_transposed else grad.t().contiguous()), None
+
+
+def store_for_kernel(var):
+    """Stores Parameter ``var`` (a 2-D weight a fused loop reads) transposed in memory: the same tensor object,
+    shape, values and version, strides (1, rows). Its memory is then the layout of torch's RNN kernels, so no
+    call transposes it (see _KernelLayout). Nothing else changes for its users: ``.value``, learners (their
+    state follows the parameter's strides), checkpoints and every other op read it by shape. Constants and
+    computed weights are left alone."""
+    if not getattr(var, "is_parameter", False):
+        return
+    t = var.tensor
+    if t.dim() != 2 or t.shape[0] < 2 or t.t().is_contiguous():
+        return
+    with torch.no_grad():
+        # .data keeps the tensor object and its version: graphs already recorded that saved it read the
+        # same values through the new strides
+        t.data = t.t().contiguous().t()
+
+
+def kernel_layout(W, gates, cache=None, slot=None):
+    """W in the layout of torch's kernel (see _KernelLayout). Where no gradient is recorded the result is kept in
+    ``cache[slot]`` while W's tensor, storage and version are unchanged (a learner's update or ``.value = ``
+    bumps the version), so inference relays out each weight once per parameter version."""
+    if torch.compiler.is_compiling():  # traced (torch.export, ONNX, torch.compile): plain ops, no state
+        out = W.t().contiguous()
+        return _swap_middle_row_blocks(out) if gates else out
+    if not gates and W.t().is_contiguous():
+        return W.t()  # stored for the kernel: a view, whose gradient is a view with the parameter's strides
+    if torch.is_grad_enabled() and W.requires_grad:
+        return _KernelLayout.apply(W, gates)
+    if cache is not None:
+        key = (W._version, W.data_ptr(), W.dtype, W.device)
+        held = cache.get(slot)
+        if held is not None and held[0]() is W and held[1] == key:
+            return held[2]
+    out = W.t().contiguous()
+    out = _swap_middle_row_blocks(out) if gates else out
+    if cache is not None:
+        cache[slot] = (weakref.ref(W), key, out)
+    return out
+
+
 def _unpack(data, batch_sizes, sorted_indices, batch, steps):
     """The (batch, steps, ...) zero-padded tensor of packed rows ``data`` (time-major, sequences in the order
     sorted_indices), made by one index_copy: its backward is one index_select, where pad_packed_sequence's slice
@@ -304,15 +380,17 @@ class FusedRNN(torch.nn.Module):
         # set while exporting a graph whose callers feed only equal-length sequences (all-true masks): the
         # mask is then not read, so no data-dependent branch enters the traced graph
         self.sequences_are_full = False
+        # the weights in the kernel's layout while they are unchanged, for calls that record no gradient
+        self._layout_cache = {}
 
     def _weights(self, W, H, b, like):
         dim = self.dim
-        if self.mode == "lstm":
-            w_ih = _to_torch_gate_order(W, dim).t().contiguous()
-            w_hh = _to_torch_gate_order(H, dim).t().contiguous()
+        lstm = self.mode == "lstm"
+        w_ih = kernel_layout(W, lstm, self._layout_cache, 0)
+        w_hh = kernel_layout(H, lstm, self._layout_cache, 1)
+        if lstm:
             b_ih = _to_torch_gate_order(b, dim) if self.has_bias else like.new_zeros(4 * dim)
         else:
-            w_ih, w_hh = W.t().contiguous(), H.t().contiguous()
             b_ih = b if self.has_bias else like.new_zeros(dim)
         return [w_ih, w_hh, b_ih, torch.zeros_like(b_ih)]
 

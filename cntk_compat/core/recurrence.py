@@ -15,7 +15,7 @@ from .carried_state import carried_state_of
 from .graph import strongly_connected_components
 from .dtypes import to_torch_dtype
 from .fused_gru import FusedGRU, match_gru
-from .fused_recurrence import FusedRNN, match_lstm, match_rnn
+from .fused_recurrence import FusedRNN, match_lstm, match_rnn, store_for_kernel
 from .initial_state import initial_state_steps
 from .loop_hoisting import hoist
 
@@ -225,6 +225,8 @@ def _fused(builder, loop, sequence_inits, generic, var_index):
     out = h_delay._outputs[0]
     dtype = to_torch_dtype(out._dtype)
     if match is not None:
+        for weight in (match.W, match.H):
+            store_for_kernel(weight)
         values = tuple(None if v is None else builder.value(v) for v in (match.x, match.W, match.H, match.b))
         init_dynamic = tuple(i._n_dynamic > 0 for i in inits) + (False,) * (2 - len(inits))
         module = FusedRNN(match.dim, loop.backward, init_dynamic, match.b is not None, dtype, generic,

@@ -331,7 +331,9 @@ class Learner(object):
                 group.params.append(p)
                 group.tensors.append(t)
             for group in groups.values():
-                group.state = {name: [torch.zeros(t.shape, dtype=t.dtype, device=t.device) for t in group.tensors]
+                # zeros_like: the state has its parameter's strides (a weight stored transposed for a fused
+                # recurrence, core.fused_recurrence.store_for_kernel), so the update runs over matching memory
+                group.state = {name: [torch.zeros_like(t, requires_grad=False) for t in group.tensors]
                                for name in self._state_names}
             self._groups = list(groups.values())
         return self._groups

@@ -213,3 +213,69 @@ def test_rnn_step_with_tanh_or_relu_runs_on_torchs_rnn_kernel(dtype, activation,
     _compare(f, x, _data(rng, [1, 6, 3, 6, 2], 3, dtype), dtype, True)
     assert [m.mode for m in _fused_modules(f)] == ["rnn_" + activation.__name__]
     _compare(f, x, _data(rng, [4, 4], 3, dtype), dtype, True)
+
+
+def _assert_sequences_close(a, b, tol):
+    assert len(a) == len(b)
+    for u, v in zip(a, b):
+        np.testing.assert_allclose(u, v, rtol=tol, atol=tol)
+
+
+def test_inference_reuses_the_relaid_out_weights_only_while_the_parameters_are_unchanged():
+    rng = np.random.default_rng(0)
+    x = C.sequence.input_variable(3)
+    y = C.sequence.input_variable(4)
+    f = C.layers.Recurrence(C.layers.LSTM(4))(x)
+    data = _data(rng, [2, 5, 3], 3, np.float32)
+    first = f.eval({x: data})
+    (module,) = _fused_modules(f)
+    assert len(module._layout_cache) == 2  # W and H, kept for the next call without gradients
+    held = [entry[2] for entry in module._layout_cache.values()]
+    _assert_sequences_close(f.eval({x: data}), first, 0)
+    assert all(a is b for a, b in zip([entry[2] for entry in module._layout_cache.values()], held))  # reused
+    # a new value (set_value) and a learner's in-place update must both be seen by the next eval
+    W = [p for p in f.parameters if p.name == "W"][0]
+    W.value = W.value * 0.5
+    changed = f.eval({x: data})
+    with use_fused_kernels(False):
+        _assert_sequences_close(changed, f.eval({x: data}), 1e-5)
+    assert not np.allclose(changed[1], first[1])
+    loss = C.squared_error(f, y)
+    trainer = C.Trainer(f, (loss, None), [C.sgd(f.parameters, C.learning_parameter_schedule(0.5))])
+    trainer.train_minibatch({x: data, y: _data(rng, [2, 5, 3], 4, np.float32)})
+    trained = f.eval({x: data})
+    with use_fused_kernels(False):
+        _assert_sequences_close(trained, f.eval({x: data}), 1e-5)
+    assert not np.allclose(trained[1], changed[1])
+
+
+def _lstm_classifier_trainer(seed_values=None):
+    x = C.sequence.input_variable(3)
+    y = C.input_variable(2)
+    z = C.layers.Dense(2)(C.sequence.last(C.layers.Recurrence(C.layers.LSTM(4))(x)))
+    if seed_values is not None:
+        for p, v in zip(z.parameters, seed_values):
+            p.value = v
+    trainer = C.Trainer(z, (C.cross_entropy_with_softmax(z, y), C.classification_error(z, y)),
+                        [C.adam(z.parameters, C.learning_parameter_schedule(0.05), C.momentum_schedule(0.9))])
+    return x, y, z, trainer
+
+
+def test_weights_a_fused_loop_reads_are_stored_transposed_and_train_as_on_the_step_loop():
+    rng = np.random.default_rng(0)
+    x, y, z, fused_trainer = _lstm_classifier_trainer()
+    start = [p.value for p in z.parameters]
+    x2, y2, z2, loop_trainer = _lstm_classifier_trainer(start)
+    batches = [(_data(rng, [3, 6, 1], 3, np.float32), np.eye(2, dtype=np.float32)[rng.integers(0, 2, 3)])
+               for _ in range(3)]
+    for data, labels in batches:
+        fused_trainer.train_minibatch({x: data, y: labels})
+        with use_fused_kernels(False):
+            loop_trainer.train_minibatch({x2: data, y2: labels})
+    by_name = {p.name: p for p in z.parameters if p.shape == (3, 16) or p.shape == (4, 16)}
+    for p in by_name.values():  # W (3, 16) and H (4, 16): the kernel's rows in memory, same shape and values
+        assert p.tensor.stride() == (1, p.shape[0]) and tuple(p.tensor.shape) == p.shape
+    for p, q in zip(z.parameters, z2.parameters):
+        assert q.tensor.is_contiguous()
+        np.testing.assert_allclose(p.value, q.value, rtol=1e-5, atol=1e-6)
+        assert p.value.flags["C_CONTIGUOUS"]
