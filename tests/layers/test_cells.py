@@ -72,3 +72,24 @@ def test_rnn_step_and_its_deprecated_name():
 def test_cells_want_vector_shapes():
     with pytest.raises(ValueError, match="rank-1"):
         LSTM((2, 3))
+
+
+@pytest.mark.parametrize("shape, cell_shape", [(4, 6), (6, 4), (4, 8)])
+def test_gru_with_a_cell_shape_other_than_its_shape_fails_at_graph_building_as_in_cntk(shape, cell_shape):
+    # CNTK 2.7's GRU multiplies the previous output (shape) by the reset gate (cell_shape) and that product by
+    # H1 (shape, cell_shape): a projected GRU cannot be built there (CNTK 2.7 raises "Times: The 1 leading
+    # dimensions of the right operand ... do not match the left operand's trailing dimensions" under
+    # Recurrence); the same graph is refused here with the same kind of error, when it is built
+    x = C.sequence.input_variable(3)
+    with pytest.raises(ValueError, match="times"):
+        C.layers.Recurrence(GRU(shape, cell_shape=cell_shape))(x)
+
+
+def test_gru_with_cell_shape_equal_to_shape_has_cntks_projection():
+    # CNTK 2.7: GRU(4, cell_shape=4) adds the projection P (4, 4) and runs
+    x = C.sequence.input_variable(3)
+    r = C.layers.Recurrence(GRU(4, cell_shape=4))(x)
+    assert sorted((p.name, p.shape) for p in r.parameters) == [
+        ("H", (4, 8)), ("H1", (4, 4)), ("P", (4, 4)), ("W", (3, 12)), ("b", (12,))]
+    out = r.eval({x: [np.ones((2, 3), np.float32)]})
+    assert out[0].shape == (2, 4)
