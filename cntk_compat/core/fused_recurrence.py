@@ -394,7 +394,16 @@ class FusedRNN(torch.nn.Module):
             b_ih = b if self.has_bias else like.new_zeros(dim)
         return [w_ih, w_hh, b_ih, torch.zeros_like(b_ih)]
 
-    def forward(self, mask, slots, x, W, H, b, init_h, init_c, *generic_externals):
+    def forward(self, mask, slots, x, W, H, b, init_h, init_c, *generic_externals, final_state=False):
+        """final_state (set by use_final_states): return only each sequence's final h, (B, dim) -- what
+        sequence.last of a forward loop (sequence.first of a backward one) reads -- which the kernel returns
+        itself, instead of the (B, T, dim) sequence."""
+        if final_state and ((slots is not None and not self.backward) or torch.compiler.is_compiling()):
+            # carried state runs the step loop; traced graphs keep the sequence kernel: pick the step from the
+            # sequence as the op would
+            from ..ops.sequence._select import first_step, last_step
+            out = self.forward(mask, slots, x, W, H, b, init_h, init_c, *generic_externals)
+            return first_step(out, mask) if self.backward else last_step(out, mask)
         if slots is not None and not self.backward:
             return self.generic(mask, slots, *generic_externals)[self.generic_index]
         batch, steps = mask.shape[0], mask.shape[1]
@@ -414,14 +423,45 @@ class FusedRNN(torch.nn.Module):
         if full:
             # contiguous initial states: an exported graph's loop carries them with their strides
             hx = (h0[None].contiguous(), c0[None].contiguous()) if lstm else h0[None].contiguous()
+            if final_state:
+                return self.kernel(x, hx, weights, True, 1, 0.0, self.training, False, True)[1][0]
             out = full_sequence_kernel(self.mode, x, hx, weights, self.training)
         else:
             packed = pack_padded_sequence(x, lengths.cpu(), batch_first=True, enforce_sorted=False)
             order = packed.sorted_indices
             hx = (h0.index_select(0, order)[None], c0.index_select(0, order)[None]) if lstm else \
                 h0.index_select(0, order)[None]
-            data = self.kernel(packed.data, packed.batch_sizes, hx, weights, True, 1, 0.0, self.training, False)[0]
-            out = _unpack(data, packed.batch_sizes, order, batch, steps)
+            result = self.kernel(packed.data, packed.batch_sizes, hx, weights, True, 1, 0.0, self.training, False)
+            if final_state:
+                # the kernel's final h, per sequence in the packed (length-sorted) order
+                return result[1][0].index_select(0, packed.unsorted_indices)
+            out = _unpack(result[0], packed.batch_sizes, order, batch, steps)
         if self.backward:
             out = out.flip(1) if full else out.gather(1, index[..., None].expand(out.shape))
         return out
+
+
+def use_final_states(graph, root):
+    """Rewrites sequence.last of a forward fused loop (sequence.first of a backward one) whose sequence nothing
+    else reads as one call of the loop that returns the kernel's final states (FusedRNN's final_state): a
+    classifier's Recurrence + last, or Fold, then neither spreads the packed result over a (B, T, dim) tensor
+    nor gathers the last steps back out of it, in either direction of autograd."""
+    from ..ops.sequence._select import first_step, last_step
+    changed = False
+    for n in list(graph.nodes):
+        if n.op != "call_function" or n.target not in (last_step, first_step) or not n.args:
+            continue
+        source = n.args[0]
+        if getattr(source, "op", None) != "call_module" or len(source.users) != 1 or source.kwargs:
+            continue
+        module = root.get_submodule(source.target)
+        if not isinstance(module, FusedRNN) or (n.target is first_step) != module.backward:
+            continue
+        with graph.inserting_before(n):
+            final = graph.call_module(source.target, source.args, {"final_state": True})
+        final.meta.update(n.meta)
+        n.replace_all_uses_with(final)
+        graph.erase_node(n)
+        graph.erase_node(source)
+        changed = True
+    return changed

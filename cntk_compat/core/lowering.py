@@ -19,7 +19,7 @@ import torch.fx
 from . import affine_fusion
 from .carried_state import carried_state_of
 from .random_stream import random_stream_of
-from .fused_recurrence import fused_kernels_enabled
+from .fused_recurrence import fused_kernels_enabled, use_final_states
 from .loop_hoisting import mark_step_node
 from .recurrence import Loop, find_loops, lower_loop
 from .reinference import primitive_nodes
@@ -370,6 +370,7 @@ def lower(outputs, arguments, training=False):
         made = b.output_masks(outputs, arguments)
         b.graph.output(tuple(results + [b.masks[n] for n in made]))
         affine_fusion.fuse(b.graph)
+        use_final_states(b.graph, b.root)
         module = LoweredFunction(b.root, b.graph, arguments, b.mask_axes, outputs, made)
         module.train(training)
         per_output[key] = module

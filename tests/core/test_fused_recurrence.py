@@ -279,3 +279,50 @@ def test_weights_a_fused_loop_reads_are_stored_transposed_and_train_as_on_the_st
         assert q.tensor.is_contiguous()
         np.testing.assert_allclose(p.value, q.value, rtol=1e-5, atol=1e-6)
         assert p.value.flags["C_CONTIGUOUS"]
+
+
+def _final_state_calls(f):
+    plan = call_plan(f.outputs)
+    return [n for module in plan.modules.values() for n in module.graph.nodes
+            if n.op == "call_module" and n.kwargs.get("final_state")]
+
+
+def _values_and_gradients(f, x, data):
+    params = f.parameters
+    (out,), _ = evaluate_tensors(f.outputs, {x: data}, requires_grad=True, training=True)
+    weights = torch.linspace(-1, 1, out.numel(), dtype=out.dtype).reshape(out.shape)
+    grads = torch.autograd.grad((out * weights).sum(), [p.tensor for p in params])
+    return out.detach().numpy(), [g.numpy() for g in grads]
+
+
+@pytest.mark.parametrize("cell", [lambda: C.layers.LSTM(5), lambda: C.layers.RNNStep(5, activation=C.tanh)])
+@pytest.mark.parametrize("go_backwards", [False, True])
+@pytest.mark.parametrize("lengths", [[1, 6, 3, 6, 2], [4, 4]])
+def test_last_state_of_a_fused_loop_comes_from_the_kernel_with_the_step_loops_values(cell, go_backwards, lengths):
+    rng = np.random.default_rng(0)
+    x = C.sequence.input_variable(3)
+    picks = [C.layers.Fold(cell(), go_backwards=go_backwards)(x),
+             (C.sequence.first if go_backwards else C.sequence.last)(
+                 C.layers.Recurrence(cell(), go_backwards=go_backwards, initial_state=0.25)(x))]
+    data = _data(rng, lengths, 3, np.float32)
+    for f in picks:
+        fused_out, fused_grads = _values_and_gradients(f, x, data)
+        assert len(_final_state_calls(f)) == 1
+        with use_fused_kernels(False):
+            loop_out, loop_grads = _values_and_gradients(f, x, data)
+        np.testing.assert_allclose(fused_out, loop_out, rtol=1e-5, atol=1e-6)
+        for a, b in zip(fused_grads, loop_grads):
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_a_step_other_than_the_final_state_or_a_sequence_read_twice_keeps_the_sequence():
+    rng = np.random.default_rng(0)
+    x = C.sequence.input_variable(3)
+    h = C.layers.Recurrence(C.layers.LSTM(4))(x)
+    h_back = C.layers.Recurrence(C.layers.LSTM(4), go_backwards=True)(x)
+    for f in (C.sequence.first(h), C.sequence.last(h_back), C.splice(C.sequence.last(h), C.sequence.first(h))):
+        data = _data(rng, [2, 5, 1], 3, np.float32)
+        out = f.eval({x: data})
+        assert not _final_state_calls(f)
+        with use_fused_kernels(False):
+            np.testing.assert_allclose(out, f.eval({x: data}), rtol=1e-5, atol=1e-6)
