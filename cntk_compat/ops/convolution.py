@@ -3,6 +3,7 @@ import torch
 import torch.nn.functional as F
 
 from ..core.dtypes import promote
+from ..core.function import Function
 from ..core.registry import OutputSpec, register_op
 from ._common import make, sanitize_operands
 from ._geometry import axis_geometry, kernel_padding, per_axis, torch_pad_list
@@ -206,7 +207,8 @@ def _transpose_infer(w, x, dtype, attributes):
         strides = per_axis(attributes["strides"], full, "strides", op_name)[rr:]
         auto = per_axis(attributes["auto_padding"], full, "auto_padding", op_name)[rr:]
         dil = per_axis(attributes["dilation"], full, "dilation", op_name)[rr:]
-        out = tuple(n * s if a else (n - 1) * s + (k - 1) * d + 1
+        # CNTK 2.7: an auto-padded axis gives (n - 1) * stride + 1 (the smallest output its convolution maps to n)
+        out = tuple((n - 1) * s + 1 if a else (n - 1) * s + (k - 1) * d + 1
                     for n, k, s, a, d in zip(spatial, k_shape, strides, auto, dil))
     else:
         out = tuple(out)[len(out) - len(k_shape):]
@@ -252,4 +254,6 @@ def convolution_transpose(convolution_map, operand, strides=(1,), sharing=[True]
     attrs = _attributes("convolution_transpose", strides, sharing, auto_padding, dilation, reduction_rank, 1)
     attrs["output_shape"] = None if output_shape is None else tuple(
         output_shape if isinstance(output_shape, (tuple, list)) else (output_shape,))
-    return make("ConvolutionTranspose", [w, x], attrs, name)
+    # CNTK 2.7 has one Convolution primitive (transpose is its attribute): op_name says Convolution
+    prim = Function._primitive("ConvolutionTranspose", [w, x], attrs, name, display_name="Convolution")
+    return Function._composite(prim.outputs)

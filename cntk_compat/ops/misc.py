@@ -97,6 +97,23 @@ def one_hot(x, num_classes, sparse_output=False, axis=-1, name=""):
 
 # -- gather -----------------------------------------------------------------------------------------
 
+def gather_axes(ref_rank, idx_rank, axis, from_end):
+    """(a, b) of CNTK's gather along an axis: the reference's axis a is swapped with its first axis, the gather
+    selects along the first axis (the result is indices' shape + the rest), and the result's first axis is swapped
+    with its axis b. CNTK's C++ GatherOp is this block (TransposeAxes, Gather, TransposeAxes) with both swaps at the
+    axis the user gave, counted from the end in CNTK's axis order; so b depends on whether the user's axis was
+    negative (from_end), and the result differs from numpy's take when the indices have more than one axis."""
+    a = axis + ref_rank if axis < 0 else axis
+    n = ref_rank - 1 + idx_rank
+    return a, (n - (ref_rank - a) if from_end else a)
+
+
+def _swapped(shape, i, j):
+    shape = list(shape)
+    shape[i], shape[j] = shape[j], shape[i]
+    return shape
+
+
 def _gather_infer(inputs, attributes):
     ref, idx = inputs
     axes = idx._dynamic_axes if idx._dynamic_axes else ref._dynamic_axes
@@ -106,18 +123,18 @@ def _gather_infer(inputs, attributes):
     if a is None:
         shape = tuple(idx._shape) + tuple(ref._shape[1:])
     else:
-        shape = tuple(ref._shape[:a]) + tuple(idx._shape) + tuple(ref._shape[a + 1:])
+        a, b = gather_axes(len(ref._shape), len(idx._shape), a, attributes.get("from_end", False))
+        shape = tuple(_swapped(tuple(idx._shape) + tuple(_swapped(ref._shape, 0, a)[1:]), 0, b))
     return [OutputSpec(shape, ref._dtype, axes)]
 
 
-def _gather(ref, idx, axis, ref_dyn, idx_dyn):
+def _gather(ref, idx, axis, result_axis, ref_dyn, idx_dyn):
     index = idx.long()
     if ref_dyn == 0:
-        if axis is None or axis == 0:
+        if not axis and not result_axis:
             return ref[index]
-        moved = ref.movedim(axis, 0)[index]
-        n_idx = index.dim()
-        return moved.movedim(tuple(range(n_idx)), tuple(range(axis, axis + n_idx)))
+        out = ref.transpose(0, axis)[index]
+        return out.transpose(idx_dyn, idx_dyn + result_axis) if result_axis else out
     # reference has dynamic axes: gather per batch element along its first static axis
     flat = index.reshape(index.shape[0], -1)
     out = torch.stack([ref[b].index_select(0, flat[b]) for b in range(ref.shape[0])])
@@ -126,16 +143,25 @@ def _gather(ref, idx, axis, ref_dyn, idx_dyn):
 
 def _gather_prepare(node):
     ref, idx = node._inputs
-    return {"axis": node._attributes["axis"], "ref_dyn": ref._n_dynamic, "idx_dyn": idx._n_dynamic}
+    a = b = node._attributes["axis"]
+    if a is not None:
+        a, b = gather_axes(len(ref._shape), len(idx._shape), a, node._attributes.get("from_end", False))
+    return {"axis": a, "result_axis": b, "ref_dyn": ref._n_dynamic, "idx_dyn": idx._n_dynamic}
 
 
 register_op("Gather", _gather_infer, _gather, prepare=_gather_prepare)
 
 
 def gather(reference, indices, axis=None, name=""):
+    """CNTK's gather: without an axis, the indices select along the reference's first axis (result: indices' shape
+    + the reference's other axes); with an axis, CNTK's GatherOp (see gather_axes: numpy's take when the indices
+    are a vector)."""
     reference, indices = sanitize_operands(reference, indices, names=["reference", "indices"])
-    a = None if axis is None else normalize_axis(axis, len(reference._shape), "gather")
-    return make("Gather", [reference, indices], {"axis": a}, name)
+    if axis is None:
+        return make("Gather", [reference, indices], {"axis": None}, name)
+    from_end = isinstance(axis, (int, np.integer)) and int(axis) < 0
+    a = normalize_axis(axis, len(reference._shape) if reference._shape is not None else None, "gather")
+    return make("Gather", [reference, indices], {"axis": a, "from_end": from_end}, name)
 
 
 # -- top_k ------------------------------------------------------------------------------------------

@@ -224,11 +224,14 @@ def _splice_infer(inputs, attributes):
     shapes = [(1,) * (rank - len(i._shape)) + tuple(i._shape) for i in inputs]
     out = list(shapes[0])
     out[a] = sum(s[a] for s in shapes)
-    for s in shapes[1:]:
-        for k in range(rank):
-            if k != a and s[k] != out[k]:
-                raise ValueError("splice: input shapes %s differ outside the splice axis %d"
-                                 % ([i._shape for i in inputs], attributes["axis"]))
+    for k in range(rank):  # axes of size 1 broadcast, as in CNTK
+        if k == a:
+            continue
+        sizes = {s[k] for s in shapes} - {1}
+        if len(sizes) > 1:
+            raise ValueError("splice: input shapes %s differ outside the splice axis %d"
+                             % ([i._shape for i in inputs], attributes["axis"]))
+        out[k] = sizes.pop() if sizes else 1
     return [OutputSpec(tuple(out), dtype, axes)]
 
 
@@ -241,10 +244,14 @@ def _splice(*tensors, dim, targets, n_dyn_out):
                                    .shape[:n_dyn_out]) + tuple(t.shape))
             else:
                 t = t.reshape(tuple(t.shape[:n_dyn]) + (1,) * (n_dyn_out - n_dyn) + tuple(t.shape[n_dyn:]))
+        if any(d < 0 for d in shape):  # free dimensions: the tensor's own sizes
+            own = tuple(t.shape[n_dyn_out:])
+            shape = tuple(own[k - len(shape) + len(own)] if d < 0 else d for k, d in enumerate(shape))
         t = t.reshape(tuple(t.shape[:n_dyn_out]) + shape)
         parts.append(t)
-    lead = torch.broadcast_shapes(*[p.shape[:n_dyn_out] for p in parts]) if n_dyn_out else ()
-    parts = [p.expand(tuple(lead) + tuple(p.shape[n_dyn_out:])) for p in parts]
+    if len(parts) > 1:  # dynamic axes and static axes of size 1 broadcast (all but the splice axis)
+        full = torch.broadcast_shapes(*[tuple(p.shape[:dim]) + (1,) + tuple(p.shape[dim + 1:]) for p in parts])
+        parts = [p.expand(tuple(full[:dim]) + (p.shape[dim],) + tuple(full[dim + 1:])) for p in parts]
     return torch.cat(parts, dim=dim)
 
 

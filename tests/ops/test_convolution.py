@@ -101,3 +101,16 @@ def test_batch_normalization_updates_running_mean_in_training_only():
     mean = next(c for c in bn.constants if c.name == "aggregate_mean")
     np.testing.assert_allclose(mean.value, data.mean(0), rtol=1e-4)
     np.testing.assert_allclose(bn.eval({x: data}).mean(0), 0, atol=1e-3)
+
+
+def test_convolution_transpose_auto_padded_output_size_is_cntk27s():
+    # CNTK 2.7 (checked against it for inputs 7 and 8, kernels 2..5, strides 1..3): an auto-padded axis gives
+    # (n - 1) * stride + 1, an unpadded one (n - 1) * stride + kernel; op_name is Convolution, as in CNTK
+    for n, k, s in ((8, 3, 2), (7, 4, 3), (8, 5, 1), (7, 2, 2)):
+        x = C.input_variable((2, n, n))
+        w = np.random.RandomState(0).rand(2, 3, k, k).astype(np.float32)
+        auto = C.convolution_transpose(w, x, strides=(s, s), auto_padding=[False, True, True])
+        valid = C.convolution_transpose(w, x, strides=(s, s), auto_padding=[False, False, False])
+        assert auto.shape == (3, (n - 1) * s + 1, (n - 1) * s + 1)
+        assert valid.shape == (3, (n - 1) * s + k, (n - 1) * s + k)
+        assert auto.owner.op_name == "Convolution"

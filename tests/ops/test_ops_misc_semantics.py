@@ -77,3 +77,55 @@ def test_combine_keeps_its_name():
     assert both.name == 'both' and str(both).startswith('both: Composite(')
     assert C.combine([x + 1], name='one').name == 'one'
     assert len(both.outputs) == 2
+
+
+def _cntk_gather(ref, idx, axis):
+    """CNTK 2.7's GatherOp block: swap the axis with the first, gather along the first, swap the result's first
+    axis with the user's axis counted from the end in CNTK's order (so a negative axis counts in the result)."""
+    r, k = ref.ndim, idx.ndim
+    g = np.swapaxes(ref, 0, axis % r)[idx.astype(int)]
+    return np.swapaxes(g, 0, axis if axis >= 0 else r - 1 + k + axis)
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2, -1, -2, -3])
+@pytest.mark.parametrize("idx_shape", [(4,), (2, 3), (2, 2, 2)])
+def test_gather_along_an_axis_is_cntk27s_block_not_numpy_take(axis, idx_shape):
+    # shapes CNTK 2.7 gives for data (2, 3, 2) (checked against it): (2, 3) indices along axis 1 -> (3, 2, 2, 2),
+    # along -1 -> (2, 3, 3, 2); numpy's take would give (2, 2, 3, 2) and (2, 3, 2, 3)
+    data = np.arange(12, dtype=np.float32).reshape(2, 3, 2)
+    idx = (np.arange(int(np.prod(idx_shape))) * 7 % 11 % data.shape[axis]).reshape(idx_shape).astype(np.float32)
+    y = C.input_variable(idx_shape)
+    f = C.gather(data, y, axis)
+    want = _cntk_gather(data, idx, axis)
+    assert f.shape == want.shape
+    got = f.eval({y: np.stack([idx, idx[::-1] if idx.ndim == 1 else idx])})
+    np.testing.assert_array_equal(got[0], want)
+    if idx.ndim == 1:  # a vector of indices: numpy's take, whatever the axis' sign
+        np.testing.assert_array_equal(got[1], np.take(data, idx[::-1].astype(int), axis=axis))
+    if (idx_shape, axis) == ((2, 3), 1):
+        assert f.shape == (3, 2, 2, 2)
+    if (idx_shape, axis) == ((2, 3), -1):
+        assert f.shape == (2, 3, 3, 2)
+
+
+def test_splice_broadcasts_axes_of_size_one_like_cntk27():
+    # CNTK 2.7: splice((2,3,1,1,3), (1,3,4,1), (2,4,1), axis=2) has shape (2, 3, 6, 4, 3)
+    x = C.input_variable((2, 3, 1, 1, 3))
+    b = np.random.RandomState(0).rand(1, 3, 4, 1).astype(np.float32)
+    c = np.random.RandomState(1).rand(2, 4, 1).astype(np.float32)
+    f = C.splice(x, b, c, axis=2)
+    assert f.shape == (2, 3, 6, 4, 3)
+    data = np.random.RandomState(2).rand(2, 2, 3, 1, 1, 3).astype(np.float32)
+    want = np.concatenate([np.broadcast_to(data, (2, 2, 3, 1, 4, 3)), np.broadcast_to(b, (2, 2, 3, 3, 4, 3)),
+                           np.broadcast_to(c, (2, 2, 3, 2, 4, 3))], axis=3)
+    np.testing.assert_array_equal(f.eval({x: data}), want)
+    with pytest.raises(ValueError, match="differ outside the splice axis"):
+        C.splice(C.input_variable((2, 3)), C.input_variable((3, 3)), axis=1)
+
+
+def test_splice_of_free_dimensions_takes_the_tensors_sizes():
+    a = C.input_variable((C.FreeDimension, 1, 3), dynamic_axes=[])
+    b = C.input_variable((C.FreeDimension, 1, 2), dynamic_axes=[])
+    f = C.splice(a, b, axis=2)
+    got = f.eval({a: np.ones((5, 1, 3), np.float32), b: np.zeros((5, 1, 2), np.float32)})
+    assert np.asarray(got).shape == (5, 1, 5)
