@@ -440,6 +440,60 @@ def _conv(ctx, ins):
     return _per_sample(ctx, x, build)
 
 
+def _conv_transpose(ctx, ins):
+    """ConvTranspose (explicit pads, output_padding; group 1) as a per-sample convolution_transpose."""
+    from ..core.function import Function
+    from ..ops.convolution import _attributes
+    C = _C()
+    x, w = ins[0], ins[1]
+    spatial = _rank(w) - 2
+    strides = tuple(ctx.attr("strides") or (1,) * spatial)
+    dilation = tuple(ctx.attr("dilations") or (1,) * spatial)
+    extra = tuple(ctx.attr("output_padding") or (0,) * spatial)
+    pads, auto = _pads(ctx, spatial)
+    if auto is not None or ctx.attr("output_shape") is not None or int(ctx.attr("group", 1)) != 1:
+        raise Unsupported("ConvTranspose with auto_pad %s, output_shape or groups" % auto)
+    if any(d < 0 for d in x.shape[2:]):
+        raise Unsupported("ConvTranspose over free spatial dimensions")
+    kernel = w.shape[2:]
+    out = tuple(s * (n - 1) + e + (k - 1) * d + 1 - lo - hi for n, k, s, d, e, lo, hi in
+                zip(x.shape[2:], kernel, strides, dilation, extra, pads[0], pads[1]))
+    has_bias = len(ins) > 2 and ins[2] is not None
+
+    def build(sample):
+        attrs = _attributes("convolution_transpose", strides, [True], (False,), dilation, 1, 1,
+                            lower_pad=(0,) + tuple(pads[0]), upper_pad=(0,) + tuple(pads[1]))
+        attrs["output_shape"] = out
+        y = Function._primitive("ConvolutionTranspose", [w, sample], attrs, ctx.inner() if has_bias else
+                                ctx.name + "_convT", display_name="Convolution").outputs[0]
+        if has_bias:
+            b = np.asarray(_const(ins[2], "ConvTranspose's bias"))
+            bias = C.Parameter((b.shape[0],) + (1,) * spatial, init=b.reshape((-1,) + (1,) * spatial),
+                               dtype=b.dtype, name=ins[2].name)
+            y = C.plus(y, bias, name=ctx.name + "_bias")
+        return y
+    return _per_sample(ctx, x, build)
+
+
+def _crop(ctx, ins):
+    """ONNX's experimental Crop (CNTK 2.7 wrote crop_manual so): border [left, top, right, bottom], or a window
+    of size scale at (left, top)."""
+    from ..ops._common import make
+    C = _C()
+    x = ins[0]
+    left, top, right, bottom = (int(b) for b in ctx.attr("border"))
+    height, width = x.shape[2:]
+    if ctx.attr("scale"):
+        height, width = (int(d) for d in ctx.attr("scale"))
+    else:
+        if height < 0 or width < 0:
+            raise Unsupported("Crop of free spatial dimensions")
+        height, width = height - top - bottom, width - left - right
+    referent = C.Constant(np.zeros((height, width), x.dtype), name=ctx.inner())
+    return _per_sample(ctx, x, lambda s: make("Crop", [s, referent], {"offset_x": left, "offset_y": top},
+                                              ctx.name + "_crop"))
+
+
 def _pool_options(ctx, x_spatial, window, strides):
     """CNTK's (auto_padding, ceil_out_dim) giving ONNX's pads, per axis; Unsupported when none does."""
     from ..ops._geometry import axis_geometry
@@ -533,8 +587,18 @@ def _depth_space(name):
 
 
 def _gather(ctx, ins):
+    """ONNX's Gather (numpy's take) as CNTK's gather along the first axis between transposes."""
+    C = _C()
     data, indices = ins
-    return _C().gather(data, indices, axis=_axis(ctx.attr("axis", 0), data), name=ctx.name)
+    k = _axis(ctx.attr("axis", 0), data)
+    if k == 0:
+        return C.gather(data, indices, name=ctx.name)
+    perm = list(range(_rank(data)))
+    perm[0], perm[k] = k, 0
+    g = C.gather(C.transpose(data, perm, name=ctx.inner()), indices, name=ctx.inner())
+    m = _rank(indices)  # g: indices' axes, data's axes 1..k-1, data's axis 0, data's axes after k
+    order = [m + k - 1] + [m + j - 1 for j in range(1, k)] + list(range(m)) + list(range(m + k, _rank(g)))
+    return C.transpose(g, order, name=ctx.name)
 
 
 def _mean_variance_normalization(ctx, ins):
@@ -549,7 +613,8 @@ def _mean_variance_normalization(ctx, ins):
     else:
         raise Unsupported("MeanVarianceNormalization over axes %s" % (axes,))
     return _per_sample(ctx, x, lambda s: C.mean_variance_normalization(
-        s, use_stats_across_channels=across, do_variance_scaling=True, name=ctx.name + "_mvn"))
+        s, epsilon=1e-9, use_stats_across_channels=across, do_variance_scaling=True, name=ctx.name + "_mvn"))
+    # ONNX defines MVN as (x - mean) / (std + 1e-9): CNTK's formula with epsilon 1e-9
 
 
 def _top_k(ctx, ins):
@@ -686,8 +751,11 @@ def _gru(ctx, ins):
     seq = _as_sequence(ctx, ins[0])
     h_ph = C.placeholder(shape=(dim,), dynamic_axes=seq.dynamic_axes)
     delay = C.sequence.future_value if direction == "reverse" else C.sequence.past_value
-    dh = delay(h_ph, initial_state=np.asarray(init, W.dtype), name=ctx.inner())
-    from_x = C.plus(bp, C.times(seq, Wp, name=ctx.inner()), name=ctx.inner())
+    delayed = delay(h_ph, initial_state=np.asarray(init, W.dtype), name=ctx.inner())
+    # the step as a block over (h_prev, x), as layers.GRU builds it: the input projection is part of the step, so
+    # the loop runs exactly as the GRU the file was exported from (same operations in the same order)
+    dh, x_arg = C.placeholder(name="dh"), C.placeholder(name="x")
+    from_x = C.plus(bp, C.times(x_arg, Wp, name=ctx.inner()), name=ctx.inner())
     from_h = C.times(dh, Hp, name=ctx.inner())
 
     def block(v, k):
@@ -696,8 +764,9 @@ def _gru(ctx, ins):
     r = C.sigmoid(C.plus(block(from_x, 1), block(from_h, 1)), name=ctx.inner())
     candidate = acts[activations[1]](C.plus(block(from_x, 2), C.times(C.element_times(dh, r), H1p)),
                                      name=ctx.inner())
-    h = C.plus(C.element_times(C.minus(np.asarray(1, W.dtype), z), candidate), C.element_times(z, dh),
-               name=ctx.name + "_h")
+    step = C.plus(C.element_times(C.minus(np.asarray(1, W.dtype), z), candidate), C.element_times(z, dh),
+                  name=ctx.inner())
+    h = C.as_block(step, [(dh, delayed), (x_arg, seq)], "GRU", ctx.name + "_h")
     h.replace_placeholders({h_ph: h.output})
     return _as_onnx_y(ctx, h)
 
@@ -744,6 +813,7 @@ def _rnn(ctx, ins):
 
 
 OPS = {
+    "ConvTranspose": _conv_transpose, "Crop": _crop,
     "LSTM": _lstm, "RNN": _rnn, "GRU": _gru, "Gather": _gather, "OneHot": _one_hot, "TopK": _top_k, "EyeLike": _eye_like, "MeanVarianceNormalization": _mean_variance_normalization,
     "Abs": _unary("abs"), "Neg": _unary("negate"), "Exp": _unary("exp"), "Log": _unary("log"),
     "Sqrt": _unary("sqrt"), "Reciprocal": _unary("reciprocal"), "Floor": _unary("floor"), "Ceil": _unary("ceil"),
@@ -803,12 +873,15 @@ def load(data, what, folder=None):
     opset = max([o.version for o in model.opset_import if o.domain in ("", "ai.onnx")] or [1])
     graph = model.graph
     env = {}
+    # this package names initializers by state_dict paths (hidden.W): the parameter's own name is the last part
+    ours = model.producer_name == "cntk-compat"
     for init in graph.initializer:
         arr = numpy_helper.to_array(init)
+        name = init.name.rsplit(".", 1)[-1] if ours else init.name
         if arr.dtype.kind == "f":
-            env[init.name] = C.Parameter(arr.shape, init=arr, dtype=arr.dtype, name=init.name)
+            env[init.name] = C.Parameter(arr.shape, init=arr, dtype=arr.dtype, name=name)
         else:
-            env[init.name] = C.Constant(arr.astype(np.float32), name=init.name)
+            env[init.name] = C.Constant(arr.astype(np.float32), name=name)
     for value in graph.input:
         if value.name in env:
             continue

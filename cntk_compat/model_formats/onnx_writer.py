@@ -246,6 +246,8 @@ class _Writer(object):
             for i, o in zip(fn._inputs, fn._outputs):
                 self.names[id(o)] = self.uid_names[o.uid] = self.read(i)
             return
+        if op == "Block" and fn.op_name == "LayerNormalization" and self.layer_norm(fn):
+            return
         if op == "Block":
             for ph, outer in fn._block_arguments:
                 self.names[id(ph)] = self.read(outer)
@@ -276,6 +278,64 @@ class _Writer(object):
         for o, n in zip(fn._outputs, outs):
             self.names[id(o)] = self.uid_names[o.uid] = n
         self.uid_names[fn.uid] = self.nodes[-1].name if self.nodes else base
+
+
+    def layer_norm(self, fn):
+        """layers.LayerNormalization as CNTK 2.7 wrote it: MeanVarianceNormalization over all axes (the batch axis
+        of size 1 included), times scale, plus bias. ONNX's MVN has no epsilon (onnxruntime adds 1e-9 to the
+        variance; CNTK adds epsilon to the standard deviation), so the block's epsilon is not kept, as in CNTK."""
+        m = _match_layer_norm(fn)
+        if m is None:
+            return False
+        x, scale, bias = m
+        if _lead(x) != 1 or not x.has_batch_axis():
+            return False  # MVN's statistics would span the sequence axis
+        base = fn.name or fn.uid
+        src = self.read(x)
+        normalized, scaled = self.temp(base + "_mvn_output"), self.temp(base + "_mul_output")
+        self.node("MeanVarianceNormalization", [src], [normalized], base + "_MVN",
+                  axes=list(range(1 + len(x.shape))))
+        self.node("Mul", [normalized, self.read(scale)], [scaled], base + "_mul")
+        out = self.unique(base + "_Output")
+        self.node("Add", [scaled, self.read(bias)], [out], base)
+        self.names[id(fn._outputs[0])] = self.uid_names[fn._outputs[0].uid] = out
+        self.uid_names[fn.uid] = self.nodes[-1].name
+        return True
+
+
+def _owner_op(v, op):
+    return v.owner if v.is_output and v.owner._op.name == op and v.owner._block_root is None else None
+
+
+def _match_layer_norm(fn):
+    """(x, scale, bias) if the block computes (x - mean) / (std + eps) * scale + bias over all of x's axes (what
+    layers.LayerNormalization builds), else None."""
+    if len(fn._outputs) != 1 or len(fn._block_arguments) != 1:
+        return None
+    ph, x = fn._block_arguments[0]
+    plus = _owner_op(fn._block_root.outputs[0], "Plus")
+    times = plus and _owner_op(plus._inputs[0], "ElementTimes")
+    div = times and _owner_op(times._inputs[0], "ElementDivide")
+    centered = div and _owner_op(div._inputs[0], "Minus")
+    if centered is None or centered._inputs[0] is not ph:
+        return None
+    scale, bias = times._inputs[1], plus._inputs[1]
+    if not (scale.is_parameter or scale.is_constant) or not (bias.is_parameter or bias.is_constant) or \
+            len(scale.shape) > 1 or len(bias.shape) > 1:
+        return None
+    mean = _owner_op(centered._inputs[1], "ReduceMean")
+    std_eps = _owner_op(div._inputs[1], "Plus")
+    sqrt = std_eps and _owner_op(std_eps._inputs[0], "Sqrt")
+    var = sqrt and _owner_op(sqrt._inputs[0], "ReduceMean")
+    square = var and _owner_op(var._inputs[0], "ElementTimes")
+    if mean is None or mean._inputs[0] is not ph or square is None or \
+            any(i is not centered._outputs[0] for i in square._inputs):
+        return None
+    for r in (mean, var):
+        axes = r._attributes.get("axes")
+        if axes is not None and sorted(int(a) % len(ph.shape) for a in axes) != list(range(len(ph.shape))):
+            return None
+    return x, scale, bias
 
 
 class _RNNMatch(object):
@@ -338,16 +398,11 @@ def _leaf_matrix(e):
 
 
 def _block_of(e, dim):
-    """(k, the stacked expression) if e is the k-th block of dim along the last axis of a rank-1 value, else None."""
-    if e.algebra != "slice":
-        return None
-    attrs = e.node._attributes
-    if tuple(attrs.get("strides", (1,))) != (1,) or tuple(attrs["axes"]) not in ((0,), (-1,)):
-        return None
-    begin, end = attrs["begins"][0], attrs["ends"][0]
-    if begin % dim or end != begin + dim:
-        return None
-    return begin // dim, e.args[0]
+    """(k, the stacked expression) if e is the k-th block of dim along the last axis of a rank-1 value, else None
+    (core.fused_recurrence's _slice_block, which the fused kernels match gates with)."""
+    from ..core.fused_recurrence import _slice_block
+    k = _slice_block(e, e.args[0], dim) if e.algebra == "slice" else None
+    return None if k is None else (k, e.args[0])
 
 
 def _identity(e):
@@ -566,10 +621,23 @@ def _clip(w, fn, ins, outs, base):
 
 def _splice(w, fn, ins, outs, base):
     out = fn._outputs[0]
+    rank = len(out.shape)
+    axis = _static_axis(fn._attributes["axis"], out) - _lead(out)
     names = []
     for v, name in zip(fn._inputs, ins):
-        if len(v.shape) != len(out.shape):
-            raise NotExpressible("splice of operands of different ranks (broadcasting splice)")
+        padded = (1,) * (rank - len(v.shape)) + tuple(v.shape)
+        if len(v.shape) != rank:  # the operand's missing leading static axes, of size 1
+            t = w.temp(base + "_rank")
+            w.node("Unsqueeze", [name], [t], base + "_rank", axes=list(range(_lead(v), _lead(v) + rank - len(v.shape))))
+            name = t
+        wanted = tuple(padded[k] if k == axis else d for k, d in enumerate(out.shape))
+        if padded != wanted:  # a broadcasting splice: CNTK 2.7 adds zeros of the wanted shape first
+            if any(d < 0 for d in wanted):
+                raise NotExpressible("a broadcasting splice over free dimensions")
+            zeros = w.constant(np.zeros((1,) * _lead(v) + wanted, v.dtype), base + "_broadcast")
+            t = w.temp(base + "_broadcasted")
+            w.node("Add", [name, zeros], [t], base + "_broadcast")
+            name = t
         if _lead(v) != _lead(out):
             if out.has_sequence_axis() or _lead(v):
                 raise NotExpressible("splice of a sequence with a tensor without the sequence axis")
@@ -577,7 +645,7 @@ def _splice(w, fn, ins, outs, base):
             w.node("Unsqueeze", [name], [t], base + "_batched", axes=[0])
             name = t
         names.append(name)
-    w.node("Concat", names, outs, base, axis=_static_axis(fn._attributes["axis"], out))
+    w.node("Concat", names, outs, base, axis=_lead(out) + axis)
 
 
 def _reshape_to(w, src, v, out, base):
@@ -853,6 +921,62 @@ def _convolution(w, fn, ins, outs, base):
     _reshape_to(w, t, fn._outputs[0], outs[0], base + "_reshape")
 
 
+def _square(w, fn, ins, outs, base):
+    w.node("Mul", [ins[0], ins[0]], outs, base)
+
+
+def _expand_dims(w, fn, ins, outs, base):
+    out = fn._outputs[0]
+    w.node("Unsqueeze", ins, outs, base, axes=[_static_axis(fn._attributes["axis"], out)])
+
+
+def _convolution_transpose(w, fn, ins, outs, base):
+    """ONNX's ConvTranspose with explicit pads (as CNTK 2.7 wrote it): the full transposed convolution cropped by
+    the lower pad to the output size; an output longer than the full one is padded by output_padding."""
+    from ..ops.convolution import _transpose_prepare
+    W, x = fn._inputs
+    _batch_op_input(fn, x)
+    if int(fn._attributes.get("reduction_rank", 1)) != 1 or len(W.shape) != len(x.shape) + 1:
+        raise NotExpressible("a kernel of shape %s over an operand of shape %s" % (W.shape, x.shape))
+    if any(d < 0 for d in x.shape):
+        raise NotExpressible("a free spatial dimension")
+    p = _transpose_prepare(fn)
+    kernel = tuple(W.shape[2:])
+    lows, highs, extra = [], [], []
+    for n, k, s, d, lo, m in zip(x.shape[1:], kernel, p["strides"], p["dilation"], p["los"], p["out_spatial"]):
+        hi = (n - 1) * s + (k - 1) * d + 1 - lo - m
+        if lo < 0:
+            raise NotExpressible("a transposed convolution whose output starts before the full one")
+        lows.append(int(lo))
+        highs.append(int(max(hi, 0)))
+        extra.append(int(max(-hi, 0)))
+    attrs = dict(kernel_shape=list(kernel), strides=[int(s) for s in p["strides"]],
+                 dilations=[int(d) for d in p["dilation"]], pads=lows + highs, group=1)
+    if not any(extra):
+        w.node("ConvTranspose", [ins[1], ins[0]], outs, base, **attrs)
+    elif all(e < max(s, d) for e, s, d in zip(extra, attrs["strides"], attrs["dilations"])):
+        w.node("ConvTranspose", [ins[1], ins[0]], outs, base, output_padding=extra, **attrs)
+    else:  # onnxruntime takes output_padding below the stride only: zeros after the full output instead
+        t = w.temp(base + "_full")
+        w.node("ConvTranspose", [ins[1], ins[0]], [t], base + "_full", **attrs)
+        w.node("Pad", [t], outs, base, pads=[0] * (2 + len(extra)) + [0, 0] + extra)
+
+
+def _crop(w, fn, ins, outs, base):
+    """crop_manual as CNTK 2.7 wrote it: ONNX's (experimental, opset 1) Crop with border [left, top, right,
+    bottom] over an NCHW tensor; onnxruntime runs it, current onnx.checker no longer knows it."""
+    from ..ops.crop import _crop_prepare
+    x = fn._inputs[0]
+    _batch_op_input(fn, x)
+    if len(x.shape) != 3 or any(d < 0 for d in x.shape):
+        raise NotExpressible("crop of an operand of shape %s (ONNX's Crop takes channels x height x width)"
+                             % (x.shape,))
+    p = _crop_prepare(fn)
+    height, width = x.shape[1:]
+    w.node("Crop", [ins[0]], outs, base, border=[p["left"], p["top"], width - p["left"] - p["width"],
+                                                 height - p["top"] - p["height"]])
+
+
 def _batch_normalization(w, fn, ins, outs, base):
     a = fn._attributes
     x, scale, bias, mean, var = fn._inputs[:5]
@@ -918,14 +1042,34 @@ def _prelu(w, fn, ins, outs, base):
 
 
 def _gather(w, fn, ins, outs, base):
+    """CNTK 2.7's layout: the reference's axis swapped to the front (Transpose), Gather along axis 0, and the
+    result's first axis swapped back (Transpose), as CNTK's GatherOp block computes it."""
+    from ..ops.misc import gather_axes
     data, indices = fn._inputs
     axis = fn._attributes.get("axis")
-    axis = 0 if axis is None else int(axis) + (len(data.shape) if int(axis) < 0 else 0)
-    if _lead(data) or (axis and _lead(indices)):
-        raise NotExpressible("gather from a dynamic operand, or along an inner axis with dynamic indices")
+    if _lead(data):
+        raise NotExpressible("gather from an operand with dynamic axes")
+    a, b = (0, 0) if axis is None else gather_axes(len(data.shape), len(indices.shape), axis,
+                                                   fn._attributes.get("from_end", False))
+    src = ins[0]
+    if a:
+        src = w.temp(base + "_swapped")
+        w.node("Transpose", [ins[0]], [src], base + "_swap", perm=_swap(len(data.shape), 0, a))
     idx = w.temp(base + "_indices")
     w.node("Cast", [ins[1]], [idx], base + "_indices", to=7)
-    w.node("Gather", [ins[0], idx], outs, base, axis=axis)
+    if not b:
+        w.node("Gather", [src, idx], outs, base, axis=0)
+        return
+    lead = _lead(indices)
+    t = w.temp(base + "_gathered")
+    w.node("Gather", [src, idx], [t], base + "_gather", axis=0)
+    w.node("Transpose", [t], outs, base, perm=_swap(lead + len(fn._outputs[0].shape), lead, lead + b))
+
+
+def _swap(rank, i, j):
+    perm = list(range(rank))
+    perm[i], perm[j] = perm[j], perm[i]
+    return perm
 
 
 def _top_k(w, fn, ins, outs, base):
@@ -1081,6 +1225,7 @@ EMITTERS = {
     "Softmax": _softmax_like("Softmax"), "LogSoftmax": _softmax_like("LogSoftmax"),
     "Hardmax": _softmax_like("Hardmax"), "Times": _times, "TransposeTimes": _transpose_times, "Select": _select,
     "Dropout": _dropout, "Pad": _pad, "Pooling": _pooling, "Convolution": _convolution,
+    "ConvolutionTranspose": _convolution_transpose, "Crop": _crop, "Square": _square, "ExpandDims": _expand_dims,
     "BatchNormalization": _batch_normalization, "LocalResponseNormalization": _lrn,
     "DepthToSpace": _depth_space("DepthToSpace"), "SpaceToDepth": _depth_space("SpaceToDepth"), "Cast": _cast,
     "ConstantLike": _constant_like, "LogPlus": _log_plus, "PReLU": _prelu, "Gather": _gather,

@@ -13,7 +13,7 @@ ort = pytest.importorskip("onnxruntime")
 
 import cntk_compat as C  # noqa: E402
 from cntk_compat.layers import (LSTM, GRU, BatchNormalization, Convolution, Dense, Embedding,  # noqa: E402
-                                GlobalAveragePooling, MaxPooling, Recurrence, RNNStep, Sequential)
+                                GlobalAveragePooling, LayerNormalization, MaxPooling, Recurrence, RNNStep, Sequential)
 
 ORACLE = "/root/.cache/cntk27/bin/python-cntk27"
 
@@ -132,6 +132,25 @@ def _op_cases():
         ("eye_like", C.eye_like(C.input_variable((3, 4), dynamic_axes=[], name="m"), sparse_output=False)),
         ("top_k", C.combine([C.top_k(x, 3).outputs[0]])), ("top_k_indices", C.combine([C.top_k(x, 3).outputs[1]])),
         ("mean_variance_normalization", C.mean_variance_normalization(img)),
+        # CNTK 2.7 broadcasts splice operands over axes of size 1 (written as Add of zeros, as CNTK did)
+        ("splice_broadcast", C.splice(C.input_variable((2, 3, 1, 1, 3), name="b5"),
+                                      np.full((1, 3, 4, 1), 2, np.float32), np.full((2, 4, 1), 3, np.float32), axis=2)),
+        # gather along an axis with indices of rank 2 (CNTK's GatherOp: Transpose, Gather, Transpose)
+        ("gather_axis", C.gather(np.arange(12, dtype=np.float32).reshape(2, 3, 2),
+                                 C.constant(np.array([[0, 1, 1], [1, 0, 1]], np.float32)), axis=1)),
+        ("gather_axis_dynamic", C.gather(np.arange(12, dtype=np.float32).reshape(2, 3, 2),
+                                         C.input_variable((2, 3), name="i") * 0 + 1, axis=-1)),
+        ("convolution_transpose", C.convolution_transpose(
+            np.random.RandomState(4).uniform(-1, 1, (2, 3, 3, 3)).astype(np.float32), img, strides=(1, 2, 2),
+            auto_padding=[False, True, True])),
+        ("convolution_transpose_output_shape", C.convolution_transpose(
+            np.random.RandomState(4).uniform(-1, 1, (2, 3, 3, 3)).astype(np.float32), img, strides=(1, 2, 2),
+            auto_padding=[False, True, True], output_shape=(3, 12, 12))),
+        ("convolution_transpose_padded_output", C.convolution_transpose(
+            np.random.RandomState(4).uniform(-1, 1, (2, 3, 3, 3)).astype(np.float32), img, strides=(1, 2, 2),
+            auto_padding=[False, False, False], output_shape=(3, 15, 15))),
+        ("square", C.square(x)), ("expand_dims", C.expand_dims(x, -1)),
+        ("layer_normalization", LayerNormalization(initial_scale=2, initial_bias=1, epsilon=1e-9)(img)),
     ]
 
 
@@ -151,10 +170,15 @@ def test_each_mapped_op_matches_onnxruntime_and_imports_back(tmp_path, name, mod
     theirs = _session(path).run(None, feeds)[0]
     # ONNX's MeanVarianceNormalization has no epsilon (onnxruntime adds 1e-9; CNTK's default is 1e-5)
     tolerance = 1e-3 if name == "mean_variance_normalization" else 1e-5
+    if name in ("layer_normalization", "convolution_transpose", "gather_axis", "splice_broadcast"):
+        kinds = {n.op_type for n in proto.graph.node}  # CNTK 2.7's layout of these ops
+        assert kinds & {"MeanVarianceNormalization", "ConvTranspose", "Transpose", "Add"}, kinds
     np.testing.assert_allclose(theirs.reshape(ours.shape), ours, rtol=tolerance, atol=tolerance)
     loaded = C.Function.load(path, format=C.ModelFormat.ONNX)
     back = loaded.eval({a: feeds[a.name] for a in loaded.arguments}) if loaded.arguments else loaded.eval()
-    np.testing.assert_allclose(np.asarray(back).reshape(ours.shape), ours, rtol=1e-5, atol=1e-5)
+    # an imported MVN computes ONNX's definition (epsilon 1e-9), as onnxruntime does
+    want = theirs.reshape(ours.shape) if name == "mean_variance_normalization" else ours
+    np.testing.assert_allclose(np.asarray(back).reshape(ours.shape), want, rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("cell,onnx_op", [(lambda: RNNStep(4, activation=C.tanh), "RNN"),
@@ -238,9 +262,8 @@ def test_a_model_without_inputs_exports_with_no_graph_inputs(tmp_path):
 
 def test_an_op_without_mapping_goes_through_torch_onnx(tmp_path):
     img = C.input_variable((2, 5, 5), name="img")
-    kernel = np.random.RandomState(4).uniform(-1, 1, (2, 3, 3, 3)).astype(np.float32)
-    model = C.convolution_transpose(kernel, img, auto_padding=[False])  # no mapping in the CNTK-layout writer
-    path = str(tmp_path / "deconv.onnx")
+    model = C.round(img * 3)  # no mapping in the CNTK-layout writer (opset 9 has no Round)
+    path = str(tmp_path / "round.onnx")
     model.save(path, format=C.ModelFormat.ONNX)
     proto = onnx.load(path)
     onnx.checker.check_model(proto)
@@ -248,6 +271,59 @@ def test_an_op_without_mapping_goes_through_torch_onnx(tmp_path):
     data = np.random.RandomState(5).uniform(-1, 1, (3, 2, 5, 5)).astype(np.float32)
     np.testing.assert_allclose(_session(path).run(None, {"img": data})[0], model.eval({img: data}), rtol=1e-5,
                                atol=1e-5)
+
+
+def test_batch_op_outputs_import_with_a_free_leading_dimension_as_in_cntk(tmp_path):
+    """LayerNormalization (as MeanVarianceNormalization), convolution_transpose and crop_manual (ONNX's
+    experimental Crop, which onnxruntime runs) are batch ops in CNTK 2.7's importer: their outputs have a free
+    leading dimension."""
+    img = C.input_variable((1, 4, 4), name="img")
+    cases = {"crop": C.crop_manual(img, C.constant(np.ones((1, 2, 1), np.float32)), 1, 2, name="crop_manual"),
+             "layer_norm": LayerNormalization(initial_scale=1, initial_bias=2, epsilon=1e-9)(img),
+             "deconv": C.convolution_transpose(np.ones((1, 2, 3, 3), np.float32), img, strides=(1, 2, 2),
+                                               auto_padding=[False, True, True])}
+    data = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
+    for k, model in cases.items():
+        path = str(tmp_path / (k + ".onnx"))
+        model.save(path, format=C.ModelFormat.ONNX)
+        ours = model.eval({img: data})
+        np.testing.assert_allclose(_session(path).run(None, {"img": data})[0], ours, rtol=1e-5, atol=1e-5)
+        loaded = C.Function.load(path, format=C.ModelFormat.ONNX)
+        assert loaded.output.shape == (C.FreeDimension,) + model.shape, k
+        np.testing.assert_allclose(loaded.eval({loaded.arguments[0]: data}), ours, rtol=1e-5, atol=1e-5)
+    assert cases["crop"].shape == (1, 2, 1) and cases["deconv"].shape == (2, 7, 7)  # (4 - 1) * 2 + 1, as CNTK 2.7
+    crop = onnx.load(str(tmp_path / "crop.onnx")).graph.node
+    assert [(n.op_type, list(n.attribute[0].ints)) for n in crop] == [("Crop", [1, 2, 2, 0])]  # left top right bottom
+
+
+def test_imported_gather_is_numpy_take_along_any_axis(tmp_path):
+    from onnx import TensorProto, helper, numpy_helper
+    data = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    idx = np.array([[2, 0], [1, 1], [0, 2]], np.int64)
+    for axis in (0, 1, 2, -1):
+        n = data.shape[axis]
+        nodes = [helper.make_node("Gather", ["d", "i"], ["y"], name="g", axis=axis)]
+        path = _write(tmp_path / ("g%d.onnx" % axis), nodes, [helper.make_tensor_value_info("i", TensorProto.INT64,
+                                                                                             [3, 2])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [numpy_helper.from_array(data, "d")])
+        loaded = C.Function.load(path, format=C.ModelFormat.ONNX)
+        got = loaded.eval({loaded.arguments[0]: (idx % n).astype(np.float32)})
+        np.testing.assert_array_equal(got, np.take(data, idx % n, axis=axis))
+
+
+def test_imported_gru_runs_as_the_exported_one_exactly(tmp_path):
+    """The imported GRU's step is a block holding its input projection (as layers.GRU's), so a backward GRU
+    computes in the same order as the model it was exported from (CNTK's suite compares at atol 1e-8)."""
+    s = C.sequence.input_variable(20, name="s")
+    for backward in (False, True):
+        model = Recurrence(GRU(7), go_backwards=backward)(s)
+        path = str(tmp_path / "gru.onnx")
+        model.save(path, format=C.ModelFormat.ONNX)
+        loaded = C.Function.load(path, format=C.ModelFormat.ONNX)
+        data = np.random.RandomState(7).uniform(0, 1, (1, 5, 20)).astype(np.float32)
+        ours = np.asarray(model.eval({s: data}))
+        back = np.asarray(loaded.eval({loaded.arguments[0]: data.transpose(1, 0, 2)})).transpose(1, 0, 2)
+        np.testing.assert_array_equal(back, ours)
 
 
 def test_a_recurrence_onnx_cannot_express_is_refused(tmp_path):
