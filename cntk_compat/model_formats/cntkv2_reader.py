@@ -129,7 +129,9 @@ class _Reader(object):
         root = record["root"]
         root_pf = self._root_record(record, root)
         if root_pf is not None and root_pf.get("op") == _OP_COMBINE:
-            return [self.variable(u) for u in root_pf["inputs"]]
+            return [self._variable_input(u, root) for u in root_pf["inputs"]]
+        if root_pf is not None and root_pf.get("op") == _OP_WHERE:
+            return [self._variable_input("%s_Output_0" % root, root)]
         outputs, i = [], 0
         while "%s_Output_%d" % (root, i) in self.env:
             outputs.append(self.env["%s_Output_%d" % (root, i)])
@@ -158,6 +160,7 @@ class _Reader(object):
             return
         elif op in (_OP_WHERE, _OP_PACKED_INDEX):
             pending = _Pending(op, [self._input(u) for u in pf["inputs"]], attrs)
+            pending.uid, pending.name = uid, name
             self.env["%s_Output_0" % uid] = pending
             return
         elif op in (_OP_GATHER_PACKED, _OP_SCATTER_PACKED):
@@ -180,8 +183,20 @@ class _Reader(object):
     def _input(self, u):
         return self.variable(u)
 
+    def _where_value(self, pending, uid):
+        """A Where result read as a value (sequence.where), not by a PackedIndex."""
+        from .. import sequence
+        scaling = pending.attrs.get("newSequenceAxisLengthScalingFactor", 1)
+        additive = pending.attrs.get("newSequenceAxisLengthAdditiveFactor", 0)
+        f = sequence.where(pending.inputs[0], new_sequence_axis_typeinfo=None if (scaling, additive) == (1, 0)
+                           else (scaling, additive), name=pending.name)
+        self._define(pending.uid, f)
+        return self.env[uid]
+
     def _variable_input(self, u, reader):
         v = self.variable(u)
+        if isinstance(v, _Pending) and v.op == _OP_WHERE:
+            return self._where_value(v, u)
         if isinstance(v, _Pending):
             raise ValueError("%s: function %s reads %s, a %s result, which only GatherPacked/ScatterPacked "
                              "may read" % (self.what, reader, u, OP_NAMES[v.op]))

@@ -410,7 +410,16 @@ def _sequence_flag(delay_name):
     return build
 
 
+def _sequence_softmax(ins, a):
+    """CNTK 2.7's Sequence::Softmax block: exp(x - max) over the sequence, divided by its sum."""
+    C = _C()
+    x = ins[0]
+    e = C.exp(C.minus(x, C.sequence.broadcast_as(C.sequence.reduce_max(x), x)))
+    return C.element_divide(e, C.sequence.broadcast_as(C.sequence.reduce_sum(e), e))
+
+
 EXPANSIONS = {
+    "SequenceSoftmax": ("Sequence::Softmax", _sequence_softmax),
     "ElementAnd": ("And", lambda ins, a: _positive(_C().element_times(_positive(ins[0]), _positive(ins[1])))),
     "ElementOr": ("Or", lambda ins, a: _positive(_C().plus(_positive(ins[0]), _positive(ins[1])))),
     "ElementXor": ("Xor", lambda ins, a: _C().not_equal(_positive(ins[0]), _positive(ins[1]))),
@@ -448,16 +457,19 @@ NOT_EXPRESSIBLE = {
     "ROIPooling": _NOT_MAPPED, "StraightThrough": _NOT_MAPPED, "Unpooling": _NOT_MAPPED,
     "SequentialConvolution": _NOT_MAPPED,
 }
-for _name in ("SequenceFirst", "SequenceGather", "SequenceLast", "SequenceScatter", "SequenceSlice",
-              "SequenceSoftmax", "ToSequenceLikeOp", "ToSequenceOp", "Where"):
-    NOT_EXPRESSIBLE[_name] = _SEQUENCE
 for _name in ("ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd",
               "ReduceSum", "ReduceSumSquare"):
     NOT_EXPRESSIBLE[_name + "OverSequences"] = "a reduction over the sequence axis: " + _SEQUENCE
 
 
+# ops CNTK writes as Where -> PackedIndex -> GatherPacked/ScatterPacked chains inside a block (_Writer.chain)
+CHAINS = {"SequenceGather": "Sequence::Gather", "SequenceScatter": "Sequence::Scatter",
+          "SequenceFirst": "Sequence::Slice", "SequenceLast": "Sequence::Slice", "SequenceSlice": "Sequence::Slice",
+          "Where": None, "ToSequenceOp": None, "ToSequenceLikeOp": None}
+
+
 def encodable(op_name):
-    return op_name in ENCODERS or op_name in EXPANSIONS or op_name in ("Block", "Combine")
+    return op_name in ENCODERS or op_name in EXPANSIONS or op_name in CHAINS or op_name in ("Block", "Combine")
 
 
 def _custom_value(v, key):
@@ -580,6 +592,11 @@ class _Writer(object):
                     "name": node.name, "inputs": [self._input_uid(i, written) for i in inputs], "attributes": attrs}
         if op in EXPANSIONS:
             return self.expansion(node, uid, written)
+        if op in CHAINS:
+            try:
+                return self.chain(node, uid, written)
+            except NotExpressible as e:
+                raise NotExpressible("%s: %s" % (where, e)) from None
         raise NotExpressible("%s: op %s has no record in CNTK's model format%s"
                              % (where, op, " (%s)" % NOT_EXPRESSIBLE[op] if op in NOT_EXPRESSIBLE else ""))
 
@@ -596,6 +613,123 @@ class _Writer(object):
         self.keep.append(body)
         return self.block(node, uid, block_name, list(zip(placeholders, node._inputs)), body.outputs, written,
                           attributes={})
+
+    # --------------------------------------------------------------------------- records CNTK writes by hand
+    def record(self, code, inputs, attributes=None, uid=None, name=None):
+        """Appends a primitive function's record; the uid of its first output."""
+        uid = uid or self.fresh(_CODE_NAMES[code])
+        rec = {"version": SizeT(PRIMITIVE_VERSION), "type": "PrimitiveFunction", "op": SizeT(code), "uid": uid,
+               "inputs": list(inputs), "attributes": attributes or {}}
+        if name:
+            rec["name"] = name
+        self.records.append(rec)
+        return uid + "_Output_0"
+
+    def scalar(self, value, like):
+        c = _C().Constant(np.asarray(value, dtype=np.dtype(like._dtype)))
+        self.keep.append(c)
+        return self.variable_uid(c)
+
+    def placeholder_for(self, v):
+        p = _C().placeholder(shape=v._shape, dynamic_axes=v._dynamic_axes, name="")
+        p._dtype, p._is_sparse = v._dtype, v._is_sparse
+        self.keep.append(p)
+        return p
+
+    def is_within(self, ph, offset):
+        """CNTK's Internal::IsWithin: 1 at the first (offset > 0) or last (offset < 0) |offset| steps, else 0."""
+        zeros = self.record(50, [self.scalar(0, ph), self.variable_uid(ph)])
+        return self.record(37 if offset > 0 else 38, [zeros, self.scalar(1, ph)], {"offset": SizeT(abs(offset))})
+
+    def chain(self, node, uid, written):
+        """Sequence ops as CNTK 2.7 writes them: a block (Sequence::Gather, Sequence::Scatter, Sequence::Slice)
+        whose body is a Where -> PackedIndex -> GatherPacked / ScatterPacked chain; Where, ToSequence and
+        ToSequenceLike as their own records."""
+        op = node._op.name
+        ins = list(node._inputs)
+        batch = [StoredAxis(AXIS_DYNAMIC, a.name, a.is_ordered) for a in node._outputs[0]._dynamic_axes
+                 if not a.is_ordered]
+        if op in ("Where", "ToSequenceOp"):
+            new = node._attributes["new_axis"]
+            attrs = {"newDynamicAxes": [StoredAxis(AXIS_DYNAMIC, new.name, True)] + batch}
+            if op == "Where":
+                attrs.update(_typeinfo(new))
+                code = 13
+            else:
+                code = 70
+                prefix = new.name[:-len(ins[-1].uid)] if new.name.endswith(ins[-1].uid) else new.name
+                attrs["sequenceAxis"] = prefix
+            return {"version": SizeT(PRIMITIVE_VERSION), "type": "PrimitiveFunction", "op": SizeT(code),
+                    "uid": uid, "name": node.name, "attributes": attrs,
+                    "inputs": [self._input_uid(i, written) for i in ins]}
+        if op == "ToSequenceLikeOp":
+            return {"version": SizeT(PRIMITIVE_VERSION), "type": "PrimitiveFunction", "op": SizeT(71),
+                    "uid": uid, "name": node.name, "attributes": {},
+                    "inputs": [self._input_uid(i, written) for i in ins]}
+        placeholders = [self.placeholder_for(v) for v in ins]
+        uids = [self.variable_uid(p) for p in placeholders]
+        start = len(self.records)
+        x = placeholders[0]
+        if op in ("SequenceGather", "SequenceScatter"):
+            cond = ins[1]
+            if op == "SequenceGather":
+                new = node._attributes["new_axis"]
+                attrs = {"newDynamicAxes": [StoredAxis(AXIS_DYNAMIC, new.name, True)] + batch}
+                attrs.update(_typeinfo(new))
+                where = self.record(13, [uids[1]], attrs)
+                index = self.record(28, [uids[0], where])
+                root = self.record(29, [uids[0], index])
+            else:
+                axis = "whereNodeDynamicAxis_conditionVar_%s" % self.variable_uid(cond)
+                where = self.record(13, [uids[1]], {"newDynamicAxes": [StoredAxis(AXIS_DYNAMIC, axis, True)] +
+                                                    batch})
+                index = self.record(28, [uids[1], where])
+                root = self.record(30, [uids[0], index, uids[1]])
+        else:
+            if op == "SequenceFirst":
+                begin, end = 0, 1
+            elif op == "SequenceLast":
+                begin, end = -1, 0
+            else:
+                begin, end = node._attributes["begin_index"], node._attributes["end_index"]
+            if begin == 0 and end == 0:
+                raise NotExpressible("a slice of whole sequences")
+            # CNTK's Sequence::Slice: flags of the steps from begin (and before end), then a gather
+            begin_flags = end_flags = None
+            if begin != 0:
+                within = self.is_within(x, begin)
+                begin_flags = self.record(20, [self.scalar(1, x), within]) if begin > 0 else within
+            if end != 0:
+                within = self.is_within(x, end)
+                end_flags = within if end > 0 else self.record(20, [self.scalar(1, x), within])
+            flags = begin_flags if end_flags is None else end_flags if begin_flags is None else \
+                self.record(21, [begin_flags, end_flags])
+            length = end - begin
+            factor = 0 if length > 0 else 1
+            if op == "SequenceSlice":
+                seq = x._sequence_axis.name
+                new = [StoredAxis(AXIS_DYNAMIC, "%s_times_%d_%s_%d" % (seq, factor, "minus" if length < 0 else
+                                                                      "plus", abs(length)), True)]
+            else:
+                new = []  # first/last: one element per sequence, the result has the batch axis only
+            where = self.record(13, [flags], {"newSequenceAxisLengthScalingFactor": SizeT(factor),
+                                              "newSequenceAxisLengthAdditiveFactor": int(length),
+                                              "newDynamicAxes": new + batch})
+            index = self.record(28, [uids[0], where])
+            root = self.record(29, [uids[0], index])
+        captured = []
+        for rec in self.records[start:]:
+            for u in rec["inputs"]:
+                if u in self.leaves and int(self.leaves[u]["kind"]) == _KIND["Constant"] and u not in captured:
+                    captured.append(u)
+        outer = [self._input_uid(i, written) for i in ins]
+        body = {"version": SizeT(COMPOSITE_VERSION), "type": "CompositeFunction", "uid": self.fresh("Composite"),
+                "root": root[:-len("_Output_0")]}
+        return {"version": SizeT(PRIMITIVE_VERSION), "type": "PrimitiveFunction", "op": SizeT(57), "uid": uid,
+                "name": node.name, "attributes": {}, "inputs": captured + outer,
+                "block_function_op_name": CHAINS[op], "block_function_composite": body,
+                "block_function_composite_arguments_map_keys": uids,
+                "block_function_composite_arguments_map_values": outer}
 
     def block(self, node, uid, op_name, arguments, inner_outputs, written, attributes=None):
         for ph, _ in arguments:
@@ -615,6 +749,22 @@ class _Writer(object):
                 "block_function_op_name": op_name, "block_function_composite": body,
                 "block_function_composite_arguments_map_keys": [self.variable_uid(ph) for ph, _ in arguments],
                 "block_function_composite_arguments_map_values": [self._input_uid(o, written) for _, o in arguments]}
+
+
+_CODE_NAMES = {13: "Where", 20: "Minus", 21: "ElementTimes", 28: "PackedIndex", 29: "GatherPacked",
+               30: "ScatterPacked", 37: "PastValue", 38: "FutureValue", 50: "ReconcileDynamicAxis"}
+
+
+def _typeinfo(axis):
+    """The (scaling, additive) factors a where/gather axis was made with (its name says them), as attributes."""
+    import re
+    m = re.search(r"_times_(-?\d+)_plus_(-?\d+)$", axis.name)
+    if m is None:
+        if "_times_" in axis.name:
+            raise NotExpressible("a new sequence axis with factors %s (CNTK stores integers)" % axis.name)
+        return {}
+    return {"newSequenceAxisLengthScalingFactor": SizeT(int(m.group(1))),
+            "newSequenceAxisLengthAdditiveFactor": int(m.group(2))}
 
 
 def model_dictionary(function):
