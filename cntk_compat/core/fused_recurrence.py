@@ -25,7 +25,6 @@ Anything else runs on the generic step loop (core.recurrence), which is also the
 import weakref
 
 import torch
-from torch.nn.utils.rnn import pack_padded_sequence
 
 from .initial_state import initial_state_steps
 
@@ -332,18 +331,21 @@ def kernel_layout(W, gates, cache=None, slot=None):
     return out
 
 
-def _unpack(data, batch_sizes, sorted_indices, batch, steps):
-    """The (batch, steps, ...) zero-padded tensor of packed rows ``data`` (time-major, sequences in the order
-    sorted_indices), made by one index_copy: its backward is one index_select, where pad_packed_sequence's slice
-    copies leave one CopySlices node per step."""
-    device = data.device
-    sizes = batch_sizes.to(device)
-    step_of_row = torch.repeat_interleave(torch.arange(len(batch_sizes), device=device), sizes)
-    first_row = torch.cumsum(sizes, 0) - sizes
-    rank_of_row = torch.arange(data.shape[0], device=device) - first_row[step_of_row]
-    destination = sorted_indices[rank_of_row] * steps + step_of_row
-    flat = data.new_zeros((batch * steps,) + tuple(data.shape[1:])).index_copy(0, destination, data)
-    return flat.view((batch, steps) + tuple(data.shape[1:]))
+def _packed_rows(lengths, steps, backward, device):
+    """Where each row of torch's packed layout comes from in a (batch, steps) grid flattened to batch·steps rows:
+    (index, batch_sizes, order). Packed rows are step-major and, within a step, the sequences still running in
+    descending length (``order``, stable); for a backward loop step t of sequence b reads its step
+    lengths[b] - 1 - t, so the packed input is the reversed sequence. One index_select of the padded input
+    packs it (reversing it too), one index_copy of the kernel's result to the same rows unpacks it: two copies
+    where pack_padded_sequence, the unpacking and the reversals otherwise copy the data five times."""
+    lengths = lengths.cpu()
+    sorted_lengths, order = torch.sort(lengths, descending=True, stable=True)
+    t = torch.arange(steps)[:, None]
+    running = sorted_lengths[None, :] > t                                   # (steps, batch), packed order
+    step = sorted_lengths[None, :] - 1 - t if backward else t.expand(running.shape)
+    index = (order[None, :] * steps + step)[running]
+    batch_sizes = running.sum(1)
+    return index.to(device), batch_sizes, order.to(device)
 
 
 def _reversal_index(lengths, steps, device):
@@ -416,29 +418,23 @@ class FusedRNN(torch.nn.Module):
         weights = self._weights(W, H, b, x)
         x = x.to(self.dtype)
         full = self.sequences_are_full or bool(mask.all())
-        lengths = None if self.sequences_are_full else mask.sum(1)
-        if self.backward:
-            index = None if full else _reversal_index(lengths, steps, x.device)
-            x = x.flip(1) if full else x.gather(1, index[..., None].expand(x.shape))
-        if full:
-            # contiguous initial states: an exported graph's loop carries them with their strides
-            hx = (h0[None].contiguous(), c0[None].contiguous()) if lstm else h0[None].contiguous()
-            if final_state:
-                return self.kernel(x, hx, weights, True, 1, 0.0, self.training, False, True)[1][0]
-            out = full_sequence_kernel(self.mode, x, hx, weights, self.training)
-        else:
-            packed = pack_padded_sequence(x, lengths.cpu(), batch_first=True, enforce_sorted=False)
-            order = packed.sorted_indices
+        if not full:
+            index, batch_sizes, order = _packed_rows(mask.sum(1), steps, self.backward, x.device)
+            data = x.reshape((batch * steps,) + tuple(x.shape[2:])).index_select(0, index)
             hx = (h0.index_select(0, order)[None], c0.index_select(0, order)[None]) if lstm else \
                 h0.index_select(0, order)[None]
-            result = self.kernel(packed.data, packed.batch_sizes, hx, weights, True, 1, 0.0, self.training, False)
-            if final_state:
-                # the kernel's final h, per sequence in the packed (length-sorted) order
-                return result[1][0].index_select(0, packed.unsorted_indices)
-            out = _unpack(result[0], packed.batch_sizes, order, batch, steps)
+            result = self.kernel(data, batch_sizes, hx, weights, True, 1, 0.0, self.training, False)
+            if final_state:  # the kernel's final h per sequence, in the packed (length-sorted) order
+                return result[1][0].index_select(0, torch.argsort(order))
+            return result[0].new_zeros((batch * steps, dim)).index_copy(0, index, result[0]).view(batch, steps, dim)
         if self.backward:
-            out = out.flip(1) if full else out.gather(1, index[..., None].expand(out.shape))
-        return out
+            x = x.flip(1)
+        # contiguous initial states: an exported graph's loop carries them with their strides
+        hx = (h0[None].contiguous(), c0[None].contiguous()) if lstm else h0[None].contiguous()
+        if final_state:
+            return self.kernel(x, hx, weights, True, 1, 0.0, self.training, False, True)[1][0]
+        out = full_sequence_kernel(self.mode, x, hx, weights, self.training)
+        return out.flip(1) if self.backward else out
 
 
 def use_final_states(graph, root):
