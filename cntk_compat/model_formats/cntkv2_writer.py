@@ -291,7 +291,26 @@ def _forward_backward(node):
     return 66, list(node._inputs), {"BlankTokenId": SizeT(a["blank"]), "DelayConstraint": int(a["delay"])}
 
 
+def _pad(node):
+    a = node._attributes
+    modes = {"constant": 0, "reflect": 1, "symmetric": 2}
+    pattern = list(a["pattern"])
+    # innermost axis first, as CNTK stores shapes
+    return 83, list(node._inputs), {"paddingHead": [SizeT(p[0]) for p in reversed(pattern)],
+                                    "paddingFoot": [SizeT(p[1]) for p in reversed(pattern)],
+                                    "paddingMode": SizeT(modes[a["mode"]]),
+                                    "paddingConstantValue": float(a.get("constant_value", 0.0))}
+
+
+def _crop(node):
+    a = node._attributes
+    return 84, list(node._inputs), {"offset": [SizeT(a["offset_x"]), SizeT(a["offset_y"])]}
+
+
 ENCODERS = {
+    "Pad": _pad, "Crop": _crop,
+    "EyeLikeOp": lambda n: (92, list(n._inputs), {"OutputSparse": bool(n._attributes.get("sparse_output", False))}),
+    "ConstantLike": lambda n: (89, list(n._inputs), {"fillValue": float(n._attributes["value"])}),
     "Negate": _plain(0), "Sigmoid": _plain(75), "Tanh": _plain(2), "ReLU": _plain(3), "Exp": _plain(4),
     "Log": _plain(5), "Sqrt": _plain(6), "Floor": _plain(7), "Abs": _plain(8), "Reciprocal": _plain(9),
     "Softmax": _softmax, "Hardmax": _plain(11), "Transpose": _transpose, "Slice": _slice, "Dropout": _dropout,
@@ -418,7 +437,54 @@ def _sequence_softmax(ins, a):
     return C.element_divide(e, C.sequence.broadcast_as(C.sequence.reduce_sum(e), e))
 
 
+def _depth_to_space(ins, a):
+    C = _C()
+    x, b = ins[0], int(a["block_size"])
+    c, h, w = x.shape
+    y = C.transpose(C.reshape(x, (b, b, c // (b * b), h, w)), (2, 3, 0, 4, 1))
+    return C.reshape(y, (c // (b * b), h * b, w * b))
+
+
+def _space_to_depth(ins, a):
+    C = _C()
+    x, b = ins[0], int(a["block_size"])
+    c, h, w = x.shape
+    y = C.transpose(C.reshape(x, (c, h // b, b, w // b, b)), (2, 4, 0, 1, 3))
+    return C.reshape(y, (c * b * b, h // b, w // b))
+
+
+def _mean_variance_normalization(ins, a):
+    """CNTK's MeanVarianceNormalization block: (x - mean) / (std + epsilon) over the sample (all axes, or all but
+    the channel axis)."""
+    C = _C()
+    x = ins[0]
+    rank = len(x.shape)
+    axes = tuple(range(rank)) if a["use_stats_across_channels"] else tuple(range(1, rank))
+    centered = C.minus(x, C.reduce_mean(x, axis=axes))
+    if not a["do_variance_scaling"]:
+        return centered
+    std = C.sqrt(C.reduce_mean(C.element_times(centered, centered), axis=axes))
+    return C.element_divide(centered, C.plus(std, _constant(a["epsilon"], x)))
+
+
+def _local_response_normalization(ins, a):
+    """CNTK's LocalResponseNormalization block: x / (bias + alpha * window sum of x^2 over channels) ^ beta, the
+    window sum a convolution over the channel axis (taken as a spatial axis) with zero padding."""
+    C = _C()
+    x = ins[0]
+    shape = tuple(x.shape)
+    size = 2 * int(a["depth_radius"]) + 1
+    squares = C.reshape(C.element_times(x, x), (1,) + shape)
+    kernel = C.Constant(np.full((1, 1, size) + (1,) * (len(shape) - 1), a["alpha"], np.dtype(x.dtype)))
+    sums = C.reshape(C.convolution(kernel, squares, auto_padding=[False, True] + [False] * (len(shape) - 1)), shape)
+    scale = C.exp(C.element_times(_constant(a["beta"], x), C.log(C.plus(_constant(a["bias"], x), sums))))
+    return C.element_divide(x, scale)
+
+
 EXPANSIONS = {
+    "LocalResponseNormalization": ("LocalResponseNormalization", _local_response_normalization),
+    "DepthToSpace": ("DepthToSpace", _depth_to_space), "SpaceToDepth": ("SpaceToDepth", _space_to_depth),
+    "MeanVarianceNormalization": ("MeanVarianceNormalization", _mean_variance_normalization),
     "SequenceSoftmax": ("Sequence::Softmax", _sequence_softmax),
     "ElementAnd": ("And", lambda ins, a: _positive(_C().element_times(_positive(ins[0]), _positive(ins[1])))),
     "ElementOr": ("Or", lambda ins, a: _positive(_C().plus(_positive(ins[0]), _positive(ins[1])))),
@@ -450,10 +516,8 @@ _NOT_MAPPED = "no CNTK record is mapped for it yet"
 NOT_EXPRESSIBLE = {
     "UserFunction": "a Python user function: CNTK would need the user's class (this package's archive keeps its "
                     "serialize() state)",
-    "Assign": _NOT_MAPPED, "ConstantLike": _NOT_MAPPED, "CosineDistanceWithNegativeSamples": _NOT_MAPPED,
-    "Crop": _NOT_MAPPED, "DepthToSpace": _NOT_MAPPED, "SpaceToDepth": _NOT_MAPPED,
-    "EyeLikeOp": _NOT_MAPPED, "LambdaRank": _NOT_MAPPED, "NDCG1Eval": _NOT_MAPPED,
-    "LocalResponseNormalization": _NOT_MAPPED, "MeanVarianceNormalization": _NOT_MAPPED, "Pad": _NOT_MAPPED,
+    "Assign": _NOT_MAPPED, "CosineDistanceWithNegativeSamples": _NOT_MAPPED,
+    "LambdaRank": _NOT_MAPPED, "NDCG1Eval": _NOT_MAPPED,
     "ROIPooling": _NOT_MAPPED, "StraightThrough": _NOT_MAPPED, "Unpooling": _NOT_MAPPED,
     "SequentialConvolution": _NOT_MAPPED,
 }

@@ -109,6 +109,19 @@ def _cases():
         "SequenceScatter": lambda x, s: C.sequence.scatter(C.sequence.gather(s, C.greater(C.reduce_sum(s, 0), 0)),
                                                            C.greater(C.reduce_sum(s, 0), 0)),
         "Where": lambda x, s: C.sequence.where(C.greater(C.reduce_sum(s, 0), 0)),
+        "Pad": lambda x, s: C.pad(x, [(1, 0), (2, 1)], constant_value=0.5),
+        "Pad reflect": lambda x, s: C.pad(x, [(0, 0), (1, 2)], mode=C.ops.REFLECT_PAD),
+        "Pad symmetric": lambda x, s: C.pad(x, [(1, 1), (0, 0)], mode=C.ops.SYMMETRIC_PAD),
+        "Crop": lambda x, s: C.crop_manual(C.reshape(x, (1, 3, 4)), _const((1, 2, 2)), 1, 1),
+        "EyeLikeOp": lambda x, s: C.eye_like(C.reshape(C.reduce_sum(x, 0), (4,)), False) + 0,  # [batch x 4]
+        "ConstantLike": lambda x, s: C.ones_like(x) * 2 + C.zeros_like(x) + x,
+        "LocalResponseNormalization": lambda x, s: C.local_response_normalization(C.reshape(x, (4, 3, 1)), 1, 1.5,
+                                                                                  0.3, 0.75),
+        "DepthToSpace": lambda x, s: C.depth_to_space(C.reshape(x, (4, 1, 3)), 2),
+        "SpaceToDepth": lambda x, s: C.space_to_depth(C.reshape(x, (1, 2, 6)), 2),
+        "MeanVarianceNormalization": lambda x, s: C.mean_variance_normalization(C.reshape(x, (3, 2, 2))),
+        "MeanVarianceNormalization across channels": lambda x, s: C.mean_variance_normalization(
+            C.reshape(x, (3, 2, 2)), epsilon=0.01, use_stats_across_channels=True),
         "SequenceSoftmax": lambda x, s: C.sequence.softmax(s),
         "ToSequenceOp": lambda x, s: C.to_sequence(x),
         "ToSequenceLikeOp": lambda x, s: C.to_sequence_like(C.reshape(C.reduce_sum(x, 0), (4, 1)) *
