@@ -171,3 +171,64 @@ def test_a_sparse_flagged_constant_with_dense_values_loads():
     np.testing.assert_array_equal(model.eval(), -np.array(values, np.float32).reshape(2, 3))
     with pytest.raises(ValueError, match="sparse stored tensor \\(storage format 1\\) holds 2 values, not the 6"):
         C.load_model(_constant_model(1, [1, 2]))
+
+
+_CNTK27 = os.environ.get("CNTK27_PYTHON", "/root/.cache/cntk27/bin/python-cntk27")
+_ORACLE_WRITES = r'''
+import sys, os, numpy as np, cntk as C
+out = sys.argv[1]
+s = C.sequence.input_variable(3, name='s')
+x = C.input_variable((2, 4, 4), name='x')
+m = C.input_variable((3, 4), name='m', dynamic_axes=[])
+cond = C.greater(C.reduce_sum(s, 0), 0)
+cases = {
+    'first': C.sequence.first(s), 'last': C.sequence.last(s), 'slice': C.sequence.slice(s, 1, -1),
+    'gather': C.sequence.gather(s, cond), 'scatter': C.sequence.scatter(C.sequence.gather(s, cond), cond),
+    'where': C.sequence.where(cond), 'softmax': C.sequence.softmax(s),
+    'to_sequence': C.to_sequence(C.reshape(x, (8, 4))), 'to_sequence_like': C.to_sequence_like(C.reshape(x[0], (4, 4)), s),
+    'pad': C.pad(x, [(0, 0), (1, 2), (2, 1)], mode=C.ops.CONSTANT_PAD, constant_value=0.5),
+    'pad_reflect': C.pad(x, [(0, 0), (1, 1), (1, 1)], mode=C.ops.REFLECT_PAD),
+    'crop': C.crop_manual(x, C.constant(np.ones((2, 2, 3), np.float32)), 1, 2),
+    'eye_like': C.eye_like(m, False), 'zeros_like': C.zeros_like(x), 'ones_like': C.ones_like(x),
+}
+rng = np.random.RandomState(0)
+data = {'s': [rng.uniform(-1, 1, (4, 3)).astype(np.float32), rng.uniform(-1, 1, (3, 3)).astype(np.float32)],
+        'x': rng.uniform(-1, 1, (2, 2, 4, 4)).astype(np.float32), 'm': rng.uniform(-1, 1, (3, 4)).astype(np.float32)}
+for k in ('x', 'm'):
+    np.save(os.path.join(out, k + '.npy'), data[k])
+for i, seq in enumerate(data['s']):
+    np.save(os.path.join(out, 's%d.npy' % i), seq)
+for k, f in cases.items():
+    f.save(os.path.join(out, k + '.model'))
+    r = f.eval({a: data[a.name] for a in f.arguments})
+    for i, v in enumerate(r if isinstance(r, list) else [r]):
+        np.save(os.path.join(out, '%s.%d.npy' % (k, i)), np.asarray(v, np.float64))
+'''
+
+
+def test_cntk27_written_sequence_pad_crop_and_constant_ops_load_and_match(tmp_path):
+    """Files CNTK 2.7 writes for sequence.first/last/slice/gather/scatter/where/softmax (Where -> PackedIndex ->
+    GatherPacked chains), to_sequence(_like), Pad, Crop, EyeLike and ConstantOp records."""
+    import subprocess
+    if not os.path.exists(_CNTK27):
+        pytest.skip("real CNTK 2.7 is not installed")
+    script = tmp_path / "oracle.py"
+    script.write_text(_ORACLE_WRITES)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    subprocess.run([_CNTK27, str(script), str(tmp_path)], cwd=str(tmp_path), env=env, check=True,
+                   capture_output=True, timeout=600)
+    data = {"x": np.load(str(tmp_path / "x.npy")), "m": np.load(str(tmp_path / "m.npy")),
+            "s": [np.load(str(tmp_path / ("s%d.npy" % i))) for i in range(2)]}
+    names = sorted(p.name[:-6] for p in tmp_path.glob("*.model"))
+    assert len(names) == 15
+    for k in names:
+        model = C.load_model(str(tmp_path / (k + ".model")))
+        got = model.eval({a: data[a.name] for a in model.arguments})
+        want = []
+        while (tmp_path / ("%s.%d.npy" % (k, len(want)))).exists():
+            want.append(np.load(str(tmp_path / ("%s.%d.npy" % (k, len(want))))))
+        # one array per sequence (or one array): the same values in the same order
+        got = [np.asarray(g, np.float64) for g in (got if isinstance(got, list) else [got])]
+        assert sum(g.size for g in got) == sum(w.size for w in want), k
+        np.testing.assert_allclose(np.concatenate([g.ravel() for g in got]),
+                                   np.concatenate([w.ravel() for w in want]), rtol=1e-5, atol=1e-6, err_msg=k)
