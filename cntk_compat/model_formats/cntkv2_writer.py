@@ -8,7 +8,7 @@ uses one of those cannot be written in this format (save() then keeps this packa
 import numpy as np
 
 from ..core.reinference import primitive_nodes
-from .cntkv2_values import (AXIS_ALL_STATIC, AXIS_DYNAMIC, CODE_OF_DTYPE, Float32, Shape, SizeT, StoredAxis,
+from .cntkv2_values import (AXIS_ALL, AXIS_ALL_STATIC, AXIS_DYNAMIC, CODE_OF_DTYPE, Float32, Shape, SizeT, StoredAxis,
                             dictionary_to_message)
 
 COMPOSITE_VERSION = 3
@@ -180,11 +180,15 @@ _REDUCTION_NAMES = {"sum": "Sum", "log_sum_exp": "LogSum", "mean": "Mean", "max"
 def _reduce(node):
     a = node._attributes
     x = node._inputs[0]
-    if a.get("batch") or a.get("all_dynamic"):
-        raise NotExpressible("a reduction over the batch/dynamic axes")
     name = _REDUCTION_NAMES.get(a["kind"])
     if name is None:
         raise NotExpressible("reduction %r" % a["kind"])
+    if a.get("all_dynamic") and a.get("axes") is None:
+        # Axis.all_axes(): CNTK stores the AllAxes sentinel (the result is a scalar without dynamic axes)
+        return 39, [x], {"reductionOpName": name, "axisVec": [StoredAxis(AXIS_ALL, "AllAxes", False)],
+                         "reductionKeepDimensions": False}
+    if a.get("batch") or a.get("all_dynamic"):
+        raise NotExpressible("a reduction over the batch/dynamic axes")
     axes = a.get("axes")
     r = _rank(x)
     stored = [StoredAxis(AXIS_ALL_STATIC, "AllStaticAxes", False)] if axes is None else \
@@ -335,7 +339,20 @@ ENCODERS = {
 for _name in ("UniformRandom", "NormalRandom", "GumbelRandom", "BernoulliRandom"):
     ENCODERS[_name] = ENCODERS[_name + "Like"] = _random_distribution
 for _name in ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceLogSum"):
-    ENCODERS[_name] = _reduce
+    ENCODERS[_name] = ENCODERS[_name + "OverSequences"] = _reduce
+
+
+def _unpooling(node):
+    a = node._attributes
+    window = tuple(a["window"])
+    attrs = {"poolingType": SizeT(0), "unpoolingWindowShape": _shape(window),
+             "strides": _shape(_per_axis(a["strides"], len(window))),
+             "autoPadding": _bools(_per_axis(a["auto_padding"], len(window)), len(window))}
+    attrs.update(_geometry_attributes(a, len(window), "Unpooling"))
+    return 58, list(node._inputs), attrs
+
+
+ENCODERS["Unpooling"] = _unpooling
 
 
 # ------------------------------------------------------------------------------------------- expansions
@@ -511,19 +528,18 @@ EXPANSIONS = {
 }
 
 # registered ops CNTK's format has no record for; a graph using one is saved in this package's archive format
-_SEQUENCE = "CNTK writes it as a Where/PackedIndex/GatherPacked (or unpack) chain, which this writer does not produce yet"
 _NOT_MAPPED = "no CNTK record is mapped for it yet"
 NOT_EXPRESSIBLE = {
     "UserFunction": "a Python user function: CNTK would need the user's class (this package's archive keeps its "
                     "serialize() state)",
     "Assign": _NOT_MAPPED, "CosineDistanceWithNegativeSamples": _NOT_MAPPED,
     "LambdaRank": _NOT_MAPPED, "NDCG1Eval": _NOT_MAPPED,
-    "ROIPooling": _NOT_MAPPED, "StraightThrough": _NOT_MAPPED, "Unpooling": _NOT_MAPPED,
+    "ROIPooling": _NOT_MAPPED, "StraightThrough": _NOT_MAPPED,
     "SequentialConvolution": _NOT_MAPPED,
 }
-for _name in ("ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd",
-              "ReduceSum", "ReduceSumSquare"):
-    NOT_EXPRESSIBLE[_name + "OverSequences"] = "a reduction over the sequence axis: " + _SEQUENCE
+for _name in ("ReduceL1", "ReduceL2", "ReduceSumSquare"):
+    NOT_EXPRESSIBLE[_name + "OverSequences"] = "a reduction over all axes that CNTK writes as a block of others: " \
+                                               "not mapped yet"
 
 
 # ops CNTK writes as Where -> PackedIndex -> GatherPacked/ScatterPacked chains inside a block (_Writer.chain)
