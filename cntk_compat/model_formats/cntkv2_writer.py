@@ -364,7 +364,8 @@ def _C():
 
 
 def _constant(value, like):
-    return _C().Constant(np.asarray(value, dtype=np.dtype(like.dtype)))
+    dtype = np.dtype(like.dtype)
+    return _C().Constant(np.asarray(value, dtype=dtype), dtype=dtype)
 
 
 def _leaky(ins, a):
@@ -492,7 +493,8 @@ def _local_response_normalization(ins, a):
     shape = tuple(x.shape)
     size = 2 * int(a["depth_radius"]) + 1
     squares = C.reshape(C.element_times(x, x), (1,) + shape)
-    kernel = C.Constant(np.full((1, 1, size) + (1,) * (len(shape) - 1), a["alpha"], np.dtype(x.dtype)))
+    dtype = np.dtype(x.dtype)
+    kernel = C.Constant(np.full((1, 1, size) + (1,) * (len(shape) - 1), a["alpha"], dtype), dtype=dtype)
     sums = C.reshape(C.convolution(kernel, squares, auto_padding=[False, True] + [False] * (len(shape) - 1)), shape)
     scale = C.exp(C.element_times(_constant(a["beta"], x), C.log(C.plus(_constant(a["bias"], x), sums))))
     return C.element_divide(x, scale)
