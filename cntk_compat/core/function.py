@@ -378,7 +378,20 @@ class Function(TensorOpsMixin):
         f_name = (self.name + ": ") if self.name else ""
         return f_name + op_name + "(" + ", ".join(spec(a) for a in self.signature) + ") -> " + out_sig
 
-    __repr__ = __str__
+    def __repr__(self):
+        """CNTK's ``Function::AsString``: ``Composite(<root op>): <arguments> -> <outputs>`` for a composite,
+        ``<op>: <inputs that are not parameters or constants> -> <outputs>`` for a primitive or block; the
+        variables as they print (``Input('x', [#], [3])``). ``str()`` gives the signature form instead."""
+        if self._is_composite:
+            head, args = "Composite(%s): " % self._root.op_name, self.arguments
+        else:
+            head, args, seen = "%s: " % self.op_name, [], set()
+            for v in self.inputs:
+                if v.is_parameter or v.is_constant or v.uid in seen:
+                    continue
+                seen.add(v.uid)
+                args.append(v)
+        return head + ", ".join(repr(a) for a in args) + " -> " + ", ".join(repr(o) for o in self.outputs)
 
     # ------------------------------------------------------------------ composing
     def argument_map(self, *args, **kwargs):

@@ -16,3 +16,21 @@ def test_inputs_parameters_constants_and_outputs_print_as_in_cntk():
     assert repr(z.output) == "Output('z', [#, *], [2 x 5])"
     unnamed = C.input_variable(1)
     assert repr(unnamed) == "Input('%s', [#], [1])" % unnamed.uid
+
+
+def test_functions_repr_as_cntk_function_as_string():
+    # CNTK 2.7: repr() is Function::AsString, str() the signature
+    x = C.input_variable(3, name='x')
+    f = C.plus(x, x, name='p')
+    assert repr(f) == "Composite(Plus): Input('x', [#], [3]) -> Output('p', [#], [3])"
+    assert str(f) == "p: Plus(x: Tensor[3]) -> Tensor[3]"
+    assert repr(f.root_function) == "Plus: Input('x', [#], [3]) -> Output('p', [#], [3])"
+    d = C.layers.Dense(2, name='dd')(x)
+    assert repr(d) == "Composite(Dense): Input('x', [#], [3]) -> Output('dd', [#], [2])"
+    assert repr(d.root_function) == "Dense: Input('x', [#], [3]) -> Output('dd', [#], [2])"
+    m = C.combine([f, C.times(x, C.parameter((3, 2)), name='t')])
+    assert repr(m) == "Composite(Combine): Input('x', [#], [3]) -> Output('p', [#], [3]), Output('t', [#], [2])"
+    u = C.layers.Dense(2, name='u')
+    assert repr(u).startswith("Composite(Dense): Placeholder(") and repr(u).endswith(", [???], [???])")
+    c = C.element_times(C.constant(2.0), 3, name='c')
+    assert repr(c) == "Composite(ElementTimes):  -> Output('c', [], [])"
