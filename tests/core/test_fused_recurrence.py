@@ -326,3 +326,26 @@ def test_a_step_other_than_the_final_state_or_a_sequence_read_twice_keeps_the_se
         assert not _final_state_calls(f)
         with use_fused_kernels(False):
             np.testing.assert_allclose(out, f.eval({x: data}), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("padding_limit", [0.0, 100.0])  # always the packed kernel / always the padded batch
+@pytest.mark.parametrize("go_backwards", [False, True])
+@pytest.mark.parametrize("cell", [lambda: C.layers.LSTM(4), lambda: C.layers.RNNStep(4, activation=C.tanh)])
+def test_sequences_of_different_lengths_packed_or_padded_equal_the_step_loop(monkeypatch, padding_limit,
+                                                                              go_backwards, cell):
+    from cntk_compat.core import fused_recurrence
+    for mode in list(fused_recurrence._PADDING_LIMIT):
+        monkeypatch.setitem(fused_recurrence._PADDING_LIMIT, mode, padding_limit)
+    rng = np.random.default_rng(0)
+    x = C.sequence.input_variable(3)
+    h = C.layers.Recurrence(cell(), go_backwards=go_backwards, initial_state=0.5)(x)
+    data = _data(rng, [1, 9, 3, 9, 2, 1], 3, np.float32)
+    _compare(h, x, data, np.float32, True)
+    last = (C.sequence.first if go_backwards else C.sequence.last)(h)
+    fused_out, fused_grads = _values_and_gradients(last, x, data)
+    assert _final_state_calls(last)
+    with use_fused_kernels(False):
+        loop_out, loop_grads = _values_and_gradients(last, x, data)
+    np.testing.assert_allclose(fused_out, loop_out, rtol=1e-5, atol=1e-6)
+    for a, b in zip(fused_grads, loop_grads):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
