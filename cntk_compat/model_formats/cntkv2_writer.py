@@ -225,9 +225,22 @@ def _one_hot(node):
 
 
 def _gather(node):
-    if node._attributes.get("axis") is not None:
-        raise NotExpressible("Gather along an axis")
     return 74, [node._inputs[1], node._inputs[0]], {}
+
+
+def _gather_along_axis(ins, a):
+    """CNTK's GatherOp block: TransposeAxes (the axis to the front), Gather, TransposeAxes back (ops.misc.gather_axes
+    says which axes)."""
+    from ..ops.misc import gather_axes
+    C = _C()
+    ref, idx = ins
+    first, last = gather_axes(len(ref.shape), len(idx.shape), a["axis"], a.get("from_end", False))
+
+    def swap(v, k):
+        perm = list(range(len(v.shape)))
+        perm[0], perm[k] = k, 0
+        return C.transpose(v, perm) if k else v
+    return swap(C.gather(swap(ref, first), idx), last)
 
 
 def _cast(node):
@@ -665,6 +678,8 @@ class _Writer(object):
             return {"version": SizeT(PRIMITIVE_VERSION), "type": "PrimitiveFunction", "op": SizeT(44), "uid": uid,
                     "name": node.name, "inputs": [self._input_uid(i, written) for i in node._inputs],
                     "attributes": {}}
+        if op == "Gather" and node._attributes.get("axis") is not None:
+            return self.expansion(node, uid, written, ("GatherOp", _gather_along_axis))
         if op in ENCODERS:
             try:
                 code, inputs, attrs = ENCODERS[op](node)
@@ -682,9 +697,9 @@ class _Writer(object):
         raise NotExpressible("%s: op %s has no record in CNTK's model format%s"
                              % (where, op, " (%s)" % NOT_EXPRESSIBLE[op] if op in NOT_EXPRESSIBLE else ""))
 
-    def expansion(self, node, uid, written):
+    def expansion(self, node, uid, written, entry=None):
         C = _C()
-        block_name, build = EXPANSIONS[node._op.name]
+        block_name, build = entry or EXPANSIONS[node._op.name]
         placeholders = []
         for i in node._inputs:
             p = C.placeholder(shape=i._shape, dynamic_axes=i._dynamic_axes, name="")

@@ -78,6 +78,8 @@ def _cases():
         "Splice": lambda x, s: C.splice(x, c, axis=0),
         "OneHot": lambda x, s: C.one_hot(C.floor(_unit(x) * 3), 3),
         "Gather": lambda x, s: C.gather(_const((5, 2)), C.floor(_unit(x) * 5)),
+        "Gather along an axis": lambda x, s: C.gather(_const((2, 5, 3)), C.floor(_unit(x) * 5), axis=1),
+        "Gather along a negative axis": lambda x, s: C.gather(_const((2, 3, 5)), C.floor(_unit(x) * 5), axis=-1),
         "Cast": lambda x, s: C.cast(x, np.float64),
         "TopK": lambda x, s: C.top_k(C.reshape(x, (12,)), 3),
         "Argmax": lambda x, s: C.argmax(x, 1), "Argmin": lambda x, s: C.argmin(x, 0),
