@@ -362,6 +362,19 @@ def _eye_like(inputs, attrs, name):
     return _C().eye_like(inputs[0], sparse_output=bool(attrs.get("OutputSparse", False)), name=name)
 
 
+def _roipooling(inputs, attrs, name):
+    C = _C()
+    if int(attrs.get("poolingType", 0)) != 0:
+        raise ValueError("ROIPooling with average pooling is not supported")
+    return C.roipooling(inputs[0], inputs[1], C.MAX_POOLING, _rev(attrs["roiOutputShape"]),
+                        float(attrs.get("spatialScale", 1.0)), name=name)
+
+
+def _cosine_negative(inputs, attrs, name):
+    shift, count = (int(np.asarray(v.value).reshape(-1)[0]) for v in inputs[2:4])
+    return _C().cosine_distance_with_negative_samples(inputs[0], inputs[1], shift, count, name=name)
+
+
 def _to_sequence(inputs, attrs, name):
     return _C().to_sequence(inputs[0], inputs[1] if len(inputs) > 1 else None,
                             sequence_axis_name_prefix=attrs.get("sequenceAxis", "toSequence_"), name=name)
@@ -439,7 +452,7 @@ BUILDERS = {
     52: _binary("log_add_exp"), 53: _binary("cosine_distance"), 54: _unary("sin"), 55: _unary("cos"),
     56: _pass, 58: _unpooling, 72: _unpack_sequence, 87: _top_k, 62: _pass, 64: _stop_gradient, 65: _elu, 68: _one_hot, 69: _pow, 74: _gather,
     61: _edit_distance_error, 63: _labels_to_graph, 66: _forward_backward, 70: _to_sequence, 71: _to_sequence_like,
-    83: _pad, 84: _crop, 89: _constant_like, 92: _eye_like,
+    83: _pad, 84: _crop, 89: _constant_like, 92: _eye_like, 47: _roipooling, 67: _cosine_negative,
     75: _unary("sigmoid"), 77: _unary("sinh"), 78: _unary("cosh"), 79: _unpack_batch, 80: _to_batch,
     81: _unary("asin"), 82: _unary("acos"), 85: _unary("atanh"), 86: _unary("asinh"), 88: _squeeze, 91: _cast,
     95: _unary("tan"), 96: _unary("atan"), 76: _random_distribution, 45: _sampling("random_sample"),

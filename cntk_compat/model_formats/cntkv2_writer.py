@@ -366,6 +366,9 @@ def _unpooling(node):
 
 
 ENCODERS["Unpooling"] = _unpooling
+ENCODERS["ROIPooling"] = lambda n: (47, list(n._inputs), {
+    "poolingType": SizeT(0), "roiOutputShape": _shape(reversed(n._attributes["output_shape"])),
+    "spatialScale": float(n._attributes["spatial_scale"])})
 
 
 # ------------------------------------------------------------------------------------------- expansions
@@ -410,9 +413,12 @@ def _positive(x):
 def _reduce_expansion(inner, outer=None):
     def build(ins, a):
         C = _C()
+        axes = a.get("axes")
+        if a.get("all_dynamic") and axes is None:  # Axis.all_axes(), as CNTK writes it
+            y = C.reduce_sum(inner(ins[0]), axis=C.Axis.all_axes())
+            return outer(y) if outer else y
         if a.get("batch") or a.get("all_dynamic"):
             raise NotExpressible("a reduction over the batch/dynamic axes")
-        axes = a.get("axes")
         axis = None if axes is None else (axes[0] if len(axes) == 1 else tuple(axes))
         y = C.reduce_sum(inner(ins[0]), axis=axis, keepdims=bool(a.get("keepdims", True)))
         return outer(y) if outer else y
@@ -524,6 +530,10 @@ EXPANSIONS = {
     "ElementNot": ("Not", lambda ins, a: _C().less_equal(ins[0], _constant(0, ins[0]))),
     "HardSigmoid": ("HardSigmoid", _hard_sigmoid), "PReLU": ("PReLU", _prelu), "LogSoftmax": ("LogSoftmax", _log_softmax),
     "ReduceL1": ("ReduceL1", _reduce_expansion(lambda x: _C().abs(x))),
+    "ReduceL1OverSequences": ("ReduceL1", _reduce_expansion(lambda x: _C().abs(x))),
+    "ReduceL2OverSequences": ("ReduceL2", _reduce_expansion(lambda x: _C().element_times(x, x),
+                                                            lambda y: _C().sqrt(y))),
+    "ReduceSumSquareOverSequences": ("ReduceSumSquare", _reduce_expansion(lambda x: _C().element_times(x, x))),
     "ReduceL2": ("ReduceL2", _reduce_expansion(lambda x: _C().element_times(x, x), lambda y: _C().sqrt(y))),
     "ReduceSumSquare": ("ReduceSumSquare", _reduce_expansion(lambda x: _C().element_times(x, x))),
     "ElementDivide": ("ElementDivide", lambda ins, a: _C().element_times(ins[0], _C().reciprocal(ins[1]))),
@@ -547,14 +557,10 @@ _NOT_MAPPED = "no CNTK record is mapped for it yet"
 NOT_EXPRESSIBLE = {
     "UserFunction": "a Python user function: CNTK would need the user's class (this package's archive keeps its "
                     "serialize() state)",
-    "Assign": _NOT_MAPPED, "CosineDistanceWithNegativeSamples": _NOT_MAPPED,
-    "LambdaRank": _NOT_MAPPED, "NDCG1Eval": _NOT_MAPPED,
-    "ROIPooling": _NOT_MAPPED, "StraightThrough": _NOT_MAPPED,
-    "SequentialConvolution": _NOT_MAPPED,
+    "Assign": _NOT_MAPPED, "LambdaRank": _NOT_MAPPED, "NDCG1Eval": _NOT_MAPPED, "StraightThrough": _NOT_MAPPED,
+    "SequentialConvolution": "CNTK writes it as a ConvolutionSequenceShape/UnpackSequence/Convolution/ToSequence "
+                             "graph, which this writer does not produce yet",
 }
-for _name in ("ReduceL1", "ReduceL2", "ReduceSumSquare"):
-    NOT_EXPRESSIBLE[_name + "OverSequences"] = "a reduction over all axes that CNTK writes as a block of others: " \
-                                               "not mapped yet"
 
 
 # ops CNTK writes as Where -> PackedIndex -> GatherPacked/ScatterPacked chains inside a block (_Writer.chain)
@@ -564,7 +570,8 @@ CHAINS = {"SequenceGather": "Sequence::Gather", "SequenceScatter": "Sequence::Sc
 
 
 def encodable(op_name):
-    return op_name in ENCODERS or op_name in EXPANSIONS or op_name in CHAINS or op_name in ("Block", "Combine")
+    return op_name in ENCODERS or op_name in EXPANSIONS or op_name in CHAINS or \
+        op_name in ("Block", "Combine", "CosineDistanceWithNegativeSamples")
 
 
 def _custom_value(v, key):
@@ -678,6 +685,12 @@ class _Writer(object):
             return {"version": SizeT(PRIMITIVE_VERSION), "type": "PrimitiveFunction", "op": SizeT(44), "uid": uid,
                     "name": node.name, "inputs": [self._input_uid(i, written) for i in node._inputs],
                     "attributes": {}}
+        if op == "CosineDistanceWithNegativeSamples":  # CNTK's record takes shift and count as scalar constants
+            a = node._attributes
+            ins = [self._input_uid(i, written) for i in node._inputs] + \
+                [self.scalar(a["shift"], node._inputs[0]), self.scalar(a["num_negative"], node._inputs[0])]
+            return {"version": SizeT(PRIMITIVE_VERSION), "type": "PrimitiveFunction", "op": SizeT(67), "uid": uid,
+                    "name": node.name, "inputs": ins, "attributes": {}}
         if op == "Gather" and node._attributes.get("axis") is not None:
             return self.expansion(node, uid, written, ("GatherOp", _gather_along_axis))
         if op in ENCODERS:

@@ -190,6 +190,9 @@ cases = {
     'pad_reflect': C.pad(x, [(0, 0), (1, 1), (1, 1)], mode=C.ops.REFLECT_PAD),
     'crop': C.crop_manual(x, C.constant(np.ones((2, 2, 3), np.float32)), 1, 2),
     'eye_like': C.eye_like(m, False), 'zeros_like': C.zeros_like(x), 'ones_like': C.ones_like(x),
+    'roipooling': C.roipooling(x, C.reconcile_dynamic_axes(C.constant(np.array([[0, 0, 3, 2], [1, 0, 4, 3]],
+                                                                                np.float32)), x), C.MAX_POOLING, (2, 2), 1.0),
+    'cosine_negative': C.cosine_distance_with_negative_samples(C.reshape(x, (32,)), C.reshape(x, (32,)) * 2 + 1, 1, 1),
 }
 rng = np.random.RandomState(0)
 data = {'s': [rng.uniform(-1, 1, (4, 3)).astype(np.float32), rng.uniform(-1, 1, (3, 3)).astype(np.float32)],
@@ -208,7 +211,8 @@ for k, f in cases.items():
 
 def test_cntk27_written_sequence_pad_crop_and_constant_ops_load_and_match(tmp_path):
     """Files CNTK 2.7 writes for sequence.first/last/slice/gather/scatter/where/softmax (Where -> PackedIndex ->
-    GatherPacked chains), to_sequence(_like), Pad, Crop, EyeLike and ConstantOp records."""
+    GatherPacked chains), to_sequence(_like), Pad, Crop, EyeLike, ConstantOp, ROIPooling and
+    CosDistanceWithNegativeSamples records."""
     import subprocess
     if not os.path.exists(_CNTK27):
         pytest.skip("real CNTK 2.7 is not installed")
@@ -220,7 +224,7 @@ def test_cntk27_written_sequence_pad_crop_and_constant_ops_load_and_match(tmp_pa
     data = {"x": np.load(str(tmp_path / "x.npy")), "m": np.load(str(tmp_path / "m.npy")),
             "s": [np.load(str(tmp_path / ("s%d.npy" % i))) for i in range(2)]}
     names = sorted(p.name[:-6] for p in tmp_path.glob("*.model"))
-    assert len(names) == 15
+    assert len(names) == 17
     for k in names:
         model = C.load_model(str(tmp_path / (k + ".model")))
         got = model.eval({a: data[a.name] for a in model.arguments})

@@ -118,6 +118,13 @@ def _cases():
         "ReduceProdOverSequences": lambda x, s: C.reduce_prod(C.sigmoid(s), axis=C.Axis.all_axes()),
         "ReduceLogSumOverSequences": lambda x, s: C.reduce_log_sum_exp(s, axis=C.Axis.all_axes()),
         "ReduceMean over all axes": lambda x, s: C.reduce_mean(x, axis=C.Axis.all_axes()),
+        "ReduceL1OverSequences": lambda x, s: C.reduce_l1(s, axis=C.Axis.all_axes()),
+        "ReduceL2OverSequences": lambda x, s: C.reduce_l2(s, axis=C.Axis.all_axes()),
+        "ReduceSumSquareOverSequences": lambda x, s: C.reduce_sum_square(s, axis=C.Axis.all_axes()),
+        "ROIPooling": lambda x, s: C.roipooling(C.reshape(x, (1, 3, 4)), C.reconcile_dynamic_axes(C.constant(np.array(
+            [[0, 0, 3, 2], [1, 0, 4, 3]], np.float32)), x), C.MAX_POOLING, (2, 2), 1.0),  # rois per sample
+        "CosineDistanceWithNegativeSamples": lambda x, s: C.cosine_distance_with_negative_samples(
+            C.reduce_sum(x, 0), C.reduce_sum(x, 0) * 2 + 1, 1, 1),
         "Unpooling": lambda x, s: C.unpooling(C.pooling(C.reshape(x, (1, 3, 4)), C.MAX_POOLING, (1, 2), (1, 2)),
                                               C.reshape(x, (1, 3, 4)), C.MAX_UNPOOLING, (1, 2), (1, 2)),
         "Pad": lambda x, s: C.pad(x, [(1, 0), (2, 1)], constant_value=0.5),
