@@ -9,3 +9,13 @@ def _isolated_numpy_print_options():
     saved = np.get_printoptions()
     yield
     np.set_printoptions(**saved)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_automatic_random_seeds():
+    """CNTK's automatic seed counter is process-wide (set_fixed_random_seed fixes it for every later learner and
+    random node); restore it after each test so one test's fixed seed does not leak into the next."""
+    from cntk_compat.core import cntk_rng
+    saved = dict(cntk_rng._seed_state)
+    yield
+    cntk_rng._seed_state.update(saved)
