@@ -346,8 +346,30 @@ def _as_float(fn):
     return compare
 
 
+class _ParamReLU(torch.autograd.Function):
+    """x where x >= 0, alpha * x elsewhere; the gradient for x is 1 at 0, as in CNTK. One mask kept for backward
+    (autograd through torch.where took four passes over the data there)."""
+
+    @staticmethod
+    def forward(ctx, alpha, x):
+        neg = x < 0
+        ctx.save_for_backward(alpha, x, neg)
+        return torch.where(neg, alpha * x, x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        alpha, x, neg = ctx.saved_tensors
+        g_x = g_alpha = None
+        if ctx.needs_input_grad[1]:
+            g_x = torch.where(neg, grad * alpha, grad).sum_to_size(x.shape)
+        if ctx.needs_input_grad[0]:
+            g_alpha = torch.where(neg, grad * x, torch.zeros((), dtype=grad.dtype, device=grad.device))
+            g_alpha = g_alpha.sum_to_size(alpha.shape)
+        return g_alpha, g_x
+
+
 def _param_relu(alpha, x):
-    return torch.where(x < 0, alpha * x, x)
+    return _ParamReLU.apply(alpha, x)
 
 
 def _element_and(a, b):

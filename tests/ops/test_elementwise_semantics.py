@@ -49,3 +49,15 @@ def test_gradient_without_differentiable_path_is_zero():
     for f in (C.stop_gradient(x), C.greater(x, 1), C.hardmax(x), C.zeros_like(x)):
         g = f.grad({x: np.array([[1.0, 2.0, 3.0]], np.float32)})
         np.testing.assert_array_equal(g, np.zeros((1, 3), np.float32))
+
+
+def test_param_relu_values_and_gradients_as_cntk():
+    # CNTK 2.7: the gradient for x is 1 at x == 0 (alpha only where x < 0); alpha's gradient sums x there
+    x = C.input_variable(4, needs_gradient=True)
+    a = C.parameter(init=np.array([0.2, 0.3, 0.4, 0.5], np.float32))
+    y = C.param_relu(a, x)
+    v = np.array([[-1, 0, 2, -3], [-2, 1, -1, 0]], np.float32)
+    np.testing.assert_array_equal(y.eval({x: v}), np.where(v < 0, v * np.array([0.2, 0.3, 0.4, 0.5], np.float32), v))
+    g = y.grad({x: v}, wrt=[a, x])
+    np.testing.assert_allclose(g[a], [-3.0, 0.0, -1.0, -3.0])
+    np.testing.assert_allclose(g[x], [[0.2, 1.0, 1.0, 0.5], [0.2, 1.0, 0.4, 1.0]], rtol=1e-7)
