@@ -366,6 +366,8 @@ def _unpooling(node):
 
 
 ENCODERS["Unpooling"] = _unpooling
+ENCODERS.update({"Assign": _plain(73), "LambdaRank": _plain(59), "NDCG1Eval": _plain(60),
+                 "StraightThrough": _plain(94)})
 ENCODERS["ROIPooling"] = lambda n: (47, list(n._inputs), {
     "poolingType": SizeT(0), "roiOutputShape": _shape(reversed(n._attributes["output_shape"])),
     "spatialScale": float(n._attributes["spatial_scale"])})
@@ -557,7 +559,6 @@ _NOT_MAPPED = "no CNTK record is mapped for it yet"
 NOT_EXPRESSIBLE = {
     "UserFunction": "a Python user function: CNTK would need the user's class (this package's archive keeps its "
                     "serialize() state)",
-    "Assign": _NOT_MAPPED, "LambdaRank": _NOT_MAPPED, "NDCG1Eval": _NOT_MAPPED, "StraightThrough": _NOT_MAPPED,
     "SequentialConvolution": "CNTK writes it as a ConvolutionSequenceShape/UnpackSequence/Convolution/ToSequence "
                              "graph, which this writer does not produce yet",
 }

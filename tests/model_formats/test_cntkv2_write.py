@@ -125,6 +125,12 @@ def _cases():
             [[0, 0, 3, 2], [1, 0, 4, 3]], np.float32)), x), C.MAX_POOLING, (2, 2), 1.0),  # rois per sample
         "CosineDistanceWithNegativeSamples": lambda x, s: C.cosine_distance_with_negative_samples(
             C.reduce_sum(x, 0), C.reduce_sum(x, 0) * 2 + 1, 1, 1),
+        "StraightThrough": lambda x, s: C.straight_through_impl(x),
+        "Assign": lambda x, s: C.assign(_param((4,), 3), C.reshape(C.reduce_sum(_const((3, 4)), 0), (4,))),  # no dynamic axes, as CNTK requires
+        "LambdaRank": lambda x, s: C.lambda_rank(C.reshape(C.reduce_sum(x, 1), (3,))[0:1], C.abs(
+            C.reshape(C.reduce_sum(x, 0), (4,))[0:1]), C.reshape(C.reduce_sum(x, 1), (3,))[1:2] * 0),
+        "NDCG1Eval": lambda x, s: C.ndcg_at_1(C.reshape(C.reduce_sum(x, 1), (3,))[0:1], C.abs(
+            C.reshape(C.reduce_sum(x, 0), (4,))[0:1]), C.reshape(C.reduce_sum(x, 1), (3,))[1:2] * 0),
         "Unpooling": lambda x, s: C.unpooling(C.pooling(C.reshape(x, (1, 3, 4)), C.MAX_POOLING, (1, 2), (1, 2)),
                                               C.reshape(x, (1, 3, 4)), C.MAX_UNPOOLING, (1, 2), (1, 2)),
         "Pad": lambda x, s: C.pad(x, [(1, 0), (2, 1)], constant_value=0.5),
@@ -168,6 +174,9 @@ def _cases():
 
 CASES = _cases()
 # random draws: CNTK 2.7's generator is not this package's, so under CNTK only the shapes are compared
+# the file is CNTK's record and CNTK 2.7 loads it, but this package's lambda_rank/ndcg_at_1 compute other values
+# than CNTK 2.7's (test_ranking_ops_compute_cntk27s_values below): compared by shape until the ops agree
+OP_VALUE_MISMATCH = {"LambdaRank", "NDCG1Eval"}
 RANDOM_CASES = {"UniformRandom", "NormalRandom", "GumbelRandom", "BernoulliRandom", "UniformRandomLike",
                 "NormalRandomLike", "GumbelRandomLike", "BernoulliRandomLike", "RandomSample"}
 
@@ -293,7 +302,7 @@ def test_cntk27_loads_every_case_and_computes_the_same(tmp_path):
         if isinstance(ours, list) != isinstance(theirs, list):
             ours, theirs = np.asarray(ours), np.asarray(theirs)
         try:
-            if stem in RANDOM_CASES:
+            if stem in RANDOM_CASES or stem in OP_VALUE_MISMATCH:
                 assert np.shape(ours) == np.shape(theirs), (np.shape(ours), np.shape(theirs))
             else:
                 _same(ours, theirs)
@@ -324,3 +333,16 @@ def test_restore_and_checkpoints_bring_back_constants(tmp_path):
     assert {v for _, v in values()} == {2.0}
     f.restore(str(tmp_path / "f.model"))
     assert {v for _, v in values()} == {1.0}
+
+
+@pytest.mark.xfail(strict=True, reason="lambda_rank/ndcg_at_1 differ from CNTK 2.7's values (ops/ranking.py)")
+def test_ranking_ops_compute_cntk27s_values():
+    # values CNTK 2.7 computes for these inputs (checked with it)
+    score, gain, group = (C.input_variable(1, name=n) for n in ("score", "gain", "group"))
+    lr, ndcg = C.lambda_rank(score, gain, group), C.ndcg_at_1(score, gain, group)
+    feed = {score: np.array([[0.3], [0.9], [0.1]], np.float32), gain: np.array([[1.], [0.], [2.]], np.float32),
+            group: np.zeros((3, 1), np.float32)}
+    np.testing.assert_allclose([lr.eval(feed), ndcg.eval(feed)], [55.360527, 0.0], rtol=1e-5)
+    feed = {score: np.array([[0.3], [0.9]], np.float32), gain: np.array([[1.], [2.]], np.float32),
+            group: np.zeros((2, 1), np.float32)}
+    np.testing.assert_allclose([lr.eval(feed), ndcg.eval(feed)], [-32.634235, 400.0], rtol=1e-5)
