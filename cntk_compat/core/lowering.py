@@ -26,6 +26,13 @@ from .reinference import primitive_nodes
 from .variables import FreeDimension, InferredDimension
 
 _CACHE = weakref.WeakKeyDictionary()
+_CHECKED = {"on": False}   # CNTK's checked mode: networks compiled while it is on check their nodes for NaN
+
+
+def set_checked(enable):
+    """Lower from now on with (or without) checked mode; already lowered functions keep theirs, as CNTK's
+    compiled networks do."""
+    _CHECKED["on"] = bool(enable)
 
 
 def _align(t, n_dyn, new_dyn, pad_static):
@@ -51,6 +58,7 @@ class LoweredFunction(torch.fx.GraphModule):
         self.mask_axes = mask_axes
         self.output_uids = [o.uid for o in outputs]
         self.made_mask_axes = list(made_mask_axes)
+        self.checked = False    # set by lower() in checked mode: the debugging tracer checks every node for NaN
 
     def __reduce__(self):
         """Pickled as its graph and the modules and tensors it reads (torch.save(module)); fx's own reduce would
@@ -339,6 +347,8 @@ class _Builder(object):
             kwargs["slots"] = self.slots[carried_axis.name]
         result = self.graph.call_function(op.compute, tuple(args), kwargs)
         result.meta["cntk_uid"] = node.uid  # for per-node reports (debugging tracer, node timing)
+        result.meta["cntk_op"] = node._op_name  # for checked mode's message
+        result.meta["cntk_shape"] = node._outputs[0]._shape if node._outputs else None
         if self.loop_step:
             mark_step_node(result, op, node)
         else:
@@ -373,5 +383,6 @@ def lower(outputs, arguments, training=False):
         use_final_states(b.graph, b.root)
         module = LoweredFunction(b.root, b.graph, arguments, b.mask_axes, outputs, made)
         module.train(training)
+        module.checked = _CHECKED["on"]
         per_output[key] = module
     return module

@@ -4,7 +4,7 @@ CNTK's engine evaluates node by node; here a graph runs as one lowered torch mod
 torch's own machinery:
 
 - deterministic algorithms: torch's deterministic kernels and cuDNN without autotuning;
-- checked mode: a flag only (see :func:`set_checked_mode`);
+- checked mode: NaN checks of the Functions compiled while it is on (see :func:`set_checked_mode`);
 - trace level and node timing: see :mod:`.tracing` (a forward hook on the lowered modules).
 """
 import warnings
@@ -36,11 +36,13 @@ def force_deterministic(seed):
 
 
 def set_checked_mode(enable):
-    """Accepted and remembered, but it changes nothing here. CNTK's checked mode fills the gaps of padded
-    sequences with NaN (to catch ops that read them) and verifies the graph again after free axes are bound;
-    here every op masks padding by construction and shapes are verified when a Function is lowered. NaN and
-    infinite values stay legal results, as in CNTK; to find where a NaN gradient comes from, use
-    ``torch.autograd.set_detect_anomaly(True)``."""
+    """CNTK's checked mode: a Function first evaluated (compiled) while it is on checks the output of every
+    node for NaN and raises ``RuntimeError("<node> <Op> operation unexpectedly produced NaN values.")`` after
+    printing CNTK's ``HasNan: NaN detected at EndForwardProp (row,col) in (rows,cols) matrix`` line; as in
+    CNTK, a Function compiled before stays unchecked and one compiled in checked mode stays checked when the
+    mode is turned off. (CNTK's checked mode also filled the gaps of padded sequences with NaN to catch ops
+    that read them; here every op masks padding by construction.) To find where a NaN gradient comes from,
+    use ``torch.autograd.set_detect_anomaly(True)``."""
     cntk_py.set_checked_mode(enable)
 
 

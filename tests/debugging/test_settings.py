@@ -110,3 +110,28 @@ def test_node_timing_is_reported_by_print_node_timing_as_cntk_prints_it(restore_
     trainer.print_node_timing()
     assert rows[times_uid[0]][2:] == re.search(re.escape(times_uid[0]) + r" .*fwd# (\d+)\|bwd# (\d+)",
                                                capsys.readouterr().err).groups()
+
+
+def test_checked_mode_stops_at_a_node_producing_nan_as_cntk(restore_torch_flags, capsys):
+    # CNTK 2.7: a Function compiled (first evaluated) in checked mode raises at the first node whose output
+    # holds a NaN; one compiled before stays unchecked, and a checked one stays checked after the mode is off
+    w, x = C.input_variable(1), C.input_variable(1)
+    y = C.layers.Sequential([C.square, C.square, C.square])
+    data = {w: np.array([[3.0]], np.float32), x: np.array([[3.0]], np.float32)}
+    before = C.exp(-y(x)) * C.exp(y(w)) + 1          # exp(-6561) * exp(6561) = 0 * inf
+    assert np.isnan(before.eval(data)).all()
+    try:
+        set_checked_mode(True)
+        assert np.isnan(before.eval(data)).all()
+        checked = C.exp(-y(x)) * C.exp(y(w)) + 1
+        times = checked.root_function.inputs[0].owner
+        with pytest.raises(RuntimeError) as e:
+            checked.eval(data)
+        assert str(e.value) == "%s ElementTimes operation unexpectedly produced NaN values." % times.uid
+        assert "HasNan: NaN detected at EndForwardProp (0,0) in (1,1) matrix" in capsys.readouterr().err
+        finite = C.log(C.constant(-1.0) * x)           # CNTK's log of a negative number is finite (-85.1)
+        assert np.isfinite(finite.eval(data)).all()
+    finally:
+        set_checked_mode(False)
+    with pytest.raises(RuntimeError, match="unexpectedly produced NaN values"):
+        checked.eval(data)
