@@ -47,11 +47,18 @@ def _times_infer(inputs, attributes):
     return [OutputSpec(tuple(lead) + tuple(w._shape[k:]), dtype, axes)]
 
 
+_SAME_SIZE_INTEGER = {torch.float32: torch.int32, torch.float64: torch.int64, torch.float16: torch.int16,
+                      torch.bfloat16: torch.int16}
+
+
 def _sparse_rows_times(x, w):
     """x·w for a sparse input held densely (one-hot words): the rows of w its nonzeros pick, weighted and summed,
     instead of a dense product over the whole vocabulary (in both directions of autograd)."""
     flat = x.reshape(-1, x.shape[-1])
-    rows, cols = flat.nonzero(as_tuple=True)
+    # the search reads the values' bits as integers, a third faster than comparing floats; a -0.0 is then found
+    # too and adds its (signed) zero products, as the dense product would
+    bits = _SAME_SIZE_INTEGER.get(flat.dtype)
+    rows, cols = (flat if bits is None else flat.view(bits)).nonzero(as_tuple=True)
     picked = w.index_select(0, cols) * flat[rows, cols].unsqueeze(1).to(w.dtype)
     out = w.new_zeros((flat.shape[0], w.shape[1])).index_add_(0, rows, picked)
     return out.reshape(tuple(x.shape[:-1]) + (w.shape[1],))
