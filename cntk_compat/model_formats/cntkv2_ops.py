@@ -217,6 +217,10 @@ def _reduce(inputs, attrs, name):
             return C.sequence.reduce_max(x, name=name)
         raise ValueError("ReduceElements %s: %s over a dynamic axis is not supported" % (name, op))
     axis = axes[0] if len(axes) == 1 else tuple(axes)
+    if keep and op not in ("Argmax", "Argmin") and isinstance(axis, C.Axis) and axis == C.Axis.all_static_axes() \
+            and x.shape is not None:
+        # kept dimensions over all static axes (CNTK's Python API writes False here): CNTK keeps each as 1
+        axis = tuple(range(len(x.shape)))
     fn = getattr(C, _REDUCTIONS[op])
     if op in ("Argmax", "Argmin"):
         return fn(x, axis=axis, name=name)

@@ -193,8 +193,9 @@ def _reduce(node):
     r = _rank(x)
     stored = [StoredAxis(AXIS_ALL_STATIC, "AllStaticAxes", False)] if axes is None else \
         [_static(ax, r, "Reduce") for ax in axes]
+    # over all static axes CNTK writes keepDimensions False (the result is a scalar per sample)
     return 39, [x], {"reductionOpName": name, "axisVec": stored,
-                     "reductionKeepDimensions": bool(a.get("keepdims", True))}
+                     "reductionKeepDimensions": bool(a.get("keepdims", True)) and axes is not None}
 
 
 def _arg_reduce(name):
@@ -203,7 +204,7 @@ def _arg_reduce(name):
         axis = node._attributes.get("axis")
         stored = StoredAxis(AXIS_ALL_STATIC, "AllStaticAxes", False) if axis is None \
             else _static(axis, _rank(x), name)
-        return 39, [x], {"reductionOpName": name, "axis": stored, "reductionKeepDimensions": True}
+        return 39, [x], {"reductionOpName": name, "axis": stored, "reductionKeepDimensions": axis is not None}
     return encode
 
 

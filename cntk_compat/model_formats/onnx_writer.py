@@ -736,13 +736,13 @@ def _reduce(w, fn, ins, outs, base):
     x = fn._inputs[0]
     op_type = _REDUCE[a["kind"]]
     src = ins[0]
-    if a.get("all_dynamic"):  # every axis, the batch axis included: a tensor of ones without dynamic axes
-        if x.has_sequence_axis() or a["axes"] is not None or not a.get("keepdims", True):
+    if a.get("all_dynamic"):  # every axis, the batch axis included: one scalar without dynamic axes
+        if x.has_sequence_axis() or a["axes"] is not None:
             raise NotExpressible("a reduction over all axes of a sequence or with selected static axes")
-        t = w.temp(base + "_all")
-        w.node(op_type, [src], [t], base, axes=list(range(_lead(x) + len(x.shape))), keepdims=1)
-        w.node("Squeeze", [t], outs, base + "_squeeze", axes=list(range(_lead(x))))
+        w.node(op_type, [src], outs, base, axes=list(range(_lead(x) + len(x.shape))), keepdims=0)
         return
+    # over all static axes the result is a scalar per sample, whatever keepdims says (CNTK 2.7)
+    keepdims = 1 if a.get("keepdims", True) and a["axes"] is not None else 0
     if a["axes"] is None:
         static = list(range(_lead(x), _lead(x) + len(x.shape)))
     else:
@@ -752,11 +752,11 @@ def _reduce(w, fn, ins, outs, base):
             raise NotExpressible("a reduction over the batch axis of a sequence")
         if static:
             t = w.temp(base + "_static")
-            w.node(op_type, [src], [t], base + "_static", axes=static, keepdims=1 if a.get("keepdims", True) else 0)
+            w.node(op_type, [src], [t], base + "_static", axes=static, keepdims=keepdims)
             src = t
         w.node(op_type, [src], outs, base, axes=[0], keepdims=0)
         return
-    w.node(op_type, [src], outs, base, axes=static, keepdims=1 if a.get("keepdims", True) else 0)
+    w.node(op_type, [src], outs, base, axes=static, keepdims=keepdims)
 
 
 def _times(w, fn, ins, outs, base, transpose_right=False):

@@ -38,6 +38,10 @@ def _reduce_infer(inputs, attributes):
         dyn = tuple(a for a in dyn if a.name != BATCH_AXIS_NAME)
     if x._shape is None:
         return [OutputSpec(None, x._dtype, dyn)]
+    if attributes["axes"] is None:
+        # all static axes (axis=None, Axis.all_static_axes() or Axis.all_axes()): a scalar per sample, or one
+        # scalar, whatever keepdims says (CNTK 2.7)
+        return [OutputSpec((), x._dtype, dyn)]
     axes = resolve_axes(attributes["axes"], len(x._shape), attributes["kind"])
     if keepdims:
         shape = tuple(1 if k in axes else d for k, d in enumerate(x._shape))
@@ -96,7 +100,7 @@ def _reduce_prepare(node):
         dyn_dims = (0,)
     static = resolve_axes(a["axes"], len(x._shape), a["kind"])
     return {"kind": a["kind"], "static_dims": tuple(n_dyn + k for k in static), "dyn_dims": dyn_dims,
-            "keepdims": a["keepdims"]}
+            "keepdims": a["keepdims"] and a["axes"] is not None}
 
 
 # what the padding of a sequence is filled with so that it does not change the reduction
@@ -180,7 +184,7 @@ def _arg_infer(inputs, attributes):
     if axis is not None:
         axis = normalize_axis(axis, len(x._shape), "argmax/argmin")
     if axis is None:
-        shape = (1,)
+        shape = ()  # the index into the flattened sample, a scalar (CNTK 2.7)
     else:
         shape = tuple(1 if k == axis else d for k, d in enumerate(x._shape))
     return [OutputSpec(shape, x._dtype, x._dynamic_axes, needs_gradient=False)]
@@ -189,7 +193,7 @@ def _arg_infer(inputs, attributes):
 def _arg_extreme(x, n_dyn, axis, largest):
     if axis is None:
         flat = x.reshape(tuple(x.shape[:n_dyn]) + (-1,))
-        idx = flat.argmax(dim=-1, keepdim=True) if largest else flat.argmin(dim=-1, keepdim=True)
+        idx = flat.argmax(dim=-1) if largest else flat.argmin(dim=-1)
     else:
         idx = x.argmax(dim=n_dyn + axis, keepdim=True) if largest else x.argmin(dim=n_dyn + axis, keepdim=True)
     return idx.to(x.dtype)
