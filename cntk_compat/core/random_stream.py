@@ -5,8 +5,8 @@ is made) and ``rngOffset``, the count of random values the node has drawn so far
 uses a generator seeded from the pair (rngSeed, rngOffset) and then advances rngOffset by ``count``, so the pair
 is the node's whole random state: a checkpoint that stores it, a saved model (whose attributes hold it) and a
 clone continue exactly where the node was. Dropout and the samplers draw from the node's ``std::mt19937_64``
-engine as CNTK 2.7 does on the CPU (``cntk_draw``), whatever the device; random_sample draws from a torch
-generator seeded from (rngSeed, rngOffset) (``generator``).
+engine as CNTK 2.7 does on the CPU (``cntk_draw``), whatever the device; ``generator`` gives a torch generator
+seeded from (rngSeed, rngOffset) for draws CNTK's numbers are not known for.
 
 The RandomStream module is owned by the node (so it survives across the lowered modules cached for different
 input signatures) and shares the node's attribute dict, where ``set_attribute('rngSeed', s)`` restarts it; a

@@ -3,7 +3,7 @@
 Each random node owns its random state, CNTK's (rngSeed, rngOffset) pair (core.random_stream), so repeated
 evaluations continue one stream of draws and checkpoints and saved models continue it exactly;
 set_attribute('rngSeed', s) restarts it. The samplers of cntk.random draw CNTK 2.7's numbers from the node's
-``std::mt19937_64`` engine (on the CPU, whatever the device); random_sample draws from a torch generator.
+``std::mt19937_64`` engine (on the CPU, whatever the device), and so does random_sample.
 """
 import math
 
@@ -121,14 +121,42 @@ def _checked_probabilities(weights, op_name):
     return w / total
 
 
+def _std_uniform_classes(draws, prefix):
+    """Classes as CNTK 2.7's RandomSample picks them from mt19937_64 ``draws``: a value of
+    std::uniform_real_distribution<double>(0, total) (libstdc++: the draw / 2**64, kept below 1, times total),
+    then the first class whose running weight sum reaches it (std::lower_bound)."""
+    u = np.minimum(draws.astype(np.float64) / 18446744073709551616.0, np.nextafter(1.0, 0.0))
+    return np.searchsorted(prefix, u * prefix[-1], side="left")
+
+
+def _draw_classes(engine, prefix, num_samples, allow_duplicates):
+    if allow_duplicates:
+        return _std_uniform_classes(engine.take(num_samples), prefix)
+    # without replacement CNTK draws again while a class comes up a second time (rejection)
+    chosen, seen = [], set()
+    while len(chosen) < num_samples:
+        used = 0
+        for idx in _std_uniform_classes(engine.peek(num_samples - len(chosen)), prefix).tolist():
+            used += 1
+            if idx not in seen:
+                seen.add(idx)
+                chosen.append(idx)
+                if len(chosen) == num_samples:
+                    break
+        engine.skip(used)  # the draws looked at and not needed stay in the stream
+    return np.asarray(chosen, dtype=np.int64)
+
+
 def _random_sample(weights, num_samples, allow_duplicates, random):
     p = _checked_probabilities(weights, "random_sample")
     if not allow_duplicates and int((p > 0).sum()) < num_samples:
         raise ValueError("random_sample: %d samples without replacement need at least as many classes with a "
                          "positive weight, got %d" % (num_samples, int((p > 0).sum())))
-    idx = torch.multinomial(p, num_samples, replacement=allow_duplicates, generator=random.generator(num_samples))
+    # the running sums of the weights as CNTK forms them: each weight in its own precision, added in double
+    prefix = np.cumsum(weights.detach().to("cpu").reshape(-1).numpy().astype(np.float64))
+    idx = random.cntk_draw(lambda engine: _draw_classes(engine, prefix, num_samples, allow_duplicates))
     out = torch.zeros((num_samples, p.numel()), dtype=weights.dtype, device=weights.device)
-    return out.scatter_(1, idx.to(weights.device).unsqueeze(1), 1.0)
+    return out.scatter_(1, torch.as_tensor(idx, device=weights.device).unsqueeze(1), 1.0)
 
 
 def _expected_tries(p, num_samples):

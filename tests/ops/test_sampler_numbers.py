@@ -45,3 +45,27 @@ def test_sampler_values_are_cntks(kind, dtype):
     digest, first = CASES[(kind, dtype)]
     assert [float(v).hex() for v in calls[1][:2]] == first
     assert hashlib.sha256(np.stack(calls).astype('<f8').tobytes()).hexdigest() == digest
+
+
+def _drawn_classes(sampler, count, classes):
+    r = sampler.eval()
+    r = r.toarray() if hasattr(r, "toarray") else np.asarray(r)
+    return np.argmax(r.reshape(count, classes), axis=1).tolist()
+
+
+def test_random_sample_draws_cntk27s_classes():
+    # CNTK 2.7: std::uniform_real_distribution<double>(0, sum of weights) over the node's mt19937_64 engine, then
+    # the first class whose running weight sum reaches the value; the stream goes on from one eval to the next
+    q = C.constant(np.arange(100, dtype=np.float32) + 1)
+    s = C.random_sample(q, 8, True, seed=98052)
+    assert _drawn_classes(s, 8, 100) == [96, 90, 69, 96, 6, 42, 7, 34]
+    assert _drawn_classes(s, 8, 100) == [84, 54, 20, 99, 68, 64, 32, 68]
+
+
+def test_random_sample_without_replacement_draws_cntk27s_classes():
+    # CNTK 2.7 draws again while a class comes up a second time
+    q = C.constant(np.array([50, 1, 1, 30, 5, 5, 2, 2, 2, 2], dtype=np.float32))
+    s = C.random_sample(q, 6, False, seed=7)
+    assert _drawn_classes(s, 6, 10) == [3, 7, 0, 5, 4, 9]
+    assert _drawn_classes(s, 6, 10) == [9, 4, 0, 3, 1, 5]
+    assert _drawn_classes(s, 6, 10) == [3, 0, 8, 1, 5, 2]
