@@ -9,6 +9,7 @@ from . import device as _device
 from . import graph_version
 from .feeding import to_value
 from .function import Function, as_variable, output_variables
+from .graph import walk
 from .fused_recurrence import fused_kernels_enabled
 from .hooks import provide
 from .lowering import lower
@@ -325,13 +326,41 @@ def backward(state, root_gradients, variables, as_numpy=True):
         for k, g in zip(sources, found):
             got[k] = g
     result = {}
+    sparse = None
     for v, g in zip(wanted, got):
         if g is None:
             g = torch.zeros_like(state.wrt[v])
-        # as_numpy=False gives a Parameter's gradient as a Value too (.data, .asarray()), like CNTK
-        result[v] = _convert(v, g, state.lengths, as_numpy) if as_numpy or not v.is_parameter else \
-            Value(_tensor=g.detach(), _lengths=None)
+        if as_numpy or not v.is_parameter:
+            result[v] = _convert(v, g, state.lengths, as_numpy)
+            continue
+        # as_numpy=False gives a Parameter's gradient as a Value too (.data, .asarray()), like CNTK, marked
+        # sparse where CNTK's is
+        if sparse is None:
+            sparse = _sparse_gradients(state.outputs)
+        result[v] = Value(_tensor=g.detach(), _lengths=None, _is_sparse=sparse(v))
     return result
+
+
+def _sparse_gradients(roots):
+    """A predicate: whether CNTK's gradient of the graph below ``roots`` with respect to a variable is sparse,
+    i.e. every use of the variable passes a sparse gradient to it (the ops' registry rule sparse_gradient)."""
+    uses = {}
+    for node in walk(list(roots)).nodes:
+        for k, v in enumerate(node._inputs):
+            uses.setdefault(id(v), []).append((node, k))
+    memo = {}
+
+    def sparse(v):
+        key = id(v)
+        if key not in memo:
+            memo[key] = False  # while deciding (a loop): dense
+            found = uses.get(key)
+            memo[key] = bool(found) and all(
+                node._op.sparse_gradient is not None and
+                node._op.sparse_gradient(node, k, lambda node=node: all(sparse(o) for o in node._outputs))
+                for node, k in found)
+        return memo[key]
+    return sparse
 
 
 def _valid_steps(var, tensor, lengths_by_axis):

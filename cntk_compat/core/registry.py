@@ -58,13 +58,17 @@ class OpDef(object):
         torch's fused kernels are recognized by it): "matmul" (times of a vector by a matrix when output_rank is
         1), "add", "sub" (left minus right), "mul", "sigmoid", "tanh", "relu", "slice", "identity"; None for
         every other op.
+    sparse_gradient(node, k, output_gradient_is_sparse) -> bool: whether the gradient this op passes to its
+        input k is sparse, as CNTK hands it out from grad/backward (a sparse Value: e.g. the rows of the right
+        operand of times that a sparse left operand selects); ``output_gradient_is_sparse()`` tells whether the
+        gradient arriving at the op's output is. None: dense.
     """
 
     def __init__(self, name, infer, compute, prepare=None, elementwise=False, infer_partial=None,
                  uses_training=False, uses_mask=False, uses_masks=False, makes_mask=False, stepwise=False,
                  delay=None, sequence_initial_state=None, carries_state=False, outputs_are_inputs=False,
                  save_state=None, load_node=None, uses_random=False, algebra=None, owned_state=None,
-                 public_attributes=None):
+                 public_attributes=None, sparse_gradient=None):
         if delay not in (None, "past", "future"):
             raise ValueError("op %s: delay must be None, 'past' or 'future', got %r" % (name, delay))
         if (save_state is None) != (load_node is None):
@@ -90,6 +94,7 @@ class OpDef(object):
         self.save_state = save_state
         self.load_node = load_node
         self.public_attributes = public_attributes
+        self.sparse_gradient = sparse_gradient
 
     @property
     def sees_whole_sequences(self):

@@ -100,6 +100,8 @@ def _times_prepare(node):
 
 
 register_op("Times", _times_infer, _times, prepare=_times_prepare, algebra="matmul",
+            # a sparse left operand selects rows of the right one: their gradient is sparse (CNTK's)
+            sparse_gradient=lambda node, k, output_sparse: k == 1 and bool(node._inputs[0]._is_sparse),
             public_attributes=lambda attrs, node: {"outputRank": int(attrs["output_rank"]),
                                                    "inferInputRankToMap": int(attrs["infer_input_rank_to_map"])})
 

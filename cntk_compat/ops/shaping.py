@@ -71,7 +71,8 @@ def _reshape_public(attrs, node):
     return {"newShape": tuple(attrs["shape"]), "beginAxis": Axis(rank - end), "endAxis": Axis(rank - begin)}
 
 
-register_op("Reshape", _reshape_infer, _reshape, prepare=_reshape_prepare, public_attributes=_reshape_public)
+register_op("Reshape", _reshape_infer, _reshape, prepare=_reshape_prepare, public_attributes=_reshape_public,
+            sparse_gradient=lambda node, k, output_sparse: output_sparse())
 
 
 def _static_index(axis, rank, op_name, allow_end=False):
