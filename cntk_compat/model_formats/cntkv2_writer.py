@@ -563,6 +563,8 @@ NOT_EXPRESSIBLE = {
     "SequentialConvolution": "CNTK writes it as a ConvolutionSequenceShape/UnpackSequence/Convolution/ToSequence "
                              "graph, which this writer does not produce yet",
 }
+for _name in ("WhereSingleStep", "SequenceGatherSingleStep"):
+    NOT_EXPRESSIBLE[_name] = "a where/gather with new_sequence_axis_typeinfo=(0, 1) (no sequence axis): not mapped yet"
 
 
 # ops CNTK writes as Where -> PackedIndex -> GatherPacked/ScatterPacked chains inside a block (_Writer.chain)

@@ -171,6 +171,18 @@ def _where_gather(rng):
     return C.sequence.gather(s, cond), {s: data}, False
 
 
+def _where_single_step(rng):
+    s = C.sequence.input_variable(2, dtype=F64, needs_gradient=True)
+    data = [_rand(rng, (n, 2)) for n in (3, 2)]
+    return C.sequence.where(C.sequence.is_last(s), new_sequence_axis_typeinfo=(0, 1)), {s: data}, False
+
+
+def _gather_single_step(rng):
+    s = C.sequence.input_variable(2, dtype=F64, needs_gradient=True)
+    data = [_rand(rng, (n, 2)) for n in (3, 2)]
+    return C.sequence.gather(s, C.sequence.is_first(s), new_sequence_axis_typeinfo=(0, 1)), {s: data}, True
+
+
 def _eye_like(rng):
     x = C.input_variable(3, dtype=F64)
     return C.eye_like(x), {x: _rand(rng, (3, 3))}, False
@@ -328,7 +340,8 @@ CATALOG = {
     "Convolution": _convolution, "ConvolutionTranspose": _convolution_transpose,
     "BatchNormalization": _batch_normalization, "Splice": _splice, "Select": _select, "Gather": _gather,
     "OneHot": _one_hot, "SequenceBroadcastAs": _sequence_broadcast, "Where": _where, "EyeLikeOp": _eye_like,
-    "SequenceGather": _where_gather,
+    "SequenceGather": _where_gather, "WhereSingleStep": _where_single_step,
+    "SequenceGatherSingleStep": _gather_single_step,
     "Plus": _binary(C.plus), "Minus": _binary(C.minus), "ElementTimes": _binary(C.element_times),
     "ElementDivide": _binary(C.element_divide, positive=True), "Pow": _binary(C.pow, positive=True),
     "ElementMax": _binary(C.element_max, smooth=False), "ElementMin": _binary(C.element_min, smooth=False),

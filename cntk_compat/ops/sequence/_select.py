@@ -2,7 +2,7 @@
 import torch
 
 from ...core.axis import Axis, BATCH_AXIS_NAME
-from ...core.function import as_variable
+from ...core.function import Function, as_variable
 from ...core.registry import OutputSpec, register_op
 from .._common import make, spec_like
 from ._masked import expand_mask, gather_steps, lengths_of, pack_by_counts
@@ -154,11 +154,38 @@ def _infer_where(inputs, attributes):
 register_op("Where", _infer_where, _where, uses_mask=True, makes_mask=True)
 
 
+# new_sequence_axis_typeinfo (0, 1) declares that every new sequence has one step: CNTK 2.7 then gives a result
+# without a sequence axis (the batch axis only), which these variants compute
+
+
+def _single_step(packed):
+    out = packed[0]
+    if out.shape[1] == 0:  # nothing selected anywhere
+        return out.new_zeros((out.shape[0],) + tuple(out.shape[2:]))
+    return out[:, 0]
+
+
+def _is_single_step(typeinfo):
+    return typeinfo is not None and tuple(typeinfo) == (0, 1)
+
+
+def _infer_where_single(inputs, attributes):
+    c = inputs[0]
+    return [OutputSpec((), c._dtype, without_sequence_axis(c), needs_gradient=False)]
+
+
+register_op("WhereSingleStep", _infer_where_single, lambda condition, mask: _single_step(_where(condition, mask)),
+            uses_mask=True)
+
+
 def where(condition, name='', new_sequence_axis_typeinfo=None):
     """The step indices where condition is non-zero (a step with condition k > 1 repeats k times), as a new
     sequence."""
     _check_typeinfo(new_sequence_axis_typeinfo)
     condition = as_variable(condition, "condition")
+    if _is_single_step(new_sequence_axis_typeinfo):
+        return Function._composite(Function._primitive("WhereSingleStep", [condition], {}, name,
+                                                       display_name="Where").outputs)
     return make("Where", [condition], {"new_axis": _where_axis(condition, new_sequence_axis_typeinfo)}, name)
 
 
@@ -171,10 +198,17 @@ def _gather(seq, condition, masks):
 register_op("SequenceGather", _infer_new_axis, _gather, uses_masks=True, makes_mask=True)
 
 
+register_op("SequenceGatherSingleStep", _infer_step,
+            lambda seq, condition, masks: _single_step(_gather(seq, condition, masks)), uses_masks=True)
+
+
 def gather(seq, condition, new_sequence_axis_typeinfo=None, name=''):
     """The elements of seq at the steps where condition is non-zero, packed as a new (shorter) sequence."""
     _check_typeinfo(new_sequence_axis_typeinfo)
     seq, condition = as_variable(seq, "seq"), as_variable(condition, "condition")
+    if _is_single_step(new_sequence_axis_typeinfo):
+        return Function._composite(Function._primitive("SequenceGatherSingleStep", [seq, condition], {}, name,
+                                                       display_name="SequenceGather").outputs)
     return make("SequenceGather", [seq, condition],
                 {"new_axis": _where_axis(condition, new_sequence_axis_typeinfo)}, name)
 
