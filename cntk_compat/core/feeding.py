@@ -43,6 +43,8 @@ def _as_dense_array(var, sample):
         return np.asarray(sample.todense())
     if isinstance(sample, torch.Tensor):
         return sample.detach().cpu().numpy()
+    if isinstance(sample, NDArrayView):  # e.g. one sequence made by NDArrayView.from_csr
+        return sample.tensor.detach().cpu().numpy()
     arr = np.asarray(sample)
     return arr
 
@@ -157,7 +159,7 @@ def _from_list(var, data, device, dtype, shape, is_seq):
             arr = np.asarray(s)
         _check_dtype(var, arr)
         if is_seq:
-            if sparse.issparse(s):
+            if sparse.issparse(s) or (isinstance(s, NDArrayView) and s.is_sparse):
                 arr = arr.reshape((arr.shape[0],) + shape)
             elif _shape_matches(arr.shape, shape) and not _shape_matches(arr.shape[1:], shape):
                 arr = arr[None]
@@ -176,7 +178,9 @@ def _from_list(var, data, device, dtype, shape, is_seq):
         samples.append(arr.astype(dtype, copy=False))
     # as in CNTK, a Value made of CSR matrices is sparse even for a dense input
     return Value.from_batch(samples, is_sequence=is_seq, dtype=dtype, device=device,
-                            is_sparse=var.is_sparse or any(sparse.issparse(s) for s in data))
+                            is_sparse=var.is_sparse or any(sparse.issparse(s) or
+                                                           (isinstance(s, NDArrayView) and s.is_sparse)
+                                                           for s in data))
 
 
 # (kind of data, converter) in the order they are tried; the converter an exact type resolves to is remembered
