@@ -11,4 +11,6 @@ def initial_state_steps(init, init_dynamic, batch, steps, shape, dtype):
     if extra > 0 and all(d == 1 for d in static[:extra]):
         static = static[extra:]
     full = init.reshape((lead, 1) + (1,) * (len(shape) - len(static)) + static)
-    return full.expand((batch, steps) + tuple(shape)).to(dtype)
+    # a free dimension (known only from the data) stays as the initial state has it (1 for a broadcast
+    # constant): the step's ops broadcast it against the inputs' actual size
+    return full.expand((batch, steps) + tuple(d if d >= 0 else -1 for d in shape)).to(dtype)

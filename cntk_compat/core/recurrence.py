@@ -71,6 +71,11 @@ def find_loops(start, node_inputs, done):
     return loops, {id(node) for component in components for node in component}
 
 
+def _cat_broadcast(parts):
+    target = torch.broadcast_shapes(*[p.shape for p in parts])
+    return torch.cat([p.expand(target) for p in parts], 1)
+
+
 class RecurrentLoop(torch.nn.Module):
     """forward(mask, slots, *external_tensors) -> one (B, T, ...) tensor per loop variable.
 
@@ -89,6 +94,7 @@ class RecurrentLoop(torch.nn.Module):
         self.delays = list(delays)
         self.backward = backward
         self.carried = list(carried)
+        self._free_dimensions = any(d < 0 for delay in self.delays for d in delay[4])
 
     def forward(self, mask, slots, *externals):
         batch, steps = mask.shape[0], mask.shape[1]
@@ -110,10 +116,17 @@ class RecurrentLoop(torch.nn.Module):
             delayed = [self._delayed(history, mask, t, steps, d, head) for d, head in zip(self.delays, heads)]
             history[t] = step(*step_inputs, *delayed, step_masks[t])
         n_vars = len(history[0])
-        results = tuple(torch.cat([history[t][k] for t in range(steps)], 1) for k in range(n_vars))
+        if self._free_dimensions:
+            # before the first step reads real data, a free dimension of a delayed value has size 1 (the
+            # initial state broadcast): every step's values take the size the data gave
+            results = tuple(_cat_broadcast([history[t][k] for t in range(steps)]) for k in range(n_vars))
+        else:
+            results = tuple(torch.cat([history[t][k] for t in range(steps)], 1) for k in range(n_vars))
         if slots is not None:
             for delay, carried, head in zip(self.delays, self.carried, heads):
-                carried.keep(torch.cat([head, results[delay[0]]], 1), mask, delay[1], slots)
+                values = results[delay[0]]
+                head = head.expand(tuple(head.shape[:2]) + tuple(values.shape[2:]))  # free dimensions
+                carried.keep(torch.cat([head, values], 1), mask, delay[1], slots)
         return results
 
     def _head(self, externals, batch, delay, k, slots):

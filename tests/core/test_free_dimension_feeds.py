@@ -1,0 +1,41 @@
+"""Free static dimensions in recurrences, and sequences fed as a list of NDArrayViews (CNTK 2.7's
+free_static_axis_test.py::test_free_static_axis_in_recurrence and sequence_test.py's Value.create of
+NDArrayView.from_csr sequences)."""
+import numpy as np
+import scipy.sparse
+
+import cntk as C
+
+
+def test_past_value_loop_over_an_input_with_a_free_dimension():
+    x = C.sequence.input_variable((C.FreeDimension, 2))
+    out_placeholder = C.placeholder()
+    out_past = C.sequence.past_value(out_placeholder)
+    wh = C.parameter(init=np.asarray([[2, 5], [1, 3]], dtype=np.float32))
+    wx = C.parameter(init=np.asarray([[1, 4], [2, 5]], dtype=np.float32))
+    out = C.times(x, wx) + C.times(out_past, wh)
+    out.replace_placeholders({out_placeholder: out})
+    x_data = np.asarray([[0.5, 0.2], [-0.7, 1.2]], np.float32)  # one sequence of one step of shape (2, 2)
+    w_grad, out_val = out.grad({x: x_data}, wrt=[wh, wx], outputs=[out])
+    assert np.allclose(out_val, [[[[0.9, 3.], [1.7, 3.2]]]])
+    assert np.allclose(w_grad[wx], [[-0.2, -0.2], [1.4, 1.4]])
+    # two steps with a free dimension of 3: the second step reads the first through past_value
+    steps = np.arange(12, dtype=np.float32).reshape(1, 2, 3, 2) / 10
+    got = np.asarray(out.eval({x: steps}))
+    first = steps[0, 0] @ wx.value
+    assert np.allclose(got[0, 0], first)
+    assert np.allclose(got[0, 1], steps[0, 1] @ wx.value + first @ wh.value)
+
+
+def test_value_create_from_sparse_ndarrayviews():
+    rows = [[[0, 1, 1], [0, 1, 0]], [[1, 0, 0], [1, 0, 1]]]
+    view1 = C.NDArrayView.from_csr(scipy.sparse.csr_matrix(np.asarray(rows, np.float32).reshape(4, 3)),
+                                   shape=(2, 2, 3), device=C.cpu())
+    view2 = C.NDArrayView.from_csr(scipy.sparse.csr_matrix(np.asarray([[0, 1, 1], [1, 1, 0]], np.float32)),
+                                   shape=(1, 2, 3), device=C.cpu())
+    s = C.sequence.input_variable((2, 3), is_sparse=True)
+    value = C.Value.create(s, [view1, view2], device=C.cpu())
+    assert value.is_sparse
+    got = C.reduce_sum(s, axis=0).eval({s: value})
+    assert np.array_equal(got[0], np.asarray(rows, np.float32).sum(axis=1, keepdims=True))
+    assert np.array_equal(got[1], [[[1, 2, 1]]])
