@@ -186,10 +186,15 @@ class _Reader(object):
     def _where_value(self, pending, uid):
         """A Where result read as a value (sequence.where), not by a PackedIndex."""
         from .. import sequence
+        from ..ops.sequence._select import where_on_new_axis
         scaling = pending.attrs.get("newSequenceAxisLengthScalingFactor", 1)
         additive = pending.attrs.get("newSequenceAxisLengthAdditiveFactor", 0)
-        f = sequence.where(pending.inputs[0], new_sequence_axis_typeinfo=None if (scaling, additive) == (1, 0)
-                           else (scaling, additive), name=pending.name)
+        typeinfo = None if (scaling, additive) == (1, 0) else (scaling, additive)
+        new_axes = pending.attrs.get("newDynamicAxes")
+        if new_axes is not None and any(a.ordered for a in new_axes):
+            f = where_on_new_axis(pending.inputs[0], pending.name, typeinfo)
+        else:
+            f = sequence.where(pending.inputs[0], new_sequence_axis_typeinfo=typeinfo, name=pending.name)
         self._define(pending.uid, f)
         return self.env[uid]
 
@@ -229,6 +234,7 @@ class _Reader(object):
 
     def _packed(self, op, pf, name):
         from .. import sequence
+        from ..ops.sequence._select import gather_on_new_axis
         ins = [self.variable(u) for u in pf["inputs"]]
         where = self._where_chain(ins[1], pf["uid"])
         condition = where.inputs[0]
@@ -240,9 +246,12 @@ class _Reader(object):
             if op == _OP_GATHER_PACKED:
                 new_axes = attrs.get("newDynamicAxes")
                 if new_axes is not None and not any(a.ordered for a in new_axes):
-                    # the result has only the batch axis left: one element per sequence
+                    # the result has only the batch axis left: one element per sequence (a gather with
+                    # typeinfo (0, 1) gives that itself)
+                    if typeinfo == (0, 1):
+                        return sequence.gather(ins[0], condition, typeinfo, name=name)
                     return sequence.first(sequence.gather(ins[0], condition, typeinfo), name=name)
-                return sequence.gather(ins[0], condition, typeinfo, name=name)
+                return gather_on_new_axis(ins[0], condition, typeinfo, name=name)
             return sequence.scatter(ins[0], ins[2] if len(ins) > 2 else condition, name=name)
         except Exception as e:
             raise ValueError("%s: function %s (%s): %s" % (self.what, pf["uid"], OP_NAMES[op], e)) from e

@@ -186,6 +186,12 @@ def where(condition, name='', new_sequence_axis_typeinfo=None):
     if _is_single_step(new_sequence_axis_typeinfo):
         return Function._composite(Function._primitive("WhereSingleStep", [condition], {}, name,
                                                        display_name="Where").outputs)
+    return where_on_new_axis(condition, name, new_sequence_axis_typeinfo)
+
+
+def where_on_new_axis(condition, name='', new_sequence_axis_typeinfo=None):
+    """where whose result always has a new sequence axis, also for typeinfo (0, 1)."""
+    condition = as_variable(condition, "condition")
     return make("Where", [condition], {"new_axis": _where_axis(condition, new_sequence_axis_typeinfo)}, name)
 
 
@@ -209,6 +215,13 @@ def gather(seq, condition, new_sequence_axis_typeinfo=None, name=''):
     if _is_single_step(new_sequence_axis_typeinfo):
         return Function._composite(Function._primitive("SequenceGatherSingleStep", [seq, condition], {}, name,
                                                        display_name="SequenceGather").outputs)
+    return gather_on_new_axis(seq, condition, new_sequence_axis_typeinfo, name)
+
+
+def gather_on_new_axis(seq, condition, new_sequence_axis_typeinfo=None, name=''):
+    """gather whose result always has a new sequence axis, also for typeinfo (0, 1) (CNTK's files spell
+    sequence.slice of one step so: a Where that names its new ordered axis)."""
+    seq, condition = as_variable(seq, "seq"), as_variable(condition, "condition")
     return make("SequenceGather", [seq, condition],
                 {"new_axis": _where_axis(condition, new_sequence_axis_typeinfo)}, name)
 
