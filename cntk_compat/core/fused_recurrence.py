@@ -298,7 +298,7 @@ def store_for_kernel(var):
     call transposes it (see _KernelLayout). Nothing else changes for its users: ``.value``, learners (their
     state follows the parameter's strides), checkpoints and every other op read it by shape. Constants and
     computed weights are left alone."""
-    if not getattr(var, "is_parameter", False):
+    if not getattr(var, "is_parameter", False) or _distributed():
         return
     t = var.tensor
     if t.dim() != 2 or t.shape[0] < 2 or t.t().is_contiguous():
@@ -307,6 +307,13 @@ def store_for_kernel(var):
         # .data keeps the tensor object and its version: graphs already recorded that saved it read the
         # same values through the new strides
         t.data = t.t().contiguous().t()
+
+
+def _distributed():
+    """Whether a process group is running: DistributedDataParallel lays its gradient buckets out by the
+    parameters' strides when it wraps them (and again when it rebuilds them), and the gradient hooks read those
+    buckets as flat views, so parameters keep their layout there (distributed.data_parallel restores it before wrapping)."""
+    return torch.distributed.is_available() and torch.distributed.is_initialized()
 
 
 def kernel_layout(W, gates, cache=None, slot=None):

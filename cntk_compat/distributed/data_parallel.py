@@ -68,6 +68,12 @@ class DataParallelDistributedLearner(DistributedLearner):
     # -- the forward and backward pass --------------------------------------------------------------------
     def _wrap(self, loss_function):
         parameters = [p.tensor for p in self._learner.parameters]
+        for t in parameters:
+            if not t.is_contiguous():
+                # a weight a fused recurrence lowered earlier stored transposed (core.fused_recurrence.
+                # store_for_kernel): DDP's buckets and the gradient hooks' flat views want the plain layout
+                with torch.no_grad():
+                    t.data = t.contiguous()
         in_loss = set(loss_function.parameters)
         module = _LearnedParameters(parameters, [p in in_loss for p in self._learner.parameters])
         self._ddp = DistributedDataParallel(module, gradient_as_bucket_view=True, init_sync=False)

@@ -349,3 +349,13 @@ def test_sequences_of_different_lengths_packed_or_padded_equal_the_step_loop(mon
     np.testing.assert_allclose(fused_out, loop_out, rtol=1e-5, atol=1e-6)
     for a, b in zip(fused_grads, loop_grads):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_weights_keep_their_layout_while_a_process_group_runs(monkeypatch):
+    # DistributedDataParallel lays its gradient buckets out by the parameters' strides
+    monkeypatch.setattr(torch.distributed, "is_initialized", lambda: True)
+    rng = np.random.default_rng(0)
+    x = C.sequence.input_variable(3)
+    f = C.layers.Recurrence(C.layers.LSTM(4))(x)
+    _compare(f, x, _data(rng, [2, 5, 1], 3, np.float32), np.float32, True)
+    assert all(p.tensor.is_contiguous() for p in f.parameters)
