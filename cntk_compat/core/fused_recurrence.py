@@ -426,7 +426,7 @@ class FusedRNN(torch.nn.Module):
         weights = self._weights(W, H, b, x)
         x = x.to(self.dtype)
         full = self.sequences_are_full or bool(mask.all())
-        if not full and _pads_on_mkldnn(self.mode, x, mask):
+        if not full and _pads_on_mkldnn(self.mode, x, mask, dim):
             return self._padded(x, h0, c0, weights, mask, final_state)
         if not full:
             index, batch_sizes, order = _packed_rows(mask.sum(1), steps, self.backward, x.device)
@@ -470,18 +470,22 @@ class FusedRNN(torch.nn.Module):
 # ops whose fixed cost per step does not shrink with the sequences still running. Measured forward and backward
 # (torch 2.14, one thread, 64 and 512 inputs, 128 and 512 units, 32 sequences of up to 60 steps): an LSTM padded
 # to 2.4 times its real steps took 0.59 (128 units) and 0.92 (512 units) of the packed time; a tanh RNN padded
-# to 1.9 times took 0.85 (128 units) but 1.31 (512 units), breaking even near 1.44.
+# to 1.9 times took 0.85 (128 units), 0.91 (256 units) but 1.31 (512 units), breaking even near 1.44 there;
+# padded to 2.4 times it took 1.12 (128 units) and 1.54 (256 units).
 _PADDING_LIMIT = {"lstm": 2.5, "rnn_tanh": 1.4, "rnn_relu": 1.4}
+_SMALL_RNN = (256, 1.9)  # a tanh/relu RNN of at most this many units: its limit
 
 
-def _pads_on_mkldnn(mode, x, mask):
+def _pads_on_mkldnn(mode, x, mask, dim):
     """Whether sequences of different lengths run faster through the full-sequence kernel over the padded batch
     than through the packed kernel: on the CPU in float32 while the padding is at most _PADDING_LIMIT[mode]
-    times the real steps. cuDNN's packed kernels skip the padding themselves."""
+    (_SMALL_RNN's for a small tanh/relu RNN of ``dim`` units) times the real steps. cuDNN's packed kernels skip
+    the padding themselves."""
     if x.device.type != "cpu" or x.dtype != torch.float32 or \
             not (torch.backends.mkldnn.is_available() and torch.backends.mkldnn.enabled):
         return False
-    return mask.numel() <= _PADDING_LIMIT[mode] * int(mask.sum())
+    limit = _SMALL_RNN[1] if mode != "lstm" and dim <= _SMALL_RNN[0] else _PADDING_LIMIT[mode]
+    return mask.numel() <= limit * int(mask.sum())
 
 
 def use_final_states(graph, root):

@@ -336,6 +336,7 @@ def test_sequences_of_different_lengths_packed_or_padded_equal_the_step_loop(mon
     from cntk_compat.core import fused_recurrence
     for mode in list(fused_recurrence._PADDING_LIMIT):
         monkeypatch.setitem(fused_recurrence._PADDING_LIMIT, mode, padding_limit)
+    monkeypatch.setattr(fused_recurrence, "_SMALL_RNN", (256, padding_limit))
     rng = np.random.default_rng(0)
     x = C.sequence.input_variable(3)
     h = C.layers.Recurrence(cell(), go_backwards=go_backwards, initial_state=0.5)(x)
