@@ -1,11 +1,29 @@
-"""Ranking criteria over the whole minibatch: lambda_rank (NDCG loss with LambdaRank gradients) and ndcg_at_1.
+"""Ranking criteria over the whole minibatch, as CNTK 2.7 computes them: lambda_rank and ndcg_at_1.
 
-Samples carry a score, a gain and a group id; samples with the same group id are ranked against each other.
-DCG = sum(gain / log(2 + rank)) with 0-based ranks by decreasing score; NDCG divides by the DCG of the ideal
-order (decreasing gain). Both results are scalars for the minibatch: (1 - mean NDCG) * 100 * N for lambda_rank
-and mean NDCG@1 * 100 * N for ndcg_at_1, N being the number of samples. All pairwise work is done on (N, N)
-matrices.
+Samples carry a score, a gain and a group id. CNTK reads the minibatch as one row of samples (for sequences:
+CNTK's packed layout, see _columns, its gaps included as zeros) and cuts it into
+groups wherever the integer part of the group id changes from one sample to the next, so a group is a run of
+consecutive samples. Inside a group:
+
+* the "ideal" order is the order the samples come in (CNTK expects them sorted by decreasing gain and does not
+  sort them): ideal DCG = sum(gain / ln(2 + position));
+* the ranked order sorts by decreasing score; equal scores put the smaller gain first (then sample order):
+  DCG = sum(gain / ln(2 + rank)); NDCG = DCG / ideal DCG, or 0 where the ideal DCG is 0.
+
+lambda_rank = (1 - sum of the groups' NDCG / number of groups) * 100 * number of samples. Its gradient for the
+scores is CNTK's LambdaRank update, added to the scores' gradient as it is (it does not scale with the gradient
+that reaches lambda_rank's output): for every pair (i, j) of a group with i before j and gain(i) larger than the
+gain of the group's last sample, pairs of (nearly) equal gains left out, lambda = -|delta NDCG(i, j)| /
+(1 + exp(s_i - s_j)) goes to i and -lambda to j, where |delta NDCG| = |(g_i - g_j)(1/ln(2 + rank_j) -
+1/ln(2 + rank_i))| / ideal DCG. CNTK takes the k-th kept pair's score difference from the k-th pair of the full
+list (equal-gain pairs included), so after a skipped pair the differences shift along; that is reproduced.
+With no positive gain in the minibatch there is no update.
+
+ndcg_at_1 = (sum over groups of gain(top ranked) / gain(first sample); groups whose first gain is 0 add 0)
+/ number of groups * 100 * number of samples.
 """
+import math
+
 import torch
 
 from ..core.dtypes import promote
@@ -13,65 +31,131 @@ from ..core.registry import OutputSpec, register_op
 from ._common import make, sanitize_operands
 
 
-def _flat(t):
-    return t.reshape(-1)
+def _columns(mask):
+    """Where CNTK puts each valid step of a batch of sequences: it packs the sequences, in batch order, into
+    rows of the longest sequence's length (each into the first row with room left) and numbers the columns
+    time step by time step, the rows of a step side by side. Returns (the column of each valid step in
+    mask order, the number of columns)."""
+    lengths = mask.sum(1).tolist()
+    width = max(lengths, default=0)
+    used, place = [], []
+    for n in lengths:
+        row = next((r for r, u in enumerate(used) if u + n <= width), len(used))
+        if row == len(used):
+            used.append(0)
+        place.append((row, used[row]))
+        used[row] += n
+    rows = len(used)
+    starts = torch.tensor([p[1] for p in place], dtype=torch.int64, device=mask.device)
+    row_of = torch.tensor([p[0] for p in place], dtype=torch.int64, device=mask.device)
+    steps = torch.arange(mask.shape[1], device=mask.device)
+    columns = (starts[:, None] + steps[None, :]) * rows + row_of[:, None]
+    return columns[mask], width * rows
 
 
-def _ranks(values, same_group):
-    """0-based rank of each sample inside its group by decreasing value (ties keep sample order)."""
-    n = values.shape[0]
-    index = torch.arange(n, device=values.device)
-    ahead = (values[None, :] > values[:, None]) | ((values[None, :] == values[:, None]) & (index[None, :] <
-                                                                                           index[:, None]))
-    return (ahead & same_group).sum(1)
+def _row(x, mask):
+    """The samples as CNTK's matrix columns: batch order, or for sequences CNTK's packed layout with its gaps
+    as zeros."""
+    if mask is None:
+        return x.reshape(-1)
+    x = x.reshape(mask.shape[0], mask.shape[1], -1)[..., 0]
+    columns, n = _columns(mask)
+    return torch.zeros(n, dtype=x.dtype, device=x.device).index_put((columns,), x[mask])
 
 
-def _group_sums(per_sample, same_group):
-    """For every sample: the sum of per_sample over the samples of its group."""
-    return same_group.to(per_sample.dtype) @ per_sample
+def _rows(score, gain, group, masks):
+    mask = next((m for m in masks if m is not None), None)
+    return _row(score, mask), _row(gain, mask).detach(), _row(group, mask).detach()
 
 
-def _ndcg_parts(score, gain, group):
-    same_group = group[:, None] == group[None, :]
-    n = score.shape[0]
-    index = torch.arange(n, device=score.device)
-    group_first = ~((same_group & (index[None, :] < index[:, None])).any(1))
-    discount = 1.0 / torch.log(2.0 + _ranks(score, same_group).to(score.dtype))
-    ideal_discount = 1.0 / torch.log(2.0 + _ranks(gain, same_group).to(score.dtype))
-    return same_group, group_first, discount, ideal_discount
+class _Groups(object):
+    """How a row of samples splits into groups, and where each sample ranks."""
+
+    def __init__(self, score, gain, group):
+        n = score.shape[0]
+        ids = group.to(torch.int64)
+        index = torch.arange(n, device=score.device)
+        starts = torch.ones(n, dtype=torch.bool, device=score.device)
+        starts[1:] = ids[1:] != ids[:-1]
+        self.of = torch.cumsum(starts.to(torch.int64), 0) - 1  # group number of each sample
+        self.count = int(self.of[-1]) + 1 if n else 0
+        first = index[starts]
+        self.position = index - first[self.of]
+        self.last = torch.cat((first[1:] - 1, index[-1:]))  # the last sample of each group
+        self.same = self.of[:, None] == self.of[None, :]
+        # before[i, j]: sample j ranks before sample i
+        tie = (score[None, :] == score[:, None]) | torch.isnan(score)[None, :] | torch.isnan(score)[:, None]
+        by_gain = (gain[None, :] < gain[:, None]) | ((gain[None, :] == gain[:, None]) & (index[None, :] < index[:, None]))
+        before = torch.where(tie, by_gain, score[None, :] > score[:, None])
+        self.rank = (before & self.same).sum(1)
+
+    def sums(self, per_sample):
+        return torch.zeros(self.count, dtype=per_sample.dtype, device=per_sample.device).index_add_(
+            0, self.of, per_sample)
+
+
+def _dcgs(groups, gain):
+    ideal = groups.sums(gain / torch.log(2.0 + groups.position.to(gain.dtype)))
+    actual = groups.sums(gain / torch.log(2.0 + groups.rank.to(gain.dtype)))
+    return ideal, actual
 
 
 class _LambdaRank(torch.autograd.Function):
     @staticmethod
     def forward(ctx, score, gain, group):
-        s, g, grp = _flat(score), _flat(gain), _flat(group)
-        same_group, first, discount, ideal_discount = _ndcg_parts(s, g, grp)
-        dcg = _group_sums(g * discount, same_group)
-        idcg = _group_sums(g * ideal_discount, same_group)
-        ndcg = torch.where(idcg > 0, dcg / idcg.clamp(min=1e-30), torch.ones_like(idcg))[first]
-        ctx.save_for_backward(s, g, same_group, discount, idcg)
-        ctx.score_shape = score.shape
-        return (1.0 - ndcg.mean()) * 100.0 * s.shape[0]
+        groups = _Groups(score, gain, group)
+        ideal, actual = _dcgs(groups, gain)
+        ndcg = torch.where(ideal != 0, actual / torch.where(ideal != 0, ideal, torch.ones_like(ideal)),
+                           torch.zeros_like(ideal))
+        n = score.shape[0]
+        ctx.save_for_backward(score, gain, ideal)
+        ctx.groups = groups
+        return (1.0 - ndcg.sum() / groups.count) * 100 * n
 
     @staticmethod
     def backward(ctx, grad_output):
-        s, g, same_group, discount, idcg = ctx.saved_tensors
-        better = same_group & (g[:, None] > g[None, :])  # pairs (i, j): i should rank above j
-        swap_change = ((g[:, None] - g[None, :]) * (discount[:, None] - discount[None, :])).abs()
-        swap_change = swap_change / idcg[:, None].clamp(min=1e-30)
-        pull = torch.sigmoid(s[None, :] - s[:, None]) * swap_change * better.to(s.dtype)
-        lambdas = pull.sum(0) - pull.sum(1)
-        return (grad_output * lambdas).reshape(ctx.score_shape), None, None
+        score, gain, ideal = ctx.saved_tensors
+        groups = ctx.groups
+        update = torch.zeros_like(score)
+        if not bool((gain > 0).any()):
+            return update, None, None
+        n = score.shape[0]
+        index = torch.arange(n, device=score.device)
+        eligible = gain > gain[groups.last][groups.of]
+        pairs = groups.same & (index[None, :] > index[:, None]) & eligible[:, None]
+        i, j = pairs.nonzero(as_tuple=True)  # row-major: CNTK's pair order
+        kept = (gain[i] - gain[j]).abs() >= 1e-7
+        differences = (score[i] - score[j])[:int(kept.sum())]
+        i, j = i[kept], j[kept]
+        discount_i = torch.log(2.0 + groups.rank[i].to(score.dtype))
+        discount_j = torch.log(2.0 + groups.rank[j].to(score.dtype))
+        delta = (gain[i] - gain[j]) * (discount_i - discount_j) / (discount_i * discount_j)
+        ideal_ij = ideal[groups.of[i]]
+        delta = torch.where(ideal_ij == 0, torch.zeros_like(delta),
+                            (delta / torch.where(ideal_ij == 0, torch.ones_like(ideal_ij), ideal_ij)).abs())
+        lambdas = -1.0 / (1.0 + torch.exp(differences)) * delta
+        update.index_add_(0, i, lambdas)
+        update.index_add_(0, j, -lambdas)
+        return update, None, None
 
 
-def _ndcg_at_1(score, gain, group):
-    s, g, grp = _flat(score), _flat(gain), _flat(group)
-    same_group, first, _, _ = _ndcg_parts(s, g, grp)
-    top = _ranks(s, same_group) == 0
-    top_gain = _group_sums(g * top.to(g.dtype), same_group)[first]
-    best_gain = torch.where(same_group, g[None, :], torch.full_like(g[None, :], -torch.inf)).amax(1)[first]
-    ratio = torch.where(best_gain > 0, top_gain / best_gain.clamp(min=1e-30), torch.ones_like(top_gain))
-    return ratio.mean() * 100.0 * s.shape[0]
+def _lambda_rank(score, gain, group, masks):
+    s, g, q = _rows(score, gain, group, masks)
+    return _LambdaRank.apply(s, g, q)
+
+
+def _ndcg_at_1(score, gain, group, masks):
+    s, g, q = _rows(score.detach(), gain, group, masks)
+    groups = _Groups(s, g, q)
+    first = torch.nonzero(groups.position == 0, as_tuple=True)[0]
+    ln2 = math.log(2.0)
+    ideal = g[first] / ln2
+    top = torch.zeros(groups.count, dtype=torch.int64, device=s.device).index_put_(
+        (groups.of[groups.rank == 0],), torch.nonzero(groups.rank == 0, as_tuple=True)[0])
+    actual = g[top] / ln2
+    ratio = torch.where(ideal != 0, actual / torch.where(ideal != 0, ideal, torch.ones_like(ideal)),
+                        torch.zeros_like(ideal))
+    return ratio.sum() / groups.count * 100 * s.shape[0]
 
 
 def _infer(inputs, attributes):
@@ -82,12 +166,8 @@ def _infer(inputs, attributes):
     return [OutputSpec((), promote(*[v._dtype for v in inputs]), (), needs_gradient=attributes["differentiable"])]
 
 
-def _lambda_rank(score, gain, group):
-    return _LambdaRank.apply(score, gain, group)
-
-
-register_op("LambdaRank", _infer, _lambda_rank)
-register_op("NDCG1Eval", _infer, _ndcg_at_1)
+register_op("LambdaRank", _infer, _lambda_rank, uses_masks=True)
+register_op("NDCG1Eval", _infer, _ndcg_at_1, uses_masks=True)
 
 
 def _ranking_op(op, op_name, output, gain, group, name, differentiable):
@@ -96,10 +176,12 @@ def _ranking_op(op, op_name, output, gain, group, name, differentiable):
 
 
 def lambda_rank(output, gain, group, name=""):
-    """(1 - mean NDCG over the groups) * 100 * number of samples; its gradient is the LambdaRank gradient."""
+    """CNTK's LambdaRank criterion: (1 - mean NDCG over the groups) * 100 * number of samples, with the
+    LambdaRank update as the scores' gradient (see the module docstring for CNTK's exact rules)."""
     return _ranking_op("LambdaRank", "lambda_rank", output, gain, group, name, True)
 
 
 def ndcg_at_1(output, gain, group, name=""):
-    """Mean over the groups of gain(top scored sample) / max gain, times 100 * number of samples (no gradient)."""
+    """CNTK's NDCG@1 metric: mean over the groups of gain(top scored) / gain(first sample), times 100 * number
+    of samples (no gradient)."""
     return _ranking_op("NDCG1Eval", "ndcg_at_1", output, gain, group, name, False)
