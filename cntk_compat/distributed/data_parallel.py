@@ -1,12 +1,13 @@
 """Data-parallel SGD on torch's DistributedDataParallel.
 
 The Trainer's training forward pass runs inside a DDP module that owns the learned parameters, so the
-gradients are summed over the workers bucket by bucket while the backward pass still runs, by one of the
-summing hooks of :mod:`.hooks`: a full-precision all-reduce, or with fewer than 32 bits CNTK's column-wise
-quantization with error feedback. The gradients reach the local learner through ``.grad``; the sample counts
-and the loss and metric sums are summed by one small all-reduce that overlaps the backward pass. Each worker's
-local learner applies the sums, so two workers with N samples each update exactly as one worker with the
-2N-sample minibatch.
+gradients are summed over the workers bucket by bucket while the backward pass still runs: at 32 bits on the
+CPU by DDP's own all-reduce (made to sum instead of average), otherwise by one of the summing hooks of
+:mod:`.hooks` (a full-precision all-reduce, or with fewer than 32 bits CNTK's column-wise quantization with error
+feedback). The gradients reach the local learner through ``.grad``. The sample counts and the loss and metric
+sums ride along as the gradient of a small extra parameter in DDP's first bucket (32 bits on the CPU), or are
+summed by one small all-reduce that overlaps the backward pass. Each worker's local learner applies the sums, so
+two workers with N samples each update exactly as one worker with the 2N-sample minibatch.
 
 During the warm start (``distributed_after``) every worker trains alone on the whole minibatch (DDP's
 ``no_sync``), in full precision. A lone worker (no process group) trains as its local learner: nothing travels,
@@ -26,28 +27,48 @@ from .quantization import check_bits
 __all__ = ["DataParallelDistributedLearner", "data_parallel_distributed_learner"]
 
 
+# The totals carrier: (sample count mod 2^12, sample count // 2^12, loss sum, metric sum, 1). The count is split
+# so that it stays exact in float32 for any total below 2^36 samples; the last value sums to the number of
+# workers, which checks at every step that DDP summed (not averaged) the gradients.
+_COUNT_SPLIT = 4096
+
+
 class _LearnedParameters(torch.nn.Module):
     """The module DDP wraps: it owns the learned parameters (by position) and runs the Trainer's forward pass
     handed to it. A worker without data returns a zero loss that still reaches every parameter, so that it
-    takes part in each bucket's reduction."""
+    takes part in each bucket's reduction.
 
-    def __init__(self, parameters, used):
+    With ``carrier_dtype`` it also owns a 5-value parameter (registered last, so DDP puts it in the first bucket
+    it reduces) and returns ``carry``, a second root of the backward pass whose gradient for the carrier is this
+    worker's (sample count, loss sum, metric sum, 1): DDP's gradient all-reduce then sums them over the workers
+    with the gradients, and no collective of their own is needed. (Without a carrier ``carry`` is None.)"""
+
+    def __init__(self, parameters, used, carrier_dtype=None):
         super(_LearnedParameters, self).__init__()
         self.learned = torch.nn.ParameterList(parameters)
         self._unused = [p for p, u in zip(parameters, used) if not u]
+        self.carrier = None if carrier_dtype is None else \
+            torch.nn.Parameter(torch.zeros(5, dtype=carrier_dtype, device=parameters[0].device))
         self.forward_failed = False     # whether the last error came from the forward pass, not DDP's collectives
 
     def forward(self, run_forward):
         if run_forward is None:
-            return 0, sum(p.sum() * 0.0 for p in self.learned), None, {}, ()
-        try:
-            n, loss, metric, fetched, gradient_inputs = run_forward()
-        except BaseException:
-            self.forward_failed = True
-            raise
-        if self._unused:    # parameters only the metric (or nothing) depends on: zero gradients, reduced too
-            loss = loss + sum(p.sum() * 0.0 for p in self._unused)
-        return n, loss, metric, fetched, gradient_inputs
+            n, loss, metric, fetched, gradient_inputs = 0, sum(p.sum() * 0.0 for p in self.learned), None, {}, ()
+        else:
+            try:
+                n, loss, metric, fetched, gradient_inputs = run_forward()
+            except BaseException:
+                self.forward_failed = True
+                raise
+            if self._unused:    # parameters only the metric (or nothing) depends on: zero gradients, reduced too
+                loss = loss + sum(p.sum() * 0.0 for p in self._unused)
+        carry = None
+        if self.carrier is not None:
+            totals = torch.tensor([n % _COUNT_SPLIT, n // _COUNT_SPLIT, loss.detach().item() if n else 0.0,
+                                   0.0 if metric is None or not n else metric.detach().item(), 1.0],
+                                  dtype=self.carrier.dtype)
+            carry = torch.dot(self.carrier, totals)     # d carry / d carrier = totals, exactly
+        return n, loss, metric, fetched, gradient_inputs, carry
 
 
 class DataParallelDistributedLearner(DistributedLearner):
@@ -58,7 +79,9 @@ class DataParallelDistributedLearner(DistributedLearner):
         self._bits = num_quantization_bits
         self._ddp = None
         self._hook_state = None
+        self._ddp_sums = False      # whether DDP's own all-reduce sums the gradients (no Python hook)
         self._pending = None        # the all-reduce of (samples, loss, metric) of the minibatch in flight
+        self._carried = None        # or their sums, carried by DDP's gradient all-reduce
         self._saved_hook_state = None
 
     @property
@@ -75,11 +98,17 @@ class DataParallelDistributedLearner(DistributedLearner):
                 with torch.no_grad():
                     t.data = t.contiguous()
         in_loss = set(loss_function.parameters)
-        module = _LearnedParameters(parameters, [p in in_loss for p in self._learner.parameters])
+        module = _LearnedParameters(parameters, [p in in_loss for p in self._learner.parameters],
+                                    _carrier_dtype(parameters, self._bits))
+        self._tensors = parameters + ([module.carrier] if module.carrier is not None else [])
+        self._workers = Communicator.num_workers()
         self._ddp = DistributedDataParallel(module, gradient_as_bucket_view=True, init_sync=False)
         if self._bits == 32:
             self._hook_state = hooks.SumState()
-            self._ddp.register_comm_hook(self._hook_state, hooks.allreduce_sum_hook)
+            # DDP's own C++ all-reduce, made to sum, where the carrier checks each step that it did; else the hook
+            self._ddp_sums = module.carrier is not None and _sum_without_hook(self._ddp)
+            if not self._ddp_sums:
+                self._ddp.register_comm_hook(self._hook_state, hooks.allreduce_sum_hook)
         else:
             self._hook_state = hooks.QuantizedGradientState(self._bits, module=module)
             if self._saved_hook_state is not None:
@@ -96,22 +125,36 @@ class DataParallelDistributedLearner(DistributedLearner):
         self._synchronize_parameters()
         if self._ddp is None:
             self._wrap(loss_function)
-        parameters = [p.tensor for p in self._learner.parameters]
+        tensors = self._tensors
+        carrier = self._ddp.module.carrier
         warm_start = self._samples_seen < self._distributed_after
         with self._ddp.no_sync() if warm_start else contextlib.nullcontext():
-            n, loss, metric, fetched, gradient_inputs = self._run_ddp(run_forward)
-            if not warm_start:
-                self._pending = _launch_totals(n, loss, metric, parameters[0].device)
+            n, loss, metric, fetched, gradient_inputs, carry = self._run_ddp(run_forward)
+            if not warm_start and carrier is None:
+                self._pending = _launch_totals(n, loss, metric, tensors[0].device)
             self._hook_state.failure = None
             try:
                 # inputs with needs_gradient=True get theirs too (computed and dropped, as CNTK)
-                torch.autograd.backward(loss, inputs=parameters + list(gradient_inputs))
+                torch.autograd.backward(loss if carry is None else (loss, carry),
+                                        inputs=tensors + list(gradient_inputs) if gradient_inputs else tensors)
             except RuntimeError as e:
-                if self._hook_state.failure is None:
-                    raise
-                raise DistributedError(self._hook_state.failure) from e
+                if self._hook_state.failure is not None:
+                    raise DistributedError(self._hook_state.failure) from e
+                if not warm_start and self._ddp_sums and _from_collective(e):
+                    raise DistributedError(describe_failure("the all-reduce of the gradients", e)) from e
+                raise
+        if carrier is not None:
+            if not warm_start:      # the sums of all workers, reduced by DDP with the first gradient bucket
+                low, high, loss_sum, metric_sum, workers = carrier.grad.tolist()
+                if workers != self._workers:
+                    raise RuntimeError("DDP's gradient all-reduce did not sum over the %d workers (the check value "
+                                       "came back as %r): this version of torch changed DDP's Join divisor"
+                                       % (self._workers, workers))
+                self._carried = (int(low) + _COUNT_SPLIT * int(high), loss_sum,
+                                 None if metric is None else metric_sum)
+            carrier.grad = None
         grads = {}
-        for p, t in zip(self._learner.parameters, parameters):
+        for p, t in zip(self._learner.parameters, tensors):
             grads[p] = t.grad
             t.grad = None
         return n, (loss.detach() if n else None), (None if metric is None else metric.detach()), fetched, grads
@@ -130,7 +173,10 @@ class DataParallelDistributedLearner(DistributedLearner):
 
     # -- the update ---------------------------------------------------------------------------------------
     def _distributed_minibatch(self, gradient_values, info):
-        if self._pending is not None:
+        if self._carried is not None:
+            info.num_samples, info.loss, info.metric = self._carried
+            self._carried = None
+        elif self._pending is not None:
             info.num_samples, info.loss, info.metric = _wait_totals(self._pending, info.metric is not None)
             self._pending = None
         self._samples_seen += info.num_samples
@@ -156,6 +202,38 @@ class DataParallelDistributedLearner(DistributedLearner):
                 self._hook_state.reset()
             else:
                 self._hook_state.load_state_dict(state)
+
+
+def _from_collective(error):
+    """Whether a RuntimeError of the backward pass came from the process group (not from the model's backward)."""
+    text = str(error)
+    return isinstance(error, getattr(dist, "DistBackendError", ())) or any(
+        mark in text for mark in ("gloo", "NCCL", "ProcessGroup", "c10d", "Connection closed", "Timed out"))
+
+
+def _sum_without_hook(ddp):
+    """Makes DDP's own (C++) gradient reduction sum instead of average: its divisor is the result of the
+    "forward pass work" that DDP's Join sets (the number of workers still training); one that is already done
+    with the value 1 makes it 1 for every step. Returns False (nothing changed) where this torch lacks the
+    private functions."""
+    create = getattr(torch._C._distributed_c10d, "_create_work_from_future", None)
+    set_handle = getattr(ddp.reducer, "_set_forward_pass_work_handle", None)
+    if create is None or set_handle is None:
+        return False
+    done = torch.futures.Future()
+    done.set_result([torch.ones(1)])
+    set_handle(create(done), False)
+    return True
+
+
+def _carrier_dtype(parameters, bits):
+    """The dtype in which the sample count, loss and metric sums ride in DDP's first gradient bucket: that of
+    the parameter DDP reduces first, for 32 bits on the CPU (with CUDA reading them would synchronize the
+    host with the device; quantized gradients would quantize them); None: they get an all-reduce of their own."""
+    last = parameters[-1] if parameters else None
+    if last is None or bits != 32 or last.device.type != "cpu" or last.dtype not in (torch.float32, torch.float64):
+        return None
+    return last.dtype
 
 
 def _several_workers():

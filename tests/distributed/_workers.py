@@ -208,6 +208,28 @@ def dead_peer(rank, world, port, out):
     os._exit(0)
 
 
+def dead_peer_in_backward(rank, world, port, out):
+    """Rank 1 exits after three minibatches (DDP runs no collective of its own in the forward pass from the third
+    on): rank 0's next one must fail in the gradients' all-reduce, with an error naming it."""
+    import time
+    z, loss, x, y, trainer = data_parallel_worker(rank, world, port)
+    features, targets = data(16)
+    for k in range(3):
+        trainer.train_minibatch({x: features[4 * k + rank * 2:4 * k + rank * 2 + 2],
+                                 y: targets[4 * k + rank * 2:4 * k + rank * 2 + 2]})
+    if rank == 1:
+        save(out, rank, np.zeros(1))
+        os._exit(0)
+    start = time.time()
+    try:
+        trainer.train_minibatch({x: features[12:14], y: targets[12:14]})
+        error = None
+    except Exception as e:      # noqa: BLE001 -- the error is the subject of the test
+        error = "%s: %s" % (type(e).__name__, e)
+    save(out, rank, np.zeros(1), error=error, seconds=time.time() - start)
+    os._exit(0)
+
+
 def hung_peer(rank, world, port, out):
     """Rank 1 hangs (sleeps) instead of training; rank 0, with a 3 s timeout, must fail instead of waiting."""
     import time

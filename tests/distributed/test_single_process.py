@@ -155,3 +155,27 @@ def test_mpiexec_rank_variables_become_torchs(monkeypatch, variables):
     _adopt_mpi_environment()
     assert (os.environ["RANK"], os.environ["WORLD_SIZE"], os.environ["LOCAL_RANK"]) == ("1", "4", "0")
     assert (os.environ["MASTER_ADDR"], os.environ["MASTER_PORT"]) == ("127.0.0.1", "29500")
+
+
+def test_the_totals_ride_in_the_carriers_gradient_exactly():
+    """The sample count, loss and metric sums travel as the gradient of the carrier parameter (DDP sums it with
+    the gradients): the count is split so that it stays exact in float32 beyond 2^24; the loss is unchanged."""
+    import torch
+    from cntk_compat.distributed.data_parallel import _COUNT_SPLIT, _LearnedParameters, _carrier_dtype
+    weight = torch.nn.Parameter(torch.tensor([2.0]))
+    module = _LearnedParameters([weight], [True], torch.float32)
+    n = 2 ** 25 + 3                                 # not a float32 value
+    n_, loss, metric, _, _, carry = module(lambda: (n, (weight * 3.0).sum(), torch.tensor(0.25), {}, ()))
+    assert n_ == n and loss.item() == 6.0
+    torch.autograd.backward((loss, carry), inputs=[weight, module.carrier])
+    low, high, loss_sum, metric_sum, workers = module.carrier.grad.tolist()
+    assert int(low) + _COUNT_SPLIT * int(high) == n and (loss_sum, metric_sum, workers) == (6.0, 0.25, 1.0)
+    assert weight.grad.tolist() == [3.0]
+    _, _, _, _, _, carry = module(None)             # a worker without data: zeros, and its 1
+    module.carrier.grad = None
+    carry.backward()
+    assert module.carrier.grad.tolist() == [0.0, 0.0, 0.0, 0.0, 1.0]
+    # 32 bits on the CPU in float32/float64 only: quantized hooks would quantize the totals
+    assert _carrier_dtype([weight], 32) is torch.float32
+    assert _carrier_dtype([weight.double()], 32) is torch.float64
+    assert _carrier_dtype([weight], 1) is None and _carrier_dtype([weight.half()], 32) is None

@@ -94,6 +94,14 @@ def test_a_dead_worker_makes_the_others_fail_at_once_naming_the_operation(tmp_pa
     assert ranks[0]["seconds"] < 15
 
 
+def test_a_worker_dead_before_the_gradients_all_reduce_makes_the_others_fail_naming_it(tmp_path):
+    ranks = run_workers(_workers.dead_peer_in_backward, tmp_path)
+    error = ranks[0]["error"]
+    assert error is not None and error.startswith("DistributedError: worker 0 of 2: "), error
+    assert "the all-reduce of the gradients failed: " in error and "by peer" in error, error
+    assert ranks[0]["seconds"] < 15
+
+
 def test_the_timeout_variable_is_checked(monkeypatch):
     from cntk_compat.distributed.communicator import _timeout_from_environment
     monkeypatch.setenv("CNTK_DISTRIBUTED_TIMEOUT_S", "soon")
