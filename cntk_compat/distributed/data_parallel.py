@@ -213,16 +213,17 @@ def _from_collective(error):
 
 def _sum_without_hook(ddp):
     """Makes DDP's own (C++) gradient reduction sum instead of average: its divisor is the result of the
-    "forward pass work" that DDP's Join sets (the number of workers still training); one that is already done
-    with the value 1 makes it 1 for every step. Returns False (nothing changed) where this torch lacks the
-    private functions."""
-    create = getattr(torch._C._distributed_c10d, "_create_work_from_future", None)
+    "forward pass work" that DDP's Join sets (the number of workers still training); a finished all-reduce (min)
+    of ones makes it 1 for every step (a work of the process group, whose result stays a C++ tensor list: no
+    Python object to convert at each step). Returns False (nothing changed) where this torch lacks the private
+    function."""
     set_handle = getattr(ddp.reducer, "_set_forward_pass_work_handle", None)
-    if create is None or set_handle is None:
+    if set_handle is None:
         return False
-    done = torch.futures.Future()
-    done.set_result([torch.ones(1)])
-    set_handle(create(done), False)
+    with collective("the all-reduce that sets DDP's divisor"):
+        work = dist.all_reduce(torch.ones(1), op=dist.ReduceOp.MIN, group=ddp.process_group, async_op=True)
+        work.wait()
+    set_handle(work, False)
     return True
 
 
