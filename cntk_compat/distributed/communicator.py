@@ -8,6 +8,7 @@ import contextlib
 import datetime
 import os
 import socket
+import zlib
 
 import torch
 import torch.distributed as dist
@@ -19,9 +20,25 @@ _MPI_VARIABLES = (("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WO
                   ("PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID"))                                   # MPICH, Intel MPI
 
 
+# the MPI job's id (the same in all its processes, another in each mpiexec): Open MPI / PMIx
+_MPI_JOB_VARIABLES = ("OMPI_MCA_ess_base_jobid", "PMIX_NAMESPACE")
+
+
+def _default_port():
+    """MASTER_PORT under mpiexec when it is not set: 29500, moved by the MPI job's id into 20000-29999 where
+    the launcher names it, so that several mpiexec jobs on one machine (tests run in parallel) do not meet on
+    one port."""
+    for name in _MPI_JOB_VARIABLES:
+        job = os.environ.get(name)
+        if job:
+            return str(20000 + zlib.crc32(job.encode()) % 10000)
+    return "29500"
+
+
 def _adopt_mpi_environment():
     """Under mpiexec (and not torchrun): torch's RANK, WORLD_SIZE and LOCAL_RANK from MPI's variables, with
-    MASTER_ADDR 127.0.0.1 and MASTER_PORT 29500 unless set (set MASTER_ADDR to rank 0's host on several nodes)."""
+    MASTER_ADDR 127.0.0.1 and MASTER_PORT :func:`_default_port` unless set (set MASTER_ADDR to rank 0's host,
+    and MASTER_PORT, on several nodes)."""
     if "WORLD_SIZE" in os.environ:
         return
     for rank, size, local in _MPI_VARIABLES:
@@ -29,7 +46,7 @@ def _adopt_mpi_environment():
             os.environ.update(RANK=os.environ[rank], WORLD_SIZE=os.environ[size],
                               LOCAL_RANK=os.environ.get(local, os.environ[rank]))
             os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
-            os.environ.setdefault("MASTER_PORT", "29500")
+            os.environ.setdefault("MASTER_PORT", _default_port())
             return
 
 

@@ -150,11 +150,30 @@ def test_mpiexec_rank_variables_become_torchs(monkeypatch, variables):
     # a private copy of the environment: what the function sets must not reach later tests in this process
     monkeypatch.setattr(os, "environ", {name: value for name, value in os.environ.items()
                                         if name not in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR",
-                                                        "MASTER_PORT")})
+                                                        "MASTER_PORT", "OMPI_MCA_ess_base_jobid", "PMIX_NAMESPACE")})
     os.environ.update(variables)
     _adopt_mpi_environment()
     assert (os.environ["RANK"], os.environ["WORLD_SIZE"], os.environ["LOCAL_RANK"]) == ("1", "4", "0")
     assert (os.environ["MASTER_ADDR"], os.environ["MASTER_PORT"]) == ("127.0.0.1", "29500")
+
+
+def test_each_mpiexec_job_gets_its_own_default_port(monkeypatch):
+    """Two mpiexec jobs on one machine (Open MPI names each job) must not meet on one MASTER_PORT."""
+    import os
+    from cntk_compat.distributed.communicator import _adopt_mpi_environment
+    ports = []
+    for job in ("1609760769", "1609236481"):
+        monkeypatch.setattr(os, "environ", {"OMPI_COMM_WORLD_RANK": "0", "OMPI_COMM_WORLD_SIZE": "2",
+                                            "OMPI_MCA_ess_base_jobid": job})
+        _adopt_mpi_environment()
+        ports.append(int(os.environ["MASTER_PORT"]))
+        assert 20000 <= ports[-1] < 30000
+        # set by the user: kept
+        monkeypatch.setattr(os, "environ", {"OMPI_COMM_WORLD_RANK": "0", "OMPI_COMM_WORLD_SIZE": "2",
+                                            "OMPI_MCA_ess_base_jobid": job, "MASTER_PORT": "12345"})
+        _adopt_mpi_environment()
+        assert os.environ["MASTER_PORT"] == "12345"
+    assert ports[0] != ports[1]
 
 
 def test_the_totals_ride_in_the_carriers_gradient_exactly():
