@@ -12,10 +12,19 @@ it counts the bytes each worker sends and receives per step, from the tensors ha
 * ``all_gather_single`` of B bytes a worker: (N - 1) * B sent and received,
 
 and the step time (median of ``--reps`` alternating repetitions of ``--steps`` steps; wall and process CPU time).
-The CNTK Trainer (``data_parallel_distributed_learner`` over sgd) on the same MLP is timed against a hand-written
-torch DDP loop (DDP's default all-reduce, ``torch.optim.SGD``) on the same data (the numpy features and one-hot
-labels the CNTK script feeds) and loss, in the same workers, alternating (``--trainer-reps`` repetitions;
-``--trainer-only`` skips the hooks).
+
+The CNTK Trainer (``data_parallel_distributed_learner`` over sgd, 32 bits) on the same MLP is timed against a
+hand-written torch DDP loop in the same workers: DDP's default all-reduce, ``torch.optim.SGD``, zero_grad with
+``set_to_none``, on the same data (the numpy features and one-hot labels the CNTK script feeds, converted with
+``torch.from_numpy`` each step), the same loss (softmax cross entropy summed over the samples) and the same update
+(CNTK sums the workers' gradients, DDP averages them: the loop's learning rate is N times the Trainer's). The two
+alternate in blocks of ``--steps`` steps, ``--trainer-reps`` times (each first every other time). Reported: the
+median over the workers of each one's median step time, and the paired ratios (each block of the Trainer over
+the adjacent block of the loop; median and quartiles over all blocks of all workers), wall and process CPU time
+(all threads: the gloo threads too). ``--trainer-only`` skips the hooks.
+
+With more workers than cores the workers share cores, and wall times then measure the scheduler more than the
+step: on a 2-core machine the 2-worker figure is the one to quote.
 """
 import argparse
 import json
@@ -137,7 +146,7 @@ def _plain_step(ddp, optimizer, feed):
     """The hand-written loop's step on the CNTK script's data: numpy features and one-hot labels, the same
     loss (softmax cross entropy summed over the samples)."""
     features, labels = feed
-    optimizer.zero_grad()
+    optimizer.zero_grad(set_to_none=True)
     out = ddp(torch.from_numpy(features))
     torch.nn.functional.cross_entropy(out, torch.from_numpy(labels), reduction="sum").backward()
     optimizer.step()
@@ -169,7 +178,7 @@ def worker(rank, world, port, out, steps, reps, trainer_reps, hooks):
     feed = {features: x.numpy(), labels: np.eye(10, dtype=np.float32)[y.numpy()]}
     arrays = (feed[features], feed[labels])
     plain = DistributedDataParallel(_mlp())
-    plain_optimizer = torch.optim.SGD(plain.parameters(), lr=1e-3)
+    plain_optimizer = torch.optim.SGD(plain.parameters(), lr=1e-3 * world)    # DDP averages, CNTK sums
     for _ in range(3):
         trainer.train_minibatch(feed)
         _plain_step(plain, plain_optimizer, arrays)
@@ -183,6 +192,8 @@ def worker(rank, world, port, out, steps, reps, trainer_reps, hooks):
                                "cpu": statistics.median(t[1] for t in ours)}
     results["torch loop"] = {"wall": statistics.median(t[0] for t in theirs),
                              "cpu": statistics.median(t[1] for t in theirs)}
+    results["paired"] = {"wall": [a[0] / b[0] for a, b in zip(ours, theirs)],
+                         "cpu": [a[1] / b[1] for a, b in zip(ours, theirs)]}
     with open(os.path.join(out, "rank%d.json" % rank), "w") as f:
         json.dump(results, f)
     dist.destroy_process_group()
@@ -210,7 +221,7 @@ def main():
     parser.add_argument("--workers", type=int, nargs="+", default=[2, 4])
     parser.add_argument("--steps", type=int, default=8)
     parser.add_argument("--reps", type=int, default=3)
-    parser.add_argument("--trainer-reps", type=int, default=9, help="repetitions of the Trainer vs DDP loop timing")
+    parser.add_argument("--trainer-reps", type=int, default=21, help="repetitions of the Trainer vs DDP loop timing")
     parser.add_argument("--trainer-only", action="store_true", help="only time the Trainer against the DDP loop")
     args = parser.parse_args()
     by_world = {world: run(world, args.steps, args.reps, args.trainer_reps, not args.trainer_only)
@@ -224,8 +235,16 @@ def main():
         theirs_cpu = statistics.median(r["torch loop"]["cpu"] for r in ranks)
         print("MLP step, %d workers: CNTK Trainer on DDP %.2f ms (cpu %.2f), hand-written DDP loop %.2f ms (cpu %.2f)"
               % (world, 1e3 * ours, 1e3 * ours_cpu, 1e3 * theirs, 1e3 * theirs_cpu))
-        print("DDP 32-bit step time ratio (CNTK Trainer / hand-written DDP loop), %d workers: wall %.3f, cpu %.3f"
-              % (world, ours / theirs, ours_cpu / theirs_cpu))
+        paired = {kind: sorted(x for r in ranks for x in r["paired"][kind]) for kind in ("wall", "cpu")}
+        quartiles = {kind: statistics.quantiles(v, n=4) for kind, v in paired.items()}
+        print("  paired ratios over %d blocks of %d steps: wall median %.3f (quartiles %.3f-%.3f), cpu median %.3f "
+              "(quartiles %.3f-%.3f)" % (len(paired["wall"]), args.steps, quartiles["wall"][1], quartiles["wall"][0],
+                                          quartiles["wall"][2], quartiles["cpu"][1], quartiles["cpu"][0],
+                                          quartiles["cpu"][2]))
+        print("DDP 32-bit step time ratio (CNTK Trainer / hand-written DDP loop), %d workers: wall %.3f, cpu %.3f%s"
+              % (world, ours / theirs, ours_cpu / theirs_cpu,
+                 "" if world <= (os.cpu_count() or 1) else " (%d workers on %d cores: oversubscribed)"
+                 % (world, os.cpu_count())))
 
 
 def _traffic_table(by_world):
