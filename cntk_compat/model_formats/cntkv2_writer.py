@@ -508,15 +508,15 @@ def _mean_variance_normalization(ins, a):
 
 
 def _local_response_normalization(ins, a):
-    """CNTK's LocalResponseNormalization block: x / (bias + alpha * window sum of x^2 over channels) ^ beta, the
-    window sum a convolution over the channel axis (taken as a spatial axis) with zero padding."""
+    """CNTK's LocalResponseNormalization block: x / (bias + alpha / size * window sum of x^2 over channels) ^ beta,
+    the window sum a convolution over the channel axis (taken as a spatial axis) with zero padding."""
     C = _C()
     x = ins[0]
     shape = tuple(x.shape)
     size = 2 * int(a["depth_radius"]) + 1
     squares = C.reshape(C.element_times(x, x), (1,) + shape)
     dtype = np.dtype(x.dtype)
-    kernel = C.Constant(np.full((1, 1, size) + (1,) * (len(shape) - 1), a["alpha"], dtype), dtype=dtype)
+    kernel = C.Constant(np.full((1, 1, size) + (1,) * (len(shape) - 1), a["alpha"] / size, dtype), dtype=dtype)
     sums = C.reshape(C.convolution(kernel, squares, auto_padding=[False, True] + [False] * (len(shape) - 1)), shape)
     scale = C.exp(C.element_times(_constant(a["beta"], x), C.log(C.plus(_constant(a["bias"], x), sums))))
     return C.element_divide(x, scale)

@@ -572,7 +572,7 @@ def _lrn(ctx, ins):
         raise Unsupported("LRN with an even size %d" % size)
     alpha, beta, bias = ctx.attr("alpha", 1e-4), ctx.attr("beta", 0.75), ctx.attr("bias", 1.0)
     return _per_sample(ctx, ins[0], lambda s: C.local_response_normalization(
-        s, size // 2, bias, alpha / size, beta, name=ctx.name + "_lrn"))
+        s, size // 2, bias, alpha, beta, name=ctx.name + "_lrn"))  # alpha scales the window's mean, as ONNX's
 
 
 def _depth_space(name):

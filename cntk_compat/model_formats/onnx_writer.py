@@ -1002,7 +1002,7 @@ def _lrn(w, fn, ins, outs, base):
     a = fn._attributes
     _batch_op_input(fn, fn._inputs[0])
     size = 2 * int(a["depth_radius"]) + 1
-    w.node("LRN", ins, outs, base, size=size, alpha=float(a["alpha"]) * size, beta=float(a["beta"]),
+    w.node("LRN", ins, outs, base, size=size, alpha=float(a["alpha"]), beta=float(a["beta"]),
            bias=float(a["bias"]))
 
 

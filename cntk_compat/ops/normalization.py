@@ -112,8 +112,8 @@ def _lrn(x, n_dyn, size, alpha, beta, k):
     y = x.reshape((-1,) + tuple(x.shape[n_dyn:]))
     if y.dim() == 2:
         y = y.unsqueeze(-1)
-    # torch divides alpha by the window size; CNTK does not
-    return F.local_response_norm(y, size, alpha * size, beta, k).reshape(x.shape)
+    # alpha applies to the mean of the squares over the window, in torch as in CNTK 2.7
+    return F.local_response_norm(y, size, alpha, beta, k).reshape(x.shape)
 
 
 def _lrn_prepare(node):
@@ -126,7 +126,8 @@ register_op("LocalResponseNormalization", _same_infer, _lrn, prepare=_lrn_prepar
 
 
 def local_response_normalization(operand, depth_radius, bias, alpha, beta, name=""):
-    """x / (bias + alpha * sum of x^2 over the 2*depth_radius+1 neighbouring channels) ** beta."""
+    """x / (bias + alpha / (2*depth_radius+1) * sum of x^2 over the 2*depth_radius+1 neighbouring channels)
+    ** beta (channels beyond the edges count as 0), as CNTK 2.7 computes it."""
     (x,) = sanitize_operands(operand, names=["operand"])
     return make("LocalResponseNormalization", [x], {"depth_radius": int(depth_radius), "bias": float(bias),
                                                     "alpha": float(alpha), "beta": float(beta)}, name)

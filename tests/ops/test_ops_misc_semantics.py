@@ -129,3 +129,16 @@ def test_splice_of_free_dimensions_takes_the_tensors_sizes():
     f = C.splice(a, b, axis=2)
     got = f.eval({a: np.ones((5, 1, 3), np.float32), b: np.zeros((5, 1, 2), np.float32)})
     assert np.asarray(got).shape == (5, 1, 5)
+
+
+def test_local_response_normalization_scales_the_window_mean():
+    # CNTK 2.7 (values from it): x / (bias + alpha / (2 r + 1) * sum of x^2 over the 2 r + 1 channels around) ** beta
+    np.random.seed(0)
+    img = np.asarray(np.random.uniform(-1, 1, (8, 2, 2)), dtype=np.float32)
+    x = C.input_variable((8, 2, 2))
+    got = C.local_response_normalization(x, 2, 1.0, 0.5, 0.75).eval({x: img})[0, :, 0, 0]
+    assert np.allclose(got, [0.09156215, -0.14302252, 0.81740445, 0.11349487, -0.7748625, 0.81263375,
+                             -0.64884657, 0.03934544], rtol=1e-6)
+    squares = img.astype(np.float64) ** 2
+    den = np.stack([(1 + 0.5 / 5 * squares[max(0, c - 2):c + 3].sum(axis=0)) ** 0.75 for c in range(8)])
+    assert np.allclose(C.local_response_normalization(x, 2, 1.0, 0.5, 0.75).eval({x: img})[0], img / den, rtol=1e-6)
