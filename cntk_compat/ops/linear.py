@@ -110,6 +110,13 @@ def times(left, right, output_rank=1, infer_input_rank_to_map=TIMES_NO_INFERRED_
     """Tensor product of left and right: the trailing axes of left are reduced against the leading axes of
     right; the last ``output_rank`` axes of right remain."""
     left, right = sanitize_operands(left, right, names=["left", "right"])
+    if int(infer_input_rank_to_map) == TIMES_REDUCE_SEQUENCE_AXIS_WITHOUT_INFERRED_INPUT_RANK and \
+            (left._sequence_axis is not None or right._sequence_axis is not None):
+        # CNTK 2.7: the product summed over the sequence axis too, i.e. sequence.reduce_sum of the product
+        from .sequence import reduce_sum
+        product = make("Times", [left, right], {"output_rank": int(output_rank),
+                                                "infer_input_rank_to_map": TIMES_NO_INFERRED_INPUT_RANK})
+        return reduce_sum(product, name=name)
     return make("Times", [left, right], {"output_rank": int(output_rank),
                                          "infer_input_rank_to_map": int(infer_input_rank_to_map)}, name)
 

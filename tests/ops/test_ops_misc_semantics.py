@@ -142,3 +142,20 @@ def test_local_response_normalization_scales_the_window_mean():
     squares = img.astype(np.float64) ** 2
     den = np.stack([(1 + 0.5 / 5 * squares[max(0, c - 2):c + 3].sum(axis=0)) ** 0.75 for c in range(8)])
     assert np.allclose(C.local_response_normalization(x, 2, 1.0, 0.5, 0.75).eval({x: img})[0], img / den, rtol=1e-6)
+
+
+def test_times_reducing_the_sequence_axis():
+    # CNTK 2.7's linear_test.py::test_op_times_reduce_sequence_axis: the product summed over each sequence
+    seq = [[0, 1, 2], [3], [4, 5, 6, 7, 8, 9]]
+    right_var = C.sequence.input_variable(10, is_sparse=True)
+    left_var = C.sequence.input_variable(1)
+    func = C.times(left_var, right_var, infer_input_rank_to_map=C.TIMES_REDUCE_SEQUENCE_AXIS_WITHOUT_INFERRED_INPUT_RANK)
+    assert func.dynamic_axes == C.sequence.reduce_sum(C.times(left_var, right_var)).dynamic_axes == \
+        (C.Axis.default_batch_axis(),)
+    assert func.shape == (1, 10)
+    left = [np.ones(3, np.float32), np.ones(1, np.float32), np.ones(6, np.float32)]
+    got = func.eval({left_var: left, right_var: C.Value.one_hot(seq, 10, dtype=np.float32)})
+    expected = np.zeros((3, 1, 10), np.float32)
+    for i, s in enumerate(seq):
+        expected[i, 0, s] = 1
+    assert np.array_equal(got, expected)
