@@ -111,9 +111,25 @@ def slice(seq, begin_index, end_index, name=''):
     """Steps begin_index..end_index (exclusive) of each sequence; negative indices count from each
     sequence's end and end_index 0 means the end."""
     seq = as_variable(seq, "seq")
-    attributes = {"begin_index": int(begin_index), "end_index": int(end_index),
-                  "new_axis": Axis.new_unique_dynamic_axis("sliceAxis")}
+    begin_index, end_index = int(begin_index), int(end_index)
+    fixed = end_index - begin_index if (begin_index >= 0 and end_index > 0) or (begin_index < 0 and end_index <= 0) \
+        else None
+    attributes = {"begin_index": begin_index, "end_index": end_index,
+                  "new_axis": _slice_axis(seq, begin_index, end_index, fixed)}
+    if fixed == 1:
+        # one step of each sequence: CNTK 2.7's result has the batch axis only
+        return first(make("SequenceSlice", [seq], attributes), name=name)
     return make("SequenceSlice", [seq], attributes, name)
+
+
+def _slice_axis(seq, begin_index, end_index, fixed):
+    """The new sequence axis of a slice, named as CNTK 2.7 names it (slices of the same length share it)."""
+    source = seq._sequence_axis.name if seq._sequence_axis is not None else None
+    if source is not None and fixed is not None and fixed > 1:
+        return Axis("%s_fixedSliceOf_%d" % (source, fixed))
+    if source is not None and fixed is None and begin_index >= 0 and end_index <= 0 and begin_index - end_index > 0:
+        return Axis("%s_times_1_minus_%d" % (source, begin_index - end_index))
+    return Axis.new_unique_dynamic_axis("sliceAxis")
 
 
 # -- where / gather / scatter -------------------------------------------------------------------
