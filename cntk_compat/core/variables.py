@@ -9,7 +9,7 @@ import torch
 from . import device as _device
 from ..default_options import default_override_or, get_default_override
 from .axis import Axis, BATCH_AXIS_NAME, SEQUENCE_AXIS_NAME
-from .dtypes import sanitize_dtype, to_torch_dtype
+from .dtypes import data_type_code, sanitize_dtype, to_torch_dtype
 from .hooks import hook
 from .operators import TensorOpsMixin
 from .type_string import type_string
@@ -71,6 +71,11 @@ class VariableMixin(object):
     @property
     def dtype(self):
         return None if self._dtype is None else self._dtype.type
+
+    def get_data_type(self):
+        """CNTK's DataType code of the elements (1 float32, 2 float64, 4 float16; 0, DataType_Unknown, while the
+        type is still to be inferred)."""
+        return data_type_code(self._dtype)
 
     @property
     def name(self):

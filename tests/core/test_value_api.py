@@ -60,3 +60,10 @@ def test_dynamic_axes_order_and_zero_d_float64_parameters():
                                                             C.Axis.default_dynamic_axis())
     assert C.parameter(init=np.asarray(2, dtype=np.float64)).dtype == np.float64
 
+
+
+def test_variables_report_cntk_data_type_codes():
+    assert C.input_variable(2).get_data_type() == C.cntk_py.DataType_Float == 1
+    assert C.input_variable(2, dtype=np.float64).get_data_type() == C.cntk_py.DataType_Double == 2
+    assert C.parameter((2,), init=np.zeros(2, np.float16)).get_data_type() == C.cntk_py.DataType_Float16 == 4
+    assert C.constant(np.zeros(2), dtype=np.float64).get_data_type() == 2
