@@ -96,6 +96,9 @@ def _convolution(w, x, n_dyn, in_c, kernel_shape, options, groups):
     geo = [axis_geometry(n, k, s, d, a, lo, hi)
            for n, k, (s, d, a, lo, hi) in zip(spatial, kernel_shape[2:], options)]
     x = x.reshape((-1, in_c) + spatial)
+    if w.dtype != x.dtype:  # e.g. a float32 constant kernel over float64 data: the promoted type, as inferred
+        dtype = torch.promote_types(w.dtype, x.dtype)
+        w, x = w.to(dtype), x.to(dtype)
     strides = tuple(o[0] for o in options)
     dilation = tuple(o[1] for o in options)
     pads, padding = kernel_padding(spatial, [(k - 1) * d + 1 for k, d in zip(kernel_shape[2:], dilation)], strides,

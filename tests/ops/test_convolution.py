@@ -114,3 +114,14 @@ def test_convolution_transpose_auto_padded_output_size_is_cntk27s():
         assert auto.shape == (3, (n - 1) * s + 1, (n - 1) * s + 1)
         assert valid.shape == (3, (n - 1) * s + k, (n - 1) * s + k)
         assert auto.owner.op_name == "Convolution"
+
+
+def test_float32_kernel_over_float64_data():
+    # CNTK 2.7's sequence_test.py::test_sequence_unpack_with_convolution[double]
+    x = C.sequence.input((20, 20), dtype=np.float64)
+    z = C.reshape(C.sequence.unpack(x, 0, no_mask_output=True), (3, 20, 20))
+    t = C.convolution(C.constant(1.0, (4, 3, 3, 3)), z, auto_padding=[False, True, True])
+    val = np.random.RandomState(0).random_sample((2, 3, 20, 20))
+    result = t.eval({x: val})
+    assert result.shape == (2, 4, 20, 20) and result.dtype == np.float64
+    assert np.allclose(result[0, 0, 5, 5], val[0, :, 4:7, 4:7].sum())
