@@ -28,6 +28,7 @@ import weakref
 import torch
 
 from .initial_state import initial_state_steps
+from .sequence_masks import first_step, last_step
 
 
 _ENABLED = [True]
@@ -411,7 +412,6 @@ class FusedRNN(torch.nn.Module):
         if final_state and ((slots is not None and not self.backward) or torch.compiler.is_compiling()):
             # carried state runs the step loop; traced graphs keep the sequence kernel: pick the step from the
             # sequence as the op would
-            from ..ops.sequence._select import first_step, last_step
             out = self.forward(mask, slots, x, W, H, b, init_h, init_c, *generic_externals)
             return first_step(out, mask) if self.backward else last_step(out, mask)
         if slots is not None and not self.backward:
@@ -493,7 +493,6 @@ def use_final_states(graph, root):
     else reads as one call of the loop that returns the kernel's final states (FusedRNN's final_state): a
     classifier's Recurrence + last, or Fold, then neither spreads the packed result over a (B, T, dim) tensor
     nor gathers the last steps back out of it, in either direction of autograd."""
-    from ..ops.sequence._select import first_step, last_step
     changed = False
     for n in list(graph.nodes):
         if n.op != "call_function" or n.target not in (last_step, first_step) or not n.args:

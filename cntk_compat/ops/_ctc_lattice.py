@@ -19,7 +19,7 @@ softmax(output) - posterior.
 """
 import torch
 
-from .sequence._masked import pack_by_counts
+from ..core.sequence_masks import pack_by_counts
 
 _PHONE_START = 2.0  # the label value that marks the first frame of a phone
 # CNTK's log-space zero and the level under which a log value counts as zero: an utterance no alignment can

@@ -19,7 +19,7 @@ import torch
 from ..core.dtypes import promote
 from ..core.registry import OutputSpec, register_op
 from ._common import make, sanitize_operands
-from .sequence._masked import pack_by_counts
+from ..core.sequence_masks import pack_by_counts
 
 
 def _labels(x, mask, squash, ignore):

@@ -17,7 +17,7 @@ from ..core.axis import Axis
 from ..core.dtypes import promote
 from ..core.registry import OutputSpec, register_op
 from ._geometry import axis_geometry, torch_pad_list
-from .sequence._masked import expand_mask, gather_steps
+from ..core.sequence_masks import expand_mask, gather_steps
 from .sequence._select import with_sequence_axis
 
 _CONV = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}

@@ -4,9 +4,8 @@ import torch
 from ...core.function import as_variable
 from ...core.recurrence import initial_state_steps
 from ...core.registry import register_op
+from ...core.sequence_masks import expand_mask, first_step, gather_steps, last_step
 from .._common import make, sanitize_operand, spec_like
-from ._masked import expand_mask, gather_steps
-from ._select import first_step, last_step
 
 
 def _infer(inputs, attributes):

@@ -7,7 +7,7 @@ from ...core.function import as_variable
 from ...core.registry import OutputSpec, register_op
 from ...core.variables import FreeDimension
 from .._common import make, sanitize_operand, spec_like
-from ._masked import expand_mask, mask_from_lengths
+from ...core.sequence_masks import expand_mask, mask_from_lengths
 from ._select import with_sequence_axis, without_sequence_axis
 
 

@@ -4,7 +4,7 @@ import torch
 from ...core.function import as_variable
 from ...core.registry import register_op
 from .._common import make, spec_like
-from ._masked import expand_mask
+from ...core.sequence_masks import expand_mask
 from ._select import without_sequence_axis
 
 

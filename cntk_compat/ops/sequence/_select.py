@@ -5,7 +5,7 @@ from ...core.axis import Axis, BATCH_AXIS_NAME
 from ...core.function import Function, as_variable
 from ...core.registry import OutputSpec, register_op
 from .._common import make, spec_like
-from ._masked import expand_mask, gather_steps, lengths_of, pack_by_counts
+from ...core.sequence_masks import expand_mask, first_step, gather_steps, last_step, lengths_of, pack_by_counts
 
 
 def without_sequence_axis(x):
@@ -26,14 +26,6 @@ def with_sequence_axis(x, axis):
 def _infer_step(inputs, attributes):
     x = inputs[0]
     return [spec_like(x, x._shape, dynamic_axes=without_sequence_axis(x))]
-
-
-def first_step(x, mask):
-    return x[:, 0]
-
-
-def last_step(x, mask):
-    return gather_steps(x, (lengths_of(mask) - 1)[:, None])[:, 0]
 
 
 register_op("SequenceFirst", _infer_step, first_step, uses_mask=True)

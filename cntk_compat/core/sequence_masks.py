@@ -1,4 +1,5 @@
-"""Torch helpers for padded sequence batches: values (B, T, *shape) with a (B, T) bool mask."""
+"""Torch helpers for padded sequence batches: values (B, T, *shape) with a (B, T) bool mask. They live in the
+core because the lowering's own rewrites (fused recurrences reading final states) pick steps as the sequence ops do."""
 import torch
 
 
@@ -40,3 +41,13 @@ def gather_steps(x, index):
     index = index.clamp(0, max(x.shape[1] - 1, 0))
     view = index.reshape(tuple(index.shape) + (1,) * (x.dim() - 2)).expand(tuple(index.shape) + tuple(x.shape[2:]))
     return torch.gather(x, 1, view)
+
+
+def first_step(x, mask):
+    """Each sequence's first step (B, *shape): sequence.first's computation."""
+    return x[:, 0]
+
+
+def last_step(x, mask):
+    """Each sequence's last step (B, *shape): sequence.last's computation."""
+    return gather_steps(x, (lengths_of(mask) - 1)[:, None])[:, 0]
