@@ -3,10 +3,12 @@
 Kernel (O, C/groups, k_seq, *k), operand (*map axes, C, *spatial) on a sequence axis, with len(k) == len(spatial).
 The static spatial axes follow CNTK's geometry (_geometry.axis_geometry). Along the sequence axis each sequence
 has its own length, so one stride-1 convolution computes the window centred at every step and each sequence then
-keeps the centres CNTK's geometry picks for its length (a gather): the first centre is ``extra // 2`` where
-``extra`` is what the output's centres leave over, exactly as for a static axis. Steps past a sequence's end are
-zeros (CNTK pads sequences with zeros). The result lies on a new sequence axis unless every sequence keeps its
-length (padding with stride 1).
+keeps the centres CNTK's geometry picks (a gather). CNTK convolves the batch padded to its longest sequence, so
+the centres are the longest sequence's -- with padding the first is ``extra // 2`` where ``extra`` is what its
+output's centres leave over, without padding the first window starts at the first step, exactly as for a static
+axis -- and each sequence keeps as many as its own length gives. Steps past a
+sequence's end are zeros (CNTK pads sequences with zeros). The result lies on a new sequence axis unless every
+sequence keeps its length (padding with stride 1).
 """
 import math
 
@@ -66,14 +68,23 @@ def _infer(inputs, attributes):
 
 
 def _sequence_centres(lengths, k, stride, dilation, auto_pad):
-    """Per sequence: (first centre, number of outputs) along the sequence axis."""
+    """(first centre, per sequence the number of outputs) along the sequence axis. CNTK convolves the batch's
+    sequences padded with zeros to the longest one's length, so every sequence's centres are the longest
+    sequence's (from the first that length's geometry picks: without padding the first window starts at the
+    first step); each keeps as many as its own length gives."""
     extent = (k - 1) * dilation + 1
-    if auto_pad:
-        count = torch.div(lengths - 1, stride, rounding_mode="floor") + 1
-    else:
-        count = torch.div(lengths - extent, stride, rounding_mode="floor") + 1
-    count = count.clamp(min=0)
-    extra = lengths - ((count - 1) * stride + 1)
+
+    def counts(n):
+        if auto_pad:
+            c = torch.div(n - 1, stride, rounding_mode="floor") + 1
+        else:
+            c = torch.div(n - extent, stride, rounding_mode="floor") + 1
+        return c.clamp(min=0)
+    count = counts(lengths)
+    if not auto_pad:  # the first window starts at the first step
+        return lengths.new_tensor((extent - 1) // 2), count
+    longest = lengths.max() if lengths.numel() else lengths.new_zeros(())
+    extra = longest - ((counts(longest) - 1) * stride + 1)
     return torch.div(extra.clamp(min=0), 2, rounding_mode="floor"), count
 
 
@@ -94,7 +105,7 @@ def _sequential_convolution(w, x, mask, n_lead, pads, seq_k, seq_stride, seq_dil
     first, count = _sequence_centres(mask.sum(1), seq_k, seq_stride, seq_dilation, seq_auto)
     new_t = int(count.max()) if count.numel() else 0
     steps = torch.arange(new_t, device=y.device)[None, :]
-    y = gather_steps(y, first[:, None] + steps * seq_stride)
+    y = gather_steps(y, (first + steps * seq_stride).expand(b, -1))
     new_mask = steps < count[:, None]
     y = torch.where(expand_mask(new_mask, y), y, torch.zeros_like(y))
     return y.reshape((b, new_t) + lead + tuple(y.shape[3:])), new_mask

@@ -1,5 +1,6 @@
 """convolution / pooling / normalization ops against direct torch computations."""
 import numpy as np
+import pytest
 import torch
 import torch.nn.functional as F
 
@@ -125,3 +126,19 @@ def test_float32_kernel_over_float64_data():
     result = t.eval({x: val})
     assert result.shape == (2, 4, 20, 20) and result.dtype == np.float64
     assert np.allclose(result[0, 0, 5, 5], val[0, :, 4:7, 4:7].sum())
+
+
+@pytest.mark.parametrize("weights, strides, pad, lengths, expected", [
+    # CNTK 2.7's values: it convolves the batch padded to its longest sequence, so every sequence keeps the
+    # longest one's window centres (here the 6-step sequence starts at step 0, as the 7-step one does)
+    ([1., 10., 100.], 3, True, (7, 6, 2), [[210., 543., 76.], [210., 543.], [210.]]),
+    ([1., 10., 100.], 3, False, (7, 6, 4), [[321., 654.], [321., 654.], [321.]]),
+    # without padding the first window starts at the first step
+    ([1., 10.], 2, False, (5, 3), [[21., 43.], [21.]]),
+])
+def test_sequential_convolution_strided_windows_are_cntk27s(weights, strides, pad, lengths, expected):
+    x = C.sequence.input_variable((1, 1))
+    w = C.constant(np.array(weights, np.float32).reshape(1, 1, len(weights), 1))
+    f = C.convolution(w, x, sequential=True, strides=(1, strides, 1), auto_padding=[False, pad, False])
+    out = f.eval({x: [np.arange(1, n + 1, dtype=np.float32).reshape(n, 1, 1) for n in lengths]})
+    assert [np.ravel(o).tolist() for o in out] == expected
