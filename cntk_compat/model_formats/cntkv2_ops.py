@@ -129,6 +129,17 @@ def _convolution(inputs, attrs, name):
                          groups=attrs.get("groups", 1), **common)
 
 
+def sequential_convolution(kernel, operand, attrs, name):
+    """convolution(..., sequential=True) from the attributes of CNTK's Convolution record inside the chain CNTK
+    writes for it (they describe the operand with its sequence axis moved after the channel axis)."""
+    _padding(attrs, "Convolution %s" % name)
+    return _C().convolution(kernel, operand, strides=_rev(attrs.get("strides", (1,))),
+                            sharing=_rev(attrs.get("sharing", [True])),
+                            auto_padding=_rev(attrs.get("autoPadding", [True])),
+                            dilation=_rev(attrs.get("dilation", (1,))), sequential=True,
+                            groups=attrs.get("groups", 1), name=name)
+
+
 def _pooling(inputs, attrs, name):
     C = _C()
     _padding(attrs, "Pooling %s" % name)

@@ -25,6 +25,41 @@ _KIND_INPUT, _KIND_OUTPUT, _KIND_PARAMETER, _KIND_CONSTANT, _KIND_PLACEHOLDER = 
 _OUTPUT_UID = re.compile(r"^(.*)_Output_(\d+)$")
 _OP_WHERE, _OP_PACKED_INDEX, _OP_GATHER_PACKED, _OP_SCATTER_PACKED = 13, 28, 29, 30
 _OP_COMBINE, _OP_BLOCK, _OP_USER = 44, 57, None
+_OP_TRANSPOSE, _OP_CONVOLUTION, _OP_STOP_GRADIENT, _OP_TO_SEQUENCE, _OP_UNPACK_SEQUENCE = 12, 33, 64, 70, 72
+_OP_CONVOLUTION_SEQUENCE_SHAPE = 97
+
+
+def _sequential_convolutions(records):
+    """CNTK writes convolution(..., sequential=True) as ToSequence(TransposeAxes(Convolution(W, TransposeAxes(
+    UnpackSequence(x)))), StopGradient(ConvolutionSequenceShape(W, x))). Returns {ToSequence uid: (W uid, x uid,
+    the Convolution record)} and the uids of the chains' other records (rebuilt as one sequential convolution),
+    for the chains whose inner results nothing else reads."""
+    by_output = {"%s_Output_0" % pf["uid"]: pf for pf in records}
+    readers = {}
+    for pf in records:
+        for u in pf.get("inputs", ()):
+            readers[u] = readers.get(u, 0) + 1
+    found, inner = {}, set()
+
+    def producer(u, op):
+        pf = by_output.get(u)
+        if pf is None or pf.get("op") != op or readers.get(u, 0) != 1:
+            return None
+        return pf
+    for pf in records:
+        if pf.get("op") != _OP_TO_SEQUENCE or len(pf.get("inputs", ())) != 2:
+            continue
+        stop = producer(pf["inputs"][1], _OP_STOP_GRADIENT)
+        shape = stop and producer(stop["inputs"][0], _OP_CONVOLUTION_SEQUENCE_SHAPE)
+        back = producer(pf["inputs"][0], _OP_TRANSPOSE)
+        conv = back and producer(back["inputs"][0], _OP_CONVOLUTION)
+        there = conv and len(conv["inputs"]) == 2 and producer(conv["inputs"][1], _OP_TRANSPOSE)
+        unpack = there and producer(there["inputs"][0], _OP_UNPACK_SEQUENCE)
+        if not (shape and unpack) or list(shape["inputs"]) != [conv["inputs"][0], unpack["inputs"][0]]:
+            continue
+        found[pf["uid"]] = (conv["inputs"][0], unpack["inputs"][0], conv)
+        inner.update(r["uid"] for r in (stop, shape, back, conv, there, unpack))
+    return found, inner
 
 
 def looks_like_cntkv2(data):
@@ -124,7 +159,14 @@ class _Reader(object):
     # ----------------------------------------------------------------------------------------- functions
     def composite(self, record, arguments=()):
         """Rebuild a composite (the model, or a block's body); its output Variables."""
-        for pf in record.get("primitive_functions", ()):
+        records = record.get("primitive_functions", ())
+        found, inner = _sequential_convolutions(records)
+        for pf in records:
+            if pf["uid"] in inner:
+                continue
+            if pf["uid"] in found:
+                self._sequential_convolution(pf, *found[pf["uid"]])
+                continue
             self._function(pf)
         root = record["root"]
         root_pf = self._root_record(record, root)
@@ -179,6 +221,15 @@ class _Reader(object):
                 raise ValueError("%s: function %s (%s%s): %s" % (self.what, uid, OP_NAMES.get(op, op),
                                                                   " '%s'" % name if name else "", e)) from e
         self._define(uid, f, attrs.get("customAttributes"))
+
+    def _sequential_convolution(self, pf, kernel, operand, conv):
+        from .cntkv2_ops import sequential_convolution
+        w, x = self._variable_input(kernel, pf["uid"]), self._variable_input(operand, pf["uid"])
+        try:
+            f = sequential_convolution(w, x, conv.get("attributes", {}), conv.get("name", ""))
+        except Exception as e:
+            raise ValueError("%s: function %s (a sequential Convolution): %s" % (self.what, pf["uid"], e)) from e
+        self._define(pf["uid"], f)
 
     def _input(self, u):
         return self.variable(u)

@@ -560,8 +560,6 @@ _NOT_MAPPED = "no CNTK record is mapped for it yet"
 NOT_EXPRESSIBLE = {
     "UserFunction": "a Python user function: CNTK would need the user's class (this package's archive keeps its "
                     "serialize() state)",
-    "SequentialConvolution": "CNTK writes it as a ConvolutionSequenceShape/UnpackSequence/Convolution/ToSequence "
-                             "graph, which this writer does not produce yet",
 }
 for _name in ("WhereSingleStep", "SequenceGatherSingleStep"):
     NOT_EXPRESSIBLE[_name] = "a where/gather with new_sequence_axis_typeinfo=(0, 1) (no sequence axis): not mapped yet"
@@ -575,7 +573,7 @@ CHAINS = {"SequenceGather": "Sequence::Gather", "SequenceScatter": "Sequence::Sc
 
 def encodable(op_name):
     return op_name in ENCODERS or op_name in EXPANSIONS or op_name in CHAINS or \
-        op_name in ("Block", "Combine", "CosineDistanceWithNegativeSamples")
+        op_name in ("Block", "Combine", "CosineDistanceWithNegativeSamples", "SequentialConvolution")
 
 
 def _custom_value(v, key):
@@ -695,6 +693,11 @@ class _Writer(object):
                 [self.scalar(a["shift"], node._inputs[0]), self.scalar(a["num_negative"], node._inputs[0])]
             return {"version": SizeT(PRIMITIVE_VERSION), "type": "PrimitiveFunction", "op": SizeT(67), "uid": uid,
                     "name": node.name, "inputs": ins, "attributes": {}}
+        if op == "SequentialConvolution":
+            try:
+                return self.sequential_convolution(node, uid, written)
+            except NotExpressible as e:
+                raise NotExpressible("%s: %s" % (where, e)) from None
         if op == "Gather" and node._attributes.get("axis") is not None:
             return self.expansion(node, uid, written, ("GatherOp", _gather_along_axis))
         if op in ENCODERS:
@@ -749,6 +752,42 @@ class _Writer(object):
         p._dtype, p._is_sparse = v._dtype, v._is_sparse
         self.keep.append(p)
         return p
+
+    def sequential_convolution(self, node, uid, written):
+        """convolution(..., sequential=True) as CNTK 2.7 writes it: the operand unpacked, its sequence axis moved
+        after the channel axis, a plain Convolution, moved back and made a sequence again with the lengths a
+        ConvolutionSequenceShape record computes (behind a StopGradient)."""
+        a = node._attributes
+        w, x = node._inputs
+        r = _rank(x)
+        if len(w._shape) != r + 2 or a.get("groups", 1) != 1:
+            raise NotExpressible("a sequential convolution with map axes before the channel axis or groups")
+        # per axis of the unpacked, transposed operand (channel, sequence, *spatial): the channel axis is not padded
+        attrs = {"strides": _shape((1,) + tuple(a["strides"])), "sharing": [True] * (r + 1),
+                 "autoPadding": _bools((False,) + tuple(a["auto_padding"]), r + 1),
+                 "dilation": _shape((1,) + tuple(a["dilation"])), "transpose": False,
+                 "maxTempMemSizeInSamples": SizeT(0), "kernelShape": _shape(w._shape[1:]),
+                 "outputShape": Shape((0,)), "lowerPad": Shape((0,) * (r + 1)), "upperPad": Shape((0,) * (r + 1)),
+                 "groups": SizeT(1)}
+        kernel, operand = self._input_uid(w, written), self._input_uid(x, written)
+        swap = {"axis1": StoredAxis(r, "staticAxisIdx=%d" % r, True),
+                "axis2": StoredAxis(r - 1, "staticAxisIdx=%d" % (r - 1), True)}
+        name = node.name
+        lengths = self.record(97, [kernel, operand], dict(attrs, sequential=True),
+                              name=name + "_sequence_shape" if name else None)
+        lengths = self.record(64, [lengths])
+        unpacked = self.record(72, [operand], {"sequenceUnpackPaddingValue": 0.0,
+                                               "sequenceUnpackSuppressMaskOutput": True})
+        moved = self.record(12, [unpacked], dict(swap))
+        convolved = self.record(33, [kernel, moved], dict(attrs, sequential=False), name=name or None)
+        back = self.record(12, [convolved], dict(swap))
+        batch = [StoredAxis(AXIS_DYNAMIC, ax.name, ax.is_ordered) for ax in node._outputs[0]._dynamic_axes
+                 if not ax.is_ordered]
+        prefix = "ConvOverSequenceAxisPrefix"
+        return {"version": SizeT(PRIMITIVE_VERSION), "type": "PrimitiveFunction", "op": SizeT(70), "uid": uid,
+                "attributes": {"sequenceAxis": prefix,
+                               "newDynamicAxes": [StoredAxis(AXIS_DYNAMIC, prefix + back, True)] + batch},
+                "inputs": [back, lengths]}
 
     def is_within(self, ph, offset):
         """CNTK's Internal::IsWithin: 1 at the first (offset > 0) or last (offset < 0) |offset| steps, else 0."""
@@ -865,7 +904,8 @@ class _Writer(object):
                 "block_function_composite_arguments_map_values": [self._input_uid(o, written) for _, o in arguments]}
 
 
-_CODE_NAMES = {13: "Where", 20: "Minus", 21: "ElementTimes", 28: "PackedIndex", 29: "GatherPacked",
+_CODE_NAMES = {12: "TransposeAxes", 33: "Convolution", 64: "StopGradient", 72: "UnpackSequenceOp",
+               97: "ConvolutionSequenceShape", 13: "Where", 20: "Minus", 21: "ElementTimes", 28: "PackedIndex", 29: "GatherPacked",
                30: "ScatterPacked", 37: "PastValue", 38: "FutureValue", 50: "ReconcileDynamicAxis"}
 
 

@@ -193,6 +193,11 @@ cases = {
     'roipooling': C.roipooling(x, C.reconcile_dynamic_axes(C.constant(np.array([[0, 0, 3, 2], [1, 0, 4, 3]],
                                                                                 np.float32)), x), C.MAX_POOLING, (2, 2), 1.0),
     'cosine_negative': C.cosine_distance_with_negative_samples(C.reshape(x, (32,)), C.reshape(x, (32,)) * 2 + 1, 1, 1),
+    'sequential_convolution': C.convolution(C.parameter((2, 1, 3, 2), init=C.glorot_uniform(seed=1)), C.reshape(s, (1, 3)),
+                                            sequential=True, auto_padding=[False, True, False]),
+    'sequential_convolution_strided': C.relu(C.convolution(C.parameter((3, 1, 2, 2), init=C.glorot_uniform(seed=2)),
+                                                           C.reshape(s, (1, 3)), sequential=True, strides=(1, 2, 1),
+                                                           auto_padding=[False, False, True])) + 1,
 }
 rng = np.random.RandomState(0)
 data = {'s': [rng.uniform(-1, 1, (4, 3)).astype(np.float32), rng.uniform(-1, 1, (3, 3)).astype(np.float32)],
@@ -212,7 +217,8 @@ for k, f in cases.items():
 def test_cntk27_written_sequence_pad_crop_and_constant_ops_load_and_match(tmp_path):
     """Files CNTK 2.7 writes for sequence.first/last/slice/gather/scatter/where/softmax (Where -> PackedIndex ->
     GatherPacked chains), to_sequence(_like), Pad, Crop, EyeLike, ConstantOp, ROIPooling and
-    CosDistanceWithNegativeSamples records."""
+    CosDistanceWithNegativeSamples records, and convolution(..., sequential=True) (a ConvolutionSequenceShape /
+    UnpackSequence / TransposeAxes / Convolution / ToSequence graph)."""
     import subprocess
     if not os.path.exists(_CNTK27):
         pytest.skip("real CNTK 2.7 is not installed")
@@ -224,7 +230,7 @@ def test_cntk27_written_sequence_pad_crop_and_constant_ops_load_and_match(tmp_pa
     data = {"x": np.load(str(tmp_path / "x.npy")), "m": np.load(str(tmp_path / "m.npy")),
             "s": [np.load(str(tmp_path / ("s%d.npy" % i))) for i in range(2)]}
     names = sorted(p.name[:-6] for p in tmp_path.glob("*.model"))
-    assert len(names) == 17
+    assert len(names) == 19
     for k in names:
         model = C.load_model(str(tmp_path / (k + ".model")))
         got = model.eval({a: data[a.name] for a in model.arguments})

@@ -168,6 +168,16 @@ def _cases():
         "LabelsToGraph": lambda x, s: C.labels_to_graph(s),
         "ForwardBackward": lambda x, s: C.forward_backward(C.labels_to_graph(C.hardmax(s) * 2), s, 2, 1),
         "EditDistanceError": lambda x, s: C.edit_distance_error(s, C.abs(s), 2, 1, 0.5, True, [0]),
+        # CNTK's ConvolutionSequenceShape/UnpackSequence/Convolution/ToSequence records: the sequence keeps its
+        # lengths (padded, stride 1), or gets new ones (a new sequence axis)
+        "SequentialConvolution": lambda x, s: C.convolution(_param((2, 1, 3, 2), 6), C.reshape(s, (1, 3)),
+                                                            sequential=True, auto_padding=[False, True, False]),
+        "SequentialConvolution strided": lambda x, s: C.relu(C.convolution(
+            _param((3, 1, 2, 2), 7), C.reshape(s, (1, 3)), sequential=True, strides=(1, 2, 1),
+            auto_padding=[False, False, True])) + 1,
+        "SequentialConvolution layer": lambda x, s: C.layers.Convolution((2, 2), 2, sequential=True, pad=True,
+                                                                         init=C.glorot_uniform(seed=3))(
+            C.reshape(s, (1, 3))),
     })
     return cases
 
@@ -185,8 +195,8 @@ def test_every_registered_op_is_mapped_or_says_why_not():
 
 
 def test_every_mapped_op_has_a_case():
-    assert sorted(op for op in list(W.ENCODERS) + list(W.EXPANSIONS) + list(W.CHAINS) + ["Block", "Combine"]
-                  if op not in CASES) == []
+    assert sorted(op for op in list(W.ENCODERS) + list(W.EXPANSIONS) + list(W.CHAINS) +
+                  ["Block", "Combine", "SequentialConvolution"] if op not in CASES) == []
 
 
 def _build(name):
