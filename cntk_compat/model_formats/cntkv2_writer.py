@@ -561,14 +561,18 @@ NOT_EXPRESSIBLE = {
     "UserFunction": "a Python user function: CNTK would need the user's class (this package's archive keeps its "
                     "serialize() state)",
 }
-for _name in ("WhereSingleStep", "SequenceGatherSingleStep"):
-    NOT_EXPRESSIBLE[_name] = "a where/gather with new_sequence_axis_typeinfo=(0, 1) (no sequence axis): not mapped yet"
 
 
 # ops CNTK writes as Where -> PackedIndex -> GatherPacked/ScatterPacked chains inside a block (_Writer.chain)
 CHAINS = {"SequenceGather": "Sequence::Gather", "SequenceScatter": "Sequence::Scatter",
           "SequenceFirst": "Sequence::Slice", "SequenceLast": "Sequence::Slice", "SequenceSlice": "Sequence::Slice",
-          "Where": None, "ToSequenceOp": None, "ToSequenceLikeOp": None}
+          "Where": None, "ToSequenceOp": None, "ToSequenceLikeOp": None,
+          # new_sequence_axis_typeinfo=(0, 1): CNTK 2.7 writes the same records with a Where whose new dynamic
+          # axes are the batch axis only (factors 0 and 1), so the result has no sequence axis
+          "WhereSingleStep": None, "SequenceGatherSingleStep": "Sequence::Gather"}
+
+# the Where attributes of a result with one step per sequence and no sequence axis
+_SINGLE_STEP = {"newSequenceAxisLengthScalingFactor": SizeT(0), "newSequenceAxisLengthAdditiveFactor": 1}
 
 
 def encodable(op_name):
@@ -815,6 +819,10 @@ class _Writer(object):
             return {"version": SizeT(PRIMITIVE_VERSION), "type": "PrimitiveFunction", "op": SizeT(code),
                     "uid": uid, "name": node.name, "attributes": attrs,
                     "inputs": [self._input_uid(i, written) for i in ins]}
+        if op == "WhereSingleStep":
+            return {"version": SizeT(PRIMITIVE_VERSION), "type": "PrimitiveFunction", "op": SizeT(13),
+                    "uid": uid, "name": node.name, "attributes": dict(_SINGLE_STEP, newDynamicAxes=batch),
+                    "inputs": [self._input_uid(i, written) for i in ins]}
         if op == "ToSequenceLikeOp":
             return {"version": SizeT(PRIMITIVE_VERSION), "type": "PrimitiveFunction", "op": SizeT(71),
                     "uid": uid, "name": node.name, "attributes": {},
@@ -823,9 +831,13 @@ class _Writer(object):
         uids = [self.variable_uid(p) for p in placeholders]
         start = len(self.records)
         x = placeholders[0]
-        if op in ("SequenceGather", "SequenceScatter"):
+        if op in ("SequenceGather", "SequenceGatherSingleStep", "SequenceScatter"):
             cond = ins[1]
-            if op == "SequenceGather":
+            if op == "SequenceGatherSingleStep":
+                where = self.record(13, [uids[1]], dict(_SINGLE_STEP, newDynamicAxes=batch))
+                index = self.record(28, [uids[0], where])
+                root = self.record(29, [uids[0], index])
+            elif op == "SequenceGather":
                 new = node._attributes["new_axis"]
                 attrs = {"newDynamicAxes": [StoredAxis(AXIS_DYNAMIC, new.name, True)] + batch}
                 attrs.update(_typeinfo(new))

@@ -185,6 +185,7 @@ cases = {
     'first': C.sequence.first(s), 'last': C.sequence.last(s), 'slice': C.sequence.slice(s, 1, -1),
     'gather': C.sequence.gather(s, cond), 'scatter': C.sequence.scatter(C.sequence.gather(s, cond), cond),
     'where': C.sequence.where(cond), 'softmax': C.sequence.softmax(s),
+    'gather_single_step': C.sequence.gather(s, C.sequence.is_last(s), new_sequence_axis_typeinfo=(0, 1)),
     'to_sequence': C.to_sequence(C.reshape(x, (8, 4))), 'to_sequence_like': C.to_sequence_like(C.reshape(x[0], (4, 4)), s),
     'pad': C.pad(x, [(0, 0), (1, 2), (2, 1)], mode=C.ops.CONSTANT_PAD, constant_value=0.5),
     'pad_reflect': C.pad(x, [(0, 0), (1, 1), (1, 1)], mode=C.ops.REFLECT_PAD),
@@ -230,9 +231,11 @@ def test_cntk27_written_sequence_pad_crop_and_constant_ops_load_and_match(tmp_pa
     data = {"x": np.load(str(tmp_path / "x.npy")), "m": np.load(str(tmp_path / "m.npy")),
             "s": [np.load(str(tmp_path / ("s%d.npy" % i))) for i in range(2)]}
     names = sorted(p.name[:-6] for p in tmp_path.glob("*.model"))
-    assert len(names) == 19
+    assert len(names) == 20
     for k in names:
         model = C.load_model(str(tmp_path / (k + ".model")))
+        if k == "gather_single_step":  # typeinfo (0, 1): one step per sequence, no sequence axis
+            assert model.output.dynamic_axes == (C.Axis.default_batch_axis(),)
         got = model.eval({a: data[a.name] for a in model.arguments})
         want = []
         while (tmp_path / ("%s.%d.npy" % (k, len(want)))).exists():

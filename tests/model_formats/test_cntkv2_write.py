@@ -111,6 +111,12 @@ def _cases():
         "SequenceScatter": lambda x, s: C.sequence.scatter(C.sequence.gather(s, C.greater(C.reduce_sum(s, 0), 0)),
                                                            C.greater(C.reduce_sum(s, 0), 0)),
         "Where": lambda x, s: C.sequence.where(C.greater(C.reduce_sum(s, 0), 0)),
+        # new_sequence_axis_typeinfo=(0, 1): a Where whose new dynamic axes are the batch axis only
+        "WhereSingleStep": lambda x, s: C.sequence.where(C.sequence.is_last(s), new_sequence_axis_typeinfo=(0, 1)),
+        "SequenceGatherSingleStep": lambda x, s: C.sequence.gather(s, C.sequence.is_first(s),
+                                                                   new_sequence_axis_typeinfo=(0, 1)),
+        "SequenceGatherSingleStep of the last step with the batch": lambda x, s: C.sequence.gather(
+            s, C.sequence.is_last(s), new_sequence_axis_typeinfo=(0, 1)) * 2 + C.reshape(C.reduce_sum(x, 1), (3,)),
         "ReduceSumOverSequences": lambda x, s: C.reduce_sum(s, axis=C.Axis.all_axes()),
         "ReduceMeanOverSequences": lambda x, s: C.reduce_mean(s, axis=C.Axis.all_axes()),
         "ReduceMaxOverSequences": lambda x, s: C.reduce_max(s, axis=C.Axis.all_axes()),
