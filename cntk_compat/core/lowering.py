@@ -11,6 +11,7 @@ walk. So state_dict() keys are the same in every session and after save/load of 
 """
 import keyword
 import re
+import sys
 import weakref
 
 import torch
@@ -27,6 +28,41 @@ from .variables import FreeDimension, InferredDimension
 
 _CACHE = weakref.WeakKeyDictionary()
 _CHECKED = {"on": False}   # CNTK's checked mode: networks compiled while it is on check their nodes for NaN
+
+
+def _nan_check(value, uid, op_name, shape):
+    """CNTK's checked mode: a node whose output holds a NaN stops the computation, with CNTK 2.7's lines."""
+    for t in value if isinstance(value, (tuple, list)) else (value,):
+        if not isinstance(t, torch.Tensor) or not t.is_floating_point():
+            continue
+        flat = t.detach().reshape(-1)
+        nan = torch.isnan(flat)
+        if not bool(nan.any()):
+            continue
+        # CNTK's matrix: one column per sample, the sample's elements as rows (column-major)
+        rows = 1
+        for d in shape or ():
+            rows *= max(int(d), 1)
+        rows = rows if flat.numel() % rows == 0 else flat.numel()
+        first = int(nan.nonzero()[0, 0])
+        sys.stderr.write("HasNan: NaN detected at EndForwardProp (%d,%d) in (%d,%d) matrix\n"
+                         % (first % rows, first // rows, rows, flat.numel() // rows))
+        sys.stderr.flush()
+        raise RuntimeError("%s %s operation unexpectedly produced NaN values." % (uid, op_name))
+    return value
+
+
+def _insert_nan_checks(graph):
+    """Checked mode inside the lowered graph: each CNTK node's result passes through _nan_check, so the
+    network runs once (a tracer re-running it would apply assign, batch statistics and user functions twice)."""
+    for n in list(graph.nodes):
+        uid = n.meta.get("cntk_uid")
+        if uid is None or n.op not in ("call_function", "call_module"):
+            continue
+        with graph.inserting_after(n):
+            check = graph.call_function(_nan_check, (n, uid, n.meta.get("cntk_op", str(n.target)),
+                                                     n.meta.get("cntk_shape")))
+        n.replace_all_uses_with(check, delete_user_cb=lambda user, check=check: user is not check)
 
 
 def set_checked(enable):
@@ -381,6 +417,8 @@ def lower(outputs, arguments, training=False):
         b.graph.output(tuple(results + [b.masks[n] for n in made]))
         affine_fusion.fuse(b.graph)
         use_final_states(b.graph, b.root)
+        if _CHECKED["on"]:
+            _insert_nan_checks(b.graph)
         module = LoweredFunction(b.root, b.graph, arguments, b.mask_axes, outputs, made)
         module.train(training)
         module.checked = _CHECKED["on"]

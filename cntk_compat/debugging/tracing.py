@@ -148,7 +148,9 @@ def _trace_forward(module, inputs, output):
     if not isinstance(module, LoweredFunction):
         return None
     gm = module
-    level, timing, checked = _settings["level"], _settings["timing"], getattr(module, "checked", False)
+    # checked mode is checked inside the lowered graph itself (core.lowering inserts the checks): re-running
+    # the network here would apply its side effects (assign, batch statistics, user functions) twice
+    level, timing, checked = _settings["level"], _settings["timing"], False
     if level == 0 and not timing and not checked:
         return None
     out = sys.stderr

@@ -135,3 +135,23 @@ def test_checked_mode_stops_at_a_node_producing_nan_as_cntk(restore_torch_flags,
         set_checked_mode(False)
     with pytest.raises(RuntimeError, match="unexpectedly produced NaN values"):
         checked.eval(data)
+
+
+def test_checked_mode_runs_the_network_once():
+    # CNTK's own test suite runs with checked mode on: assign and batch statistics must apply once per eval
+    C.debugging.set_checked_mode(True)
+    try:
+        data = np.asarray([[1.]], np.float32)
+        value = C.parameter(init=data)
+        dest = C.parameter(shape=data.shape)
+        assign_op = C.assign(dest, value)
+        y = dest + value
+        result = C.combine([y, assign_op]).eval()
+        assert np.array_equal(result[y.output], data) and np.array_equal(dest.asarray(), data)
+        counter = C.parameter(init=np.zeros(1, np.float32))
+        bump = C.assign(counter, counter + 1)
+        bump.eval()
+        bump.eval()
+        assert counter.value[0] == 2
+    finally:
+        C.debugging.set_checked_mode(False)
