@@ -7,7 +7,7 @@ from its placeholders to its arguments). The output i of a function with uid U h
 recurrent loop reads an output before its function is listed: the file lists such outputs among the inputs as
 typed placeholders (or does not list them at all); they stand in until that function is rebuilt and are then
 replaced in place. Nothing from the file is executed: op codes select builders of this package, user
-functions resolve only through callbacks the user registered.
+functions resolve only through callbacks the user registered or classes the program defined itself.
 """
 import re
 
@@ -322,7 +322,23 @@ class _Reader(object):
             raise ValueError("%s: block %s (%s): %s" % (self.what, pf["uid"], op_name, e)) from e
 
     def _user_function(self, pf):
-        op_name = pf.get("op_name") or pf.get("type")
+        """A user-defined function: CNTK 2.7 keeps its op name, Python module and class and its serialize() state
+        in "user_defined_state". It is rebuilt by the callback registered for the op name, else by the deserialize
+        of a class of that module and name which this program has defined (or whose module the user allowed
+        importing); nothing named in the file is imported otherwise."""
+        info = pf.get("user_defined_state") or {}
+        op_name = info.get("op_name") or pf.get("op_name") or pf.get("type")
+        if info.get("module") and info.get("class") and not pf.get("native"):
+            from ..core.registry import get_op
+            from ..core.serialization import encode_attribute
+            inputs = [self._variable_input(u, pf["uid"]) for u in pf["inputs"]]
+            where = "the state of user function %s" % op_name
+            saved = {"module": info["module"], "class": info["class"], "op_name": op_name,
+                     "state": encode_attribute(_plain(info.get("state", {})), where)}
+            try:
+                return get_op("UserFunction").load_node(saved, inputs, pf.get("name", ""))
+            except ValueError as e:
+                raise ValueError("%s: function %s: %s" % (self.what, pf["uid"], e)) from None
         callback = self.udf_callbacks.get(op_name)
         if callback is None:
             raise ValueError("%s: function %s is a user-defined function %r; register its deserializer with "
@@ -334,6 +350,17 @@ class _Reader(object):
             raise TypeError("%s: the deserializer of %r returned %s, expected a Function"
                             % (self.what, op_name, type(f).__name__))
         return f
+
+
+def _plain(value):
+    """A user function's stored state as the Python values its deserialize() gets (arrays as numpy arrays)."""
+    if isinstance(value, StoredArray):
+        return value.array
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
 
 
 def load(data, what, udf_callbacks, device=None):

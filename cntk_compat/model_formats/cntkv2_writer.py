@@ -557,10 +557,7 @@ EXPANSIONS = {
 
 # registered ops CNTK's format has no record for; a graph using one is saved in this package's archive format
 _NOT_MAPPED = "no CNTK record is mapped for it yet"
-NOT_EXPRESSIBLE = {
-    "UserFunction": "a Python user function: CNTK would need the user's class (this package's archive keeps its "
-                    "serialize() state)",
-}
+NOT_EXPRESSIBLE = {}
 
 
 # ops CNTK writes as Where -> PackedIndex -> GatherPacked/ScatterPacked chains inside a block (_Writer.chain)
@@ -577,7 +574,7 @@ _SINGLE_STEP = {"newSequenceAxisLengthScalingFactor": SizeT(0), "newSequenceAxis
 
 def encodable(op_name):
     return op_name in ENCODERS or op_name in EXPANSIONS or op_name in CHAINS or \
-        op_name in ("Block", "Combine", "CosineDistanceWithNegativeSamples", "SequentialConvolution")
+        op_name in ("Block", "Combine", "CosineDistanceWithNegativeSamples", "SequentialConvolution", "UserFunction")
 
 
 def _custom_value(v, key):
@@ -673,10 +670,10 @@ class _Writer(object):
 
     def function(self, node, written):
         record = self._function(node, written)
-        if not record.get("name"):
+        if not record.get("name") and record["type"] == "PrimitiveFunction":
             record.pop("name", None)
         custom = node._custom_attributes
-        if custom:
+        if custom and "attributes" in record:
             record["attributes"]["customAttributes"] = {str(k): _custom_value(v, k) for k, v in custom.items()}
         return record
 
@@ -697,6 +694,8 @@ class _Writer(object):
                 [self.scalar(a["shift"], node._inputs[0]), self.scalar(a["num_negative"], node._inputs[0])]
             return {"version": SizeT(PRIMITIVE_VERSION), "type": "PrimitiveFunction", "op": SizeT(67), "uid": uid,
                     "name": node.name, "inputs": ins, "attributes": {}}
+        if op == "UserFunction":
+            return self.user_function(node, uid, written)
         if op == "SequentialConvolution":
             try:
                 return self.sequential_convolution(node, uid, written)
@@ -720,6 +719,20 @@ class _Writer(object):
                 raise NotExpressible("%s: %s" % (where, e)) from None
         raise NotExpressible("%s: op %s has no record in CNTK's model format%s"
                              % (where, op, " (%s)" % NOT_EXPRESSIBLE[op] if op in NOT_EXPRESSIBLE else ""))
+
+    def user_function(self, node, uid, written):
+        """A Python user function as CNTK 2.7 writes one: a UserDefinedFunction record (not native) holding its
+        class's module and name, its op name and the dict its serialize() returned. Loading it needs that class
+        (or a callback registered for the op name); nothing in the file is run."""
+        cls = type(node)
+        where = "the serialize() state of user function %s" % node.op_name
+        state = node.serialize()
+        if not isinstance(state, dict):
+            raise NotExpressible("%s is a %s, not a dict" % (where, type(state).__name__))
+        return {"version": SizeT(0), "type": "UserDefinedFunction", "uid": uid, "name": node.name, "native": False,
+                "inputs": [self._input_uid(i, written) for i in node._inputs],
+                "user_defined_state": {"class": cls.__qualname__, "module": cls.__module__, "op_name": node.op_name,
+                                       "state": _udf_value(state, where), "version": 1}}
 
     def expansion(self, node, uid, written, entry=None):
         C = _C()
@@ -919,6 +932,28 @@ class _Writer(object):
 _CODE_NAMES = {12: "TransposeAxes", 33: "Convolution", 64: "StopGradient", 72: "UnpackSequenceOp",
                97: "ConvolutionSequenceShape", 13: "Where", 20: "Minus", 21: "ElementTimes", 28: "PackedIndex", 29: "GatherPacked",
                30: "ScatterPacked", 37: "PastValue", 38: "FutureValue", 50: "ReconcileDynamicAxis"}
+
+
+def _udf_value(v, where):
+    """A value of a user function's serialize() state as CNTK's Python layer stores it (ints as signed ints,
+    floats as doubles, tuples as lists, arrays as NDArrayViews); what CNTK cannot store is NotExpressible."""
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        return float(v)
+    if isinstance(v, str):
+        return v
+    if isinstance(v, (list, tuple)):
+        return [_udf_value(x, where) for x in v]
+    if isinstance(v, dict):
+        if not all(isinstance(k, str) for k in v):
+            raise NotExpressible("%s has a key that is not a string" % where)
+        return {k: _udf_value(x, where) for k, x in v.items()}
+    if isinstance(v, np.ndarray) and v.dtype in (np.float32, np.float64):
+        return v
+    raise NotExpressible("%s holds a %s, which CNTK's format cannot store" % (where, type(v).__name__))
 
 
 def _typeinfo(axis):
