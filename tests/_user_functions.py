@@ -1,11 +1,12 @@
-"""A user function for tests that need one: twice its input, forward and backward."""
-import cntk_compat as C
-from cntk_compat.ops.functions import UserFunction
+"""A user function for tests that need one: twice its input, forward and backward. Written as CNTK 2.7 code too
+(tests/model_formats/test_cntkv2_write.py runs this file's source under CNTK 2.7)."""
+import cntk as C
+from cntk.ops.functions import UserFunction
 
 
 class Doubling(UserFunction):
     def __init__(self, arg, name="Doubling"):
-        super().__init__([arg], name=name)
+        super(Doubling, self).__init__([arg], name=name)
 
     def forward(self, argument, device=None, outputs_to_retain=None):
         return None, argument * 2

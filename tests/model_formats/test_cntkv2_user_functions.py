@@ -20,6 +20,8 @@ X = np.array([[0.1, -0.2, 0.3], [1.5, 0.0, -2.0]], np.float32)
 OP_NAME = __name__ + ".ScaledSigmoid"
 
 
+# One source for the user function, run here and (as CNTK 2.7 code) in the oracle's script.
+_CLASS_SOURCE = r'''
 class ScaledSigmoid(UserFunction):
     """sigmoid(scale * x) + offset; scale and offset (a vector) are its serialize() state."""
 
@@ -43,8 +45,10 @@ class ScaledSigmoid(UserFunction):
 
     @staticmethod
     def deserialize(inputs, name, state):
-        assert state["tags"] == ["a", 1, 2.5, True] and state["nested"] == {"n": 3}, state
-        return ScaledSigmoid(inputs[0], name, state["scale"], state["offset"])
+        assert list(state["tags"]) == ["a", 1, 2.5, True] and dict(state["nested"]) == {"n": 3}, state
+        return ScaledSigmoid(inputs[0], name, state["scale"], np.asarray(state["offset"]))
+'''
+exec(_CLASS_SOURCE)
 
 
 def _model(scale=3.0):
@@ -146,32 +150,7 @@ _ORACLE_CLASS = r'''
 import sys, os, numpy as np
 import cntk as C
 from cntk.ops.functions import UserFunction
-
-
-class ScaledSigmoid(UserFunction):
-    def __init__(self, arg, name="ScaledSigmoid", scale=2.0, offset=(0.0, 0.0, 0.0)):
-        super(ScaledSigmoid, self).__init__([arg], name=name)
-        self.scale, self.offset = scale, np.asarray(offset, np.float32)
-
-    def forward(self, argument, device=None, outputs_to_retain=None):
-        s = 1 / (1 + np.exp(-argument * self.scale))
-        return s, s + self.offset
-
-    def backward(self, state, root_gradients):
-        return root_gradients * state * (1 - state) * self.scale
-
-    def infer_outputs(self):
-        a = self.inputs[0]
-        return [C.output_variable(a.shape, a.dtype, a.dynamic_axes)]
-
-    def serialize(self):
-        return {"scale": self.scale, "offset": self.offset, "tags": ["a", 1, 2.5, True], "nested": {"n": 3}}
-
-    @staticmethod
-    def deserialize(inputs, name, state):
-        assert list(state["tags"]) == ["a", 1, 2.5, True] and dict(state["nested"]) == {"n": 3}, state
-        return ScaledSigmoid(inputs[0], name, state["scale"], np.asarray(state["offset"]))
-'''
+''' + _CLASS_SOURCE
 
 _ORACLE = _ORACLE_CLASS + r'''
 

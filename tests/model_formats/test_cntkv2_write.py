@@ -254,24 +254,7 @@ import cntk as C
 from cntk.ops.functions import UserFunction
 
 
-class Doubling(UserFunction):  # tests/_user_functions.py's user function, as CNTK 2.7 code
-    def __init__(self, arg, name="Doubling"):
-        super(Doubling, self).__init__([arg], name=name)
-
-    def forward(self, argument, device=None, outputs_to_retain=None):
-        return None, argument * 2
-
-    def backward(self, state, root_gradients):
-        return root_gradients * 2
-
-    def infer_outputs(self):
-        a = self.inputs[0]
-        return [C.output_variable(a.shape, a.dtype, a.dynamic_axes)]
-
-    @staticmethod
-    def deserialize(inputs, name, state):
-        return Doubling(inputs[0], name)
-
+''' + open(os.path.join(os.path.dirname(os.path.dirname(__file__)), "_user_functions.py")).read() + r'''
 
 # the file names the class by its module here (tests._user_functions), which CNTK's process cannot import
 C.Function.register_udf_deserialize_callback("tests._user_functions.Doubling", Doubling.deserialize)
