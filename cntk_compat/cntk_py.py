@@ -181,11 +181,8 @@ def set_checked_mode(enable):
     if not isinstance(enable, bool):
         raise TypeError("set_checked_mode: enable must be a bool, got %s" % type(enable).__name__)
     from .core.lowering import set_checked
-    from .debugging.tracing import watch_checked_modules
     _state["checked_mode"] = enable
     set_checked(enable)
-    if enable:
-        watch_checked_modules()
 
 
 def is_checked_mode():

@@ -94,7 +94,6 @@ class LoweredFunction(torch.fx.GraphModule):
         self.mask_axes = mask_axes
         self.output_uids = [o.uid for o in outputs]
         self.made_mask_axes = list(made_mask_axes)
-        self.checked = False    # set by lower() in checked mode: the debugging tracer checks every node for NaN
 
     def __reduce__(self):
         """Pickled as its graph and the modules and tensors it reads (torch.save(module)); fx's own reduce would
@@ -421,6 +420,5 @@ def lower(outputs, arguments, training=False):
             _insert_nan_checks(b.graph)
         module = LoweredFunction(b.root, b.graph, arguments, b.mask_axes, outputs, made)
         module.train(training)
-        module.checked = _CHECKED["on"]
         per_output[key] = module
     return module

@@ -22,7 +22,6 @@ import sys
 import time
 import weakref
 
-import numpy as np
 import torch
 import torch.fx
 
@@ -31,7 +30,7 @@ from ..core.lowering import LoweredFunction
 
 __all__ = ["set_computation_network_trace_level", "set_node_timing", "get_computation_network_trace_level"]
 
-_settings = {"level": 0, "timing": False, "hook": None, "checked": False}
+_settings = {"level": 0, "timing": False, "hook": None}
 _described = weakref.WeakSet()  # modules whose static info (level 1) was printed
 
 
@@ -73,11 +72,9 @@ class _BackwardTimer(object):
 
 
 class _TracingInterpreter(torch.fx.Interpreter):
-    def __init__(self, module, level, timing, out, checked=False):
+    def __init__(self, module, level, timing, out):
         super(_TracingInterpreter, self).__init__(module)
-        self.level, self.timing, self.out, self.checked = level, timing, out, checked
-        if checked:
-            self.extra_traceback = False    # checked mode's error is CNTK's message, without fx's node listing
+        self.level, self.timing, self.out = level, timing, out
         self.describe_static = level >= 1 and module not in _described
         self.forward_seconds = {}
         self.seen_grad_fns = {}  # id -> autograd node (kept alive so that no id is reused)
@@ -113,8 +110,6 @@ class _TracingInterpreter(torch.fx.Interpreter):
                 self.forward_seconds[uid] = self.forward_seconds.get(uid, 0.0) + time.perf_counter() - start
                 if torch.is_grad_enabled():
                     self._time_backward(uid, result)
-        if self.checked and uid is not None:
-            _check_nan(n, uid, result)
         if self.describe_static:
             self.out.write("  %-30s %-24s shape %s\n" % (n.name, _target_name(n), _describe(result)))
         if isinstance(result, torch.Tensor) and self.level >= 1000:
@@ -124,58 +119,27 @@ class _TracingInterpreter(torch.fx.Interpreter):
         return result
 
 
-def _check_nan(n, uid, result):
-    """CNTK's checked mode: a node whose output holds a NaN stops the computation (CNTK 2.7's lines)."""
-    for t in _output_tensors(result):
-        if not t.is_floating_point():
-            continue
-        flat = t.detach().reshape(-1)
-        nan = torch.isnan(flat)
-        if not bool(nan.any()):
-            continue
-        # CNTK's matrix: one column per sample, the sample's elements as rows (column-major)
-        rows = int(np.prod(n.meta.get("cntk_shape") or ())) or 1
-        rows = rows if flat.numel() % rows == 0 else flat.numel()
-        first = int(nan.nonzero()[0, 0])
-        sys.stderr.write("HasNan: NaN detected at EndForwardProp (%d,%d) in (%d,%d) matrix\n"
-                         % (first % rows, first // rows, rows, flat.numel() // rows))
-        sys.stderr.flush()
-        raise RuntimeError("%s %s operation unexpectedly produced NaN values."
-                           % (uid, n.meta.get("cntk_op", _target_name(n))))
-
-
 def _trace_forward(module, inputs, output):
     if not isinstance(module, LoweredFunction):
         return None
     gm = module
-    # checked mode is checked inside the lowered graph itself (core.lowering inserts the checks): re-running
-    # the network here would apply its side effects (assign, batch statistics, user functions) twice
-    level, timing, checked = _settings["level"], _settings["timing"], False
-    if level == 0 and not timing and not checked:
-        return None
+    level, timing = _settings["level"], _settings["timing"]
     out = sys.stderr
     if level > 0:
         out.write("trace of %s (%s):\n" % (type(gm).__name__, ", ".join(module.output_uids)))
-    interpreter = _TracingInterpreter(gm, level, timing, out, checked)
-    with torch.set_grad_enabled((timing or checked) and torch.is_grad_enabled()):
+    interpreter = _TracingInterpreter(gm, level, timing, out)
+    with torch.set_grad_enabled(timing and torch.is_grad_enabled()):
         result = interpreter.run(*inputs)
     if interpreter.describe_static:
         _described.add(gm)
     out.flush()
     for uid, seconds in interpreter.forward_seconds.items():
         node_timing.add_forward(uid, seconds, 1)
-    return result if (timing or checked) else None
-
-
-def watch_checked_modules():
-    """Functions lowered in checked mode stay checked (as CNTK's compiled networks do), so once checked mode
-    has been on, the tracer watches every lowered function's forward."""
-    _settings["checked"] = True
-    _update_hook()
+    return result if timing else None
 
 
 def _update_hook():
-    wanted = _settings["level"] > 0 or _settings["timing"] or _settings["checked"]
+    wanted = _settings["level"] > 0 or _settings["timing"]
     hook = _settings["hook"]
     if wanted and hook is None:
         _settings["hook"] = torch.nn.modules.module.register_module_forward_hook(_trace_forward)
