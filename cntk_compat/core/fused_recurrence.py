@@ -253,12 +253,6 @@ def _match_gates(gates, h_delay, c_delay, dim, blocks):
     return LSTMMatch(h_delay, c_delay, x, W, H, b, dim)
 
 
-def _to_torch_gate_order(m, dim):
-    """CNTK's gate blocks (i, g, f, o) along the last axis as torch's (i, f, g, o)."""
-    i, g, f, o = m.split(dim, dim=-1)
-    return torch.cat([i, f, g, o], -1)
-
-
 def _swap_middle_row_blocks(m):
     """Row blocks (a, b, c, d) of m as (a, c, b, d): contiguous rows, so one memcpy-speed pass. The exchange is
     its own inverse: CNTK's gate order (i, g, f, o) <-> torch's (i, f, g, o)."""
@@ -400,7 +394,7 @@ class FusedRNN(torch.nn.Module):
         w_ih = kernel_layout(W, lstm, self._layout_cache, 0)
         w_hh = kernel_layout(H, lstm, self._layout_cache, 1)
         if lstm:
-            b_ih = _to_torch_gate_order(b, dim) if self.has_bias else like.new_zeros(4 * dim)
+            b_ih = _swap_middle_row_blocks(b) if self.has_bias else like.new_zeros(4 * dim)
         else:
             b_ih = b if self.has_bias else like.new_zeros(dim)
         return [w_ih, w_hh, b_ih, torch.zeros_like(b_ih)]
