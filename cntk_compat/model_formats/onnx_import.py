@@ -408,15 +408,21 @@ def _pads(ctx, spatial):
     return (list(pads[:spatial]), list(pads[spatial:])), None
 
 
+def _conv_geometry(ctx, w):
+    """A Conv/ConvTranspose node's (spatial rank, strides, dilations, pads, auto_pad), ONNX's defaults filled in."""
+    spatial = _rank(w) - 2
+    strides = tuple(ctx.attr("strides") or (1,) * spatial)
+    dilation = tuple(ctx.attr("dilations") or (1,) * spatial)
+    pads, auto = _pads(ctx, spatial)
+    return spatial, strides, dilation, pads, auto
+
+
 def _conv(ctx, ins):
     from ..ops._common import make
     from ..ops.convolution import _attributes
     C = _C()
     x, w = ins[0], ins[1]
-    spatial = _rank(w) - 2
-    strides = tuple(ctx.attr("strides") or (1,) * spatial)
-    dilation = tuple(ctx.attr("dilations") or (1,) * spatial)
-    pads, auto = _pads(ctx, spatial)
+    spatial, strides, dilation, pads, auto = _conv_geometry(ctx, w)
     group = int(ctx.attr("group", 1))
     has_bias = len(ins) > 2 and ins[2] is not None
 
@@ -446,11 +452,8 @@ def _conv_transpose(ctx, ins):
     from ..ops.convolution import _attributes
     C = _C()
     x, w = ins[0], ins[1]
-    spatial = _rank(w) - 2
-    strides = tuple(ctx.attr("strides") or (1,) * spatial)
-    dilation = tuple(ctx.attr("dilations") or (1,) * spatial)
+    spatial, strides, dilation, pads, auto = _conv_geometry(ctx, w)
     extra = tuple(ctx.attr("output_padding") or (0,) * spatial)
-    pads, auto = _pads(ctx, spatial)
     if auto is not None or ctx.attr("output_shape") is not None or int(ctx.attr("group", 1)) != 1:
         raise Unsupported("ConvTranspose with auto_pad %s, output_shape or groups" % auto)
     if any(d < 0 for d in x.shape[2:]):
