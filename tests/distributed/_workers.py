@@ -191,38 +191,31 @@ def bmuf_session(rank, world, port, out, data_file, max_samples_list, checkpoint
 
 def dead_peer(rank, world, port, out):
     """Rank 1 exits after the first minibatch; rank 0's next one must fail at once with an error naming it."""
-    import time
-    z, loss, x, y, trainer = data_parallel_worker(rank, world, port)
-    features, targets = data(8)
-    trainer.train_minibatch({x: features[rank * 2:rank * 2 + 2], y: targets[rank * 2:rank * 2 + 2]})
-    if rank == 1:
-        save(out, rank, np.zeros(1))
-        os._exit(0)
-    start = time.time()
-    try:
-        trainer.train_minibatch({x: features[4:6], y: targets[4:6]})
-        error = None
-    except Exception as e:      # noqa: BLE001 -- the error is the subject of the test
-        error = "%s: %s" % (type(e).__name__, e)
-    save(out, rank, np.zeros(1), error=error, seconds=time.time() - start)
-    os._exit(0)
+    _dead_peer_after(1, rank, world, port, out)
 
 
 def dead_peer_in_backward(rank, world, port, out):
     """Rank 1 exits after three minibatches (DDP runs no collective of its own in the forward pass from the third
     on): rank 0's next one must fail in the gradients' all-reduce, with an error naming it."""
+    _dead_peer_after(3, rank, world, port, out)
+
+
+def _dead_peer_after(minibatches, rank, world, port, out):
+    """Both ranks train ``minibatches`` minibatches of 2 samples each, then rank 1 exits and rank 0 records the
+    error (and how long it took) of its next minibatch."""
     import time
     z, loss, x, y, trainer = data_parallel_worker(rank, world, port)
-    features, targets = data(16)
-    for k in range(3):
-        trainer.train_minibatch({x: features[4 * k + rank * 2:4 * k + rank * 2 + 2],
-                                 y: targets[4 * k + rank * 2:4 * k + rank * 2 + 2]})
+    features, targets = data(4 * minibatches + 4)
+    for k in range(minibatches):
+        rows = slice(4 * k + rank * 2, 4 * k + rank * 2 + 2)
+        trainer.train_minibatch({x: features[rows], y: targets[rows]})
     if rank == 1:
         save(out, rank, np.zeros(1))
         os._exit(0)
     start = time.time()
+    rows = slice(4 * minibatches, 4 * minibatches + 2)
     try:
-        trainer.train_minibatch({x: features[12:14], y: targets[12:14]})
+        trainer.train_minibatch({x: features[rows], y: targets[rows]})
         error = None
     except Exception as e:      # noqa: BLE001 -- the error is the subject of the test
         error = "%s: %s" % (type(e).__name__, e)
