@@ -19,3 +19,10 @@ def _isolated_automatic_random_seeds():
     saved = dict(cntk_rng._seed_state)
     yield
     cntk_rng._seed_state.update(saved)
+
+
+@pytest.fixture
+def fresh_automatic_seeds():
+    """Automatic seeds counting from 0, as in a fresh CNTK process (tests whose golden values CNTK 2.7 drew so)."""
+    from cntk_compat.core import cntk_rng
+    cntk_rng.reset_random_seed(0)

@@ -11,11 +11,7 @@ def hexes(values):
     return [float(v).hex() for v in values]
 
 
-@pytest.fixture(autouse=True)
-def fresh_seeds():
-    cntk_py.reset_random_seed(0)
-    yield
-    cntk_py.reset_random_seed(0)
+pytestmark = pytest.mark.usefixtures("fresh_automatic_seeds")  # golden values drawn from seed 0 on
 
 
 def test_engine_is_cpp_mt19937_64():

@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 import cntk as C
-from cntk import cntk_py
 from cntk_compat.core import cntk_rng
 
 
@@ -18,11 +17,7 @@ def sha(values, dtype):
     return hashlib.sha256(np.asarray(values).astype(dtype).tobytes()).hexdigest()
 
 
-@pytest.fixture(autouse=True)
-def fresh_seeds():
-    cntk_py.reset_random_seed(0)
-    yield
-    cntk_py.reset_random_seed(0)
+pytestmark = pytest.mark.usefixtures("fresh_automatic_seeds")  # golden values drawn from seed 0 on
 
 
 def test_ziggurat_layers_close():

@@ -12,11 +12,7 @@ SEED2_SUM = -5.1168623    # ... with seed 2 (one learner created before it)
 SEED5_SUM = 1.0111476     # ... with seed 5
 
 
-@pytest.fixture(autouse=True)
-def fresh_seeds():
-    cntk_py.reset_random_seed(0)
-    yield
-    cntk_py.reset_random_seed(0)
+pytestmark = pytest.mark.usefixtures("fresh_automatic_seeds")  # golden values drawn from seed 0 on
 
 
 def _model():
