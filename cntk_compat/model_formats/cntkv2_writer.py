@@ -8,6 +8,7 @@ uses one of those cannot be written in this format (save() then keeps this packa
 import numpy as np
 
 from ..core.reinference import primitive_nodes
+from .cntkv2_ops import OP_NAMES
 from .cntkv2_values import (AXIS_ALL, AXIS_ALL_STATIC, AXIS_DYNAMIC, CODE_OF_DTYPE, Float32, Shape, SizeT, StoredAxis,
                             dictionary_to_message)
 
@@ -751,7 +752,7 @@ class _Writer(object):
     # --------------------------------------------------------------------------- records CNTK writes by hand
     def record(self, code, inputs, attributes=None, uid=None, name=None):
         """Appends a primitive function's record; the uid of its first output."""
-        uid = uid or self.fresh(_CODE_NAMES[code])
+        uid = uid or self.fresh(_UID_PREFIX.get(code) or OP_NAMES[code])
         rec = {"version": SizeT(PRIMITIVE_VERSION), "type": "PrimitiveFunction", "op": SizeT(code), "uid": uid,
                "inputs": list(inputs), "attributes": attributes or {}}
         if name:
@@ -929,9 +930,9 @@ class _Writer(object):
                 "block_function_composite_arguments_map_values": [self._input_uid(o, written) for _, o in arguments]}
 
 
-_CODE_NAMES = {12: "TransposeAxes", 33: "Convolution", 64: "StopGradient", 72: "UnpackSequenceOp",
-               97: "ConvolutionSequenceShape", 13: "Where", 20: "Minus", 21: "ElementTimes", 28: "PackedIndex", 29: "GatherPacked",
-               30: "ScatterPacked", 37: "PastValue", 38: "FutureValue", 50: "ReconcileDynamicAxis"}
+# uids of the records the writer adds itself are the op's name (OP_NAMES) and a number, as in CNTK's files, except
+# where CNTK's uid differs from that name
+_UID_PREFIX = {72: "UnpackSequenceOp"}
 
 
 def _udf_value(v, where):
