@@ -906,6 +906,8 @@ def _convolution(w, fn, ins, outs, base):
         w_shape = tuple(W.shape)
     else:
         raise NotExpressible("a kernel of shape %s over an operand of shape %s" % (W.shape, x.shape))
+    if fn._outputs[0].shape[0] != w_shape[0]:  # auto padding over the channel axis moves the kernel along it
+        raise NotExpressible("a convolution along the channel axis (auto_padding covering it)")
     kernel = tuple(w_shape[2:])
     strides = per_axis(a["strides"], rank, "strides", "convolution")[1:]
     dilation = per_axis(a.get("dilation", (1,)), rank, "dilation", "convolution")[1:]

@@ -85,11 +85,37 @@ def _convolution_infer(w, x, dtype, attributes):
         if n >= 0 and o < 1:
             raise ValueError("%s: the filter %s is larger than the (padded) operand %s" % (op_name, k_shape, spatial))
         out.append(o)
+    if rr == 1:
+        out_c *= _channel_outputs(w._shape, in_c, k_shape, attributes)
     return [OutputSpec((out_c,) + tuple(out), dtype, x._dynamic_axes)]
 
 
-def _convolution(w, x, n_dyn, in_c, kernel_shape, options, groups):
-    """x (*dynamic, [C,] *spatial): the geometry is computed from the actual sizes (free dimensions)."""
+def _channel_options(attributes, rank):
+    """(stride, auto_padding) of the channel axis (reduction_rank 1): CNTK's per-axis options cover it too."""
+    full, op_name = rank + 1, attributes["op_name"]
+    padded = per_axis(attributes["auto_padding"], full, "auto_padding", op_name)[0]
+    explicit = attributes["lower_pad"] is not None or attributes["upper_pad"] is not None
+    return per_axis(attributes["strides"], full, "strides", op_name)[0], padded and not explicit
+
+
+def _channel_outputs(w_shape, in_c, k_shape, attributes):
+    """How many positions the kernel takes along the operand's channel axis. CNTK convolves along that axis like
+    along the others: a kernel spanning all channels without padding reduces it to one position (the usual
+    case, which layers ask for with auto_padding False on it), while auto padding there (the op's default
+    auto_padding=[True]) keeps ceil(channels / stride) positions, each a block of the output's first axis
+    (O x positions); so does a kernel narrower than the channels. With groups the channel axis is only padded."""
+    kc = w_shape[len(w_shape) - len(k_shape) - 1]
+    if in_c < 0 or kc < 0:
+        return 1
+    stride, padded = _channel_options(attributes, len(k_shape))
+    if attributes["groups"] > 1 and not padded:
+        return 1
+    return axis_geometry(in_c, kc, stride, 1, padded)[0]
+
+
+def _convolution(w, x, n_dyn, in_c, kernel_shape, options, groups, channel_axis=False):
+    """x (*dynamic, [C,] *spatial): the geometry is computed from the actual sizes (free dimensions).
+    channel_axis: the kernel moves along the channel axis too (one input and one output channel)."""
     rank = len(options)
     lead = tuple(x.shape[:n_dyn])
     spatial = tuple(x.shape[x.dim() - rank:])
@@ -106,7 +132,7 @@ def _convolution(w, x, n_dyn, in_c, kernel_shape, options, groups):
     if pads is not None:
         x = F.pad(x, pads)
     y = _CONV[rank](x, w.reshape(kernel_shape), None, strides, padding, dilation, groups)
-    return y.reshape(lead + tuple(y.shape[1:]))
+    return y.reshape(lead + tuple(y.shape[2 if channel_axis else 1:]))
 
 
 def _convolution_prepare(node):
@@ -115,8 +141,20 @@ def _convolution_prepare(node):
     out_c, in_c, k_shape, _ = _split(w._shape, x._shape, a["reduction_rank"], a["op_name"])
     if in_c < 0:  # a free or inferred channel dimension: the kernel knows it
         in_c = w._shape[len(w._shape) - len(k_shape) - 1] * a["groups"]
+    options = _axis_options(a, len(k_shape))
+    if a["reduction_rank"] == 1 and (_channel_outputs(w._shape, in_c, k_shape, a) > 1
+                                     or w._shape[len(w._shape) - len(k_shape) - 1] * a["groups"] != in_c):
+        # the kernel moves along the channel axis: CNTK computes that only for a kernel with one output channel
+        stride, padded = _channel_options(a, len(k_shape))
+        if out_c != 1 or a["groups"] != 1 or len(k_shape) > 2:
+            raise ValueError("%s Convolution operation: detected padding over channel axis. This is not supported. "
+                             "Please try setting autoPadding to false for channel axis."
+                             % (node.name or node.uid))
+        kc = w._shape[len(w._shape) - len(k_shape) - 1]
+        return {"n_dyn": x._n_dynamic, "in_c": 1, "kernel_shape": (1, 1, kc) + k_shape,
+                "options": [(stride, 1, padded, 0, 0)] + list(options), "groups": 1, "channel_axis": True}
     return {"n_dyn": x._n_dynamic, "in_c": in_c, "kernel_shape": (out_c, in_c // a["groups"]) + k_shape,
-            "options": _axis_options(a, len(k_shape)), "groups": a["groups"]}
+            "options": options, "groups": a["groups"]}
 
 
 def _to_kernel_rank(values, rank):

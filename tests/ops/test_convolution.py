@@ -142,3 +142,42 @@ def test_sequential_convolution_strided_windows_are_cntk27s(weights, strides, pa
     f = C.convolution(w, x, sequential=True, strides=(1, strides, 1), auto_padding=[False, pad, False])
     out = f.eval({x: [np.arange(1, n + 1, dtype=np.float32).reshape(n, 1, 1) for n in lengths]})
     assert [np.ravel(o).tolist() for o in out] == expected
+
+
+@pytest.mark.parametrize("kernel, operand, options, shape", [
+    # CNTK 2.7's shapes: auto_padding covers the channel axis too (the op's default [True] pads it), so the
+    # kernel moves along it and the output's first axis holds O blocks of ceil(C / stride) positions
+    ((4, 1), (4, 2), {}, (4, 2)),
+    ((2, 4, 1), (4, 2), {}, (8, 2)),
+    ((2, 4, 3, 3), (4, 5, 5), {}, (8, 5, 5)),
+    ((2, 2), (4, 5), {"strides": [2, 1]}, (2, 5)),
+    ((2, 4, 3), (4, 5), {"auto_padding": [True, False]}, (8, 3)),
+    ((2, 4, 3), (4, 5), {"auto_padding": [False, True]}, (2, 5)),
+    ((4, 1), (4, 2), {"auto_padding": [False]}, (1, 2)),
+    ((16, 1, 3, 3), (16, 64, 64), {"groups": 16}, (256, 64, 64)),
+    ((16, 1, 3, 3), (16, 64, 64), {"groups": 16, "auto_padding": [False, True, True]}, (16, 64, 64)),
+])
+def test_auto_padding_covers_the_channel_axis(kernel, operand, options, shape):
+    y = C.convolution(C.constant(np.ones(kernel, np.float32)), C.input_variable(operand), **options)
+    assert y.shape == shape
+
+
+@pytest.mark.parametrize("kernel, options, expected", [
+    # CNTK 2.7's values for a kernel with one output channel moving along the channel axis of x = arange(8)(4, 2)
+    ((2, 1), {}, [[4., 7.], [10., 13.], [16., 19.], [6., 7.]]),
+    ((1, 2, 1), {}, [[4., 7.], [10., 13.], [16., 19.], [6., 7.]]),
+    ((2, 2), {"strides": [2, 1]}, [[20., 10.], [60., 26.]]),
+])
+def test_a_kernel_moving_along_the_channel_axis(kernel, options, expected):
+    x = C.input_variable((4, 2))
+    w = C.constant(np.arange(1, np.prod(kernel) + 1, dtype=np.float32).reshape(kernel))
+    out = C.convolution(w, x, **options).eval({x: np.arange(8, dtype=np.float32).reshape(1, 4, 2)})
+    assert np.array_equal(out[0], expected)
+
+
+def test_several_output_channels_moving_along_the_channel_axis_cannot_be_computed():
+    x = C.input_variable((4, 2))
+    y = C.convolution(C.constant(np.ones((2, 4, 1), np.float32)), x)
+    assert y.shape == (8, 2)  # CNTK infers it, then refuses to compute it
+    with pytest.raises(ValueError, match="padding over channel axis"):
+        y.eval({x: np.ones((1, 4, 2), np.float32)})
