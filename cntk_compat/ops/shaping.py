@@ -224,15 +224,17 @@ def _splice_infer(inputs, attributes):
     a = a + rank if a < 0 else a
     shapes = [(1,) * (rank - len(i._shape)) + tuple(i._shape) for i in inputs]
     out = list(shapes[0])
-    out[a] = sum(s[a] for s in shapes)
-    for k in range(rank):  # axes of size 1 broadcast, as in CNTK
+    along = [s[a] for s in shapes]
+    # an unknown size along the splice axis leaves the sum unknown (inferred before free, as in CNTK)
+    out[a] = (-1 if -1 in along else min(along)) if min(along) < 0 else sum(along)
+    for k in range(rank):  # axes of size 1 broadcast, as in CNTK; an inferred size takes the known one
         if k == a:
             continue
-        sizes = {s[k] for s in shapes} - {1}
+        sizes = {s[k] for s in shapes} - {1, -1}
         if len(sizes) > 1:
             raise ValueError("splice: input shapes %s differ outside the splice axis %d"
                              % ([i._shape for i in inputs], attributes["axis"]))
-        out[k] = sizes.pop() if sizes else 1
+        out[k] = sizes.pop() if sizes else -1 if any(s[k] == -1 for s in shapes) else 1
     return [OutputSpec(tuple(out), dtype, axes)]
 
 

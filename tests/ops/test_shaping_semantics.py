@@ -41,3 +41,18 @@ def test_reduce_over_all_axes_ignores_sequence_padding():
     assert f.eval({a: value}).item() == pytest.approx((45 - 1.5) / 18)
     grads = f.grad({a: value})
     np.testing.assert_allclose(grads[1], np.full((1, 2, 3), 1 / 18), rtol=1e-6)
+
+
+@pytest.mark.parametrize("first, second, axis, shape", [
+    # CNTK 2.7's shapes: an unknown size along the splice axis leaves the sum unknown (inferred before free);
+    # elsewhere an inferred size takes the known one
+    ((3, -1, 3), (-1, -1, 3), 0, (-1, -1, 3)),
+    ((-1, -1, 3), (3, -1, 3), 0, (-1, -1, 3)),
+    ((3,), (C.FreeDimension,), 0, (C.FreeDimension,)),
+    ((-1,), (C.FreeDimension,), 0, (-1,)),
+    ((3, 4), (2, -1), 0, (5, 4)),
+    ((3, 1), (2, -1), 0, (5, -1)),
+])
+def test_splice_of_unknown_sizes(first, second, axis, shape):
+    a = C.input_variable(first) if min(first) < 0 else C.constant(0, shape=first)
+    assert C.splice(a, C.input_variable(second), axis=axis).shape == shape
