@@ -662,10 +662,13 @@ def _clone_leaf(v, method):
 def _clone_node(node, method, subs, memo):
     if node._block_root is not None:
         new_args = [_cloned(outer, subs, memo) for _, outer in node._block_arguments]
-        keep_args = {ph: ph for ph, _ in node._block_arguments}  # as_block gives the clone its own placeholders
+        # the substitutions reach the leaves the body captures (its parameters, as in CNTK); as_block gives the
+        # clone its own placeholders
+        inner_subs = dict(subs)
+        inner_subs.update((ph, ph) for ph, _ in node._block_arguments)
         # a loop inside the block is closed before as_block wraps the copy (it must not capture the stand-ins)
         outer_stand_ins, memo.stand_ins = memo.stand_ins, {}
-        inner_outputs = _clone_outputs(node._block_root._outputs, method, keep_args, memo)
+        inner_outputs = _clone_outputs(node._block_root._outputs, method, inner_subs, memo)
         memo.stand_ins = outer_stand_ins
         unchanged = all(a is b for a, (_, b) in zip(new_args, node._block_arguments)) and \
             all(a is b for a, b in zip(inner_outputs, node._block_root._outputs))
