@@ -71,6 +71,19 @@ def __getattr__(name):
     raise AttributeError("module 'cntk.cntk_py' has no attribute %r" % name)
 
 
+def universal_learner(parameters, gradients, update_function):
+    """The native constructor behind :func:`cntk.learners.universal`: a learner that copies each parameter's
+    gradient into the matching constant of ``gradients`` and then evaluates ``update_function`` (whose
+    ``assign`` operations write the new values)."""
+    from .learners.learner import _check_parameters
+    from .learners.universal import LearnerUniversal
+    parameters, gradients = _check_parameters(parameters), list(gradients)
+    if len(parameters) != len(gradients):
+        raise ValueError("universal_learner: %d parameters but %d gradient constants"
+                         % (len(parameters), len(gradients)))
+    return LearnerUniversal(parameters, gradients, update_function)
+
+
 def are_equal(first, second):
     """Whether two data holders (NDArrayView, Value, numpy array) have the same shape and values."""
     a, b = (_np.asarray(x.asarray() if hasattr(x, "asarray") else x) for x in (first, second))

@@ -68,3 +68,14 @@ def test_native_names_of_the_debugging_switches(restore, capsys):
     cntk_py.set_trace_level(2)
     assert cntk_py.get_trace_level() == C.logging.TraceLevel.Info
     cntk_py.set_trace_level(1)
+
+
+def test_universal_learner_applies_its_update_graph():
+    # cntk_py.universal_learner(parameters, gradient constants, update function), as CNTK's tests call it
+    x = C.input_variable(2)
+    p = C.parameter(shape=(2,), init=1.0)
+    g = C.constant(0, shape=p.shape)
+    learner = cntk_py.universal_learner([p], [g], C.assign(p, p - 0.5 * g))
+    loss = C.reduce_sum(p * x)
+    C.Trainer(loss, (loss, None), [learner]).train_minibatch({x: np.array([[1., 2.]], np.float32)})
+    assert np.allclose(p.value, [0.5, 0.0])
