@@ -44,10 +44,9 @@ def start_profiler(dir='profiler', sync_gpu=True, reserve_mem=DEFAULT_PROFILER_B
 
 
 def enable_profiler():
-    """Starts gathering performance data (after start_profiler)."""
-    if _session["dir"] is None:
-        raise RuntimeError("enable_profiler: the profiler is not started; call start_profiler() first")
-    if _session["active"] is not None:
+    """Starts gathering performance data (after start_profiler). Without a started profiler it does
+    nothing, as in CNTK 2.7 (its ResNet example calls it after every epoch, profiling or not)."""
+    if _session["dir"] is None or _session["active"] is not None:
         return
     _sync()
     active = profile(activities=_activities(), record_shapes=True,
