@@ -310,8 +310,6 @@ class Learner(object):
         self._reported[name] = value
         if schedule.minibatch_size == IGNORE:
             key = "%s per minibatch" % name
-        elif schedule.per_sample_unit:
-            key = "%s per sample" % name
         else:
             key = "%s per %d samples" % (name, schedule.minibatch_size)
         for writer in self._progress_writers:

@@ -82,7 +82,6 @@ class TrainingParameterSchedule(object):
 
     full_data_sweep = FULL_DATA_SWEEP
     ignored_minibatch_size = IGNORE
-    per_sample_unit = False  # made by training_parameter_schedule(..., UnitType.sample): logged "per sample"
 
     def __init__(self, schedule, epoch_size=FULL_DATA_SWEEP, minibatch_size=IGNORE, argument="schedule"):
         self.epoch_size = _check_count(epoch_size, "epoch_size")
@@ -213,8 +212,6 @@ def training_parameter_schedule(schedule, unit=UnitType.minibatch, epoch_size=No
         result = TrainingParameterSchedule(schedule, FULL_DATA_SWEEP, reference)
     else:
         result = TrainingParameterSchedule(schedule, _epoch_size(epoch_size), reference)
-    # progress logs of per-sample schedules made this way read "per sample", as CNTK printed them then
-    result.per_sample_unit = unit == UnitType.sample
     return result
 
 

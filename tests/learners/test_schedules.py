@@ -114,3 +114,24 @@ def test_minibatch_size_schedule():
 def test_top_level_names_exist():
     for name in ("sgd", "adam", "learning_rate_schedule", "UnitType", "IGNORE", "UserLearner", "universal"):
         assert hasattr(C.learners, name)
+
+
+def test_progress_log_names_the_unit_as_cntk_27(capsys):
+    # CNTK 2.7 (its ResNet CIFAR-10 example, and this run) logs a learning_rate_schedule(..., UnitType.sample)
+    # "per 1 samples", one of UnitType.minibatch "per minibatch"
+    x = C.input_variable(2)
+    y = C.input_variable(1)
+    logs = []
+    for schedule in (learning_rate_schedule(0.1, UnitType.sample), learning_rate_schedule(0.1, UnitType.minibatch),
+                     learning_rate_schedule([0.1, 0.05], UnitType.sample, epoch_size=4)):
+        z = C.layers.Dense(1)(x)
+        loss = C.squared_error(z, y)
+        learner = C.momentum_sgd(z.parameters, schedule, momentum_as_time_constant_schedule(10))
+        trainer = C.Trainer(z, (loss, loss), learner, C.logging.ProgressPrinter())
+        for _ in range(3):
+            trainer.train_minibatch({x: np.ones((4, 2), np.float32), y: np.ones((4, 1), np.float32)})
+        logs.append(capsys.readouterr().out.splitlines())
+    assert logs == [["Learning rate per 1 samples: 0.1", "Momentum per 1 samples: 0.9048374180359595"],
+                    ["Learning rate per minibatch: 0.1", "Momentum per 1 samples: 0.9048374180359595"],
+                    ["Learning rate per 1 samples: 0.1", "Momentum per 1 samples: 0.9048374180359595",
+                     "Learning rate per 1 samples: 0.05"]]
