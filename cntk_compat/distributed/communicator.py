@@ -243,9 +243,14 @@ class Communicator(object):
 
     @staticmethod
     def finalize():
-        """End communication: destroy the process group (nothing to do for a lone worker). Afterwards this
-        process is a lone worker."""
+        """End communication: wait for every worker to get here, then destroy the process group (nothing to do
+        for a lone worker). Afterwards this process is a lone worker. Collective, as CNTK's (MPI_Finalize) was."""
         if dist.is_available() and dist.is_initialized():
+            # without it, a worker that finished first closes its connections while a peer may still exchange
+            # the last collective's messages with it ("Connection reset by peer" there)
+            if dist.get_world_size() > 1:
+                with collective("the barrier of finalize"):
+                    dist.barrier()
             dist.destroy_process_group()
             _finalized[0] = True
 

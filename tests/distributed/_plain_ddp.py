@@ -8,6 +8,7 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 
 from cntk_compat.distributed import hooks
+from tests.distributed._spawn import agent_environment
 
 FEATURES, CLASSES, TRAIN, TEST = 16, 4, 512, 512
 LOCAL_BATCH, EPOCHS, LR = 16, 3, 0.1
@@ -66,7 +67,7 @@ def flat(module):
 def hook_worker(rank, world, port, out, bits_list):
     """For each bit count: trains EPOCHS epochs and reports the accuracy; for quantized ones also checkpoints
     (model, optimizer, residuals) halfway, resumes in a fresh DDP model and compares with the uninterrupted run."""
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    agent_environment(port)
     torch.set_num_threads(1)
     dist.init_process_group("gloo", rank=rank, world_size=world)
     steps = EPOCHS * TRAIN // (LOCAL_BATCH * world)

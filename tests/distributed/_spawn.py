@@ -1,27 +1,36 @@
 """Runs worker bodies in processes of their own, joined as torchrun would join them (gloo on the CPU)."""
 import json
 import os
-import socket
 import time
 
 import numpy as np
 import pytest
+import torch.distributed as dist
 import torch.multiprocessing as mp
 
 DEADLINE_S = 300
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def agent_store(world):
+    """A TCPStore served by this process on a port the OS picks while binding it, as torchrun's agent serves one.
+
+    Workers joined with :func:`agent_environment` are all its clients. Handing them a "free" port to bind
+    themselves instead races with every other test on the machine: another process's listener can take the
+    port first, and a worker then talks to the wrong program."""
+    return dist.TCPStore("127.0.0.1", 0, world_size=world, is_master=True, wait_for_workers=False)
+
+
+def agent_environment(port):
+    """The variables torchrun sets for its workers to use the agent's store at 127.0.0.1:``port``."""
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), TORCHELASTIC_USE_AGENT_STORE="True")
 
 
 def run_workers(body, out, *args, world=2):
     """Runs ``body(rank, world, port, out, *args)`` in ``world`` processes; fails on an error or a hang. Each
     worker writes ``rank<r>.json`` (and optionally ``rank<r>.npy``) to ``out``; returns their contents by rank
     (the array under "parameters")."""
-    context = mp.start_processes(body, args=(world, free_port(), str(out)) + args, nprocs=world, join=False,
+    store = agent_store(world)
+    context = mp.start_processes(body, args=(world, store.port, str(out)) + args, nprocs=world, join=False,
                                  start_method="spawn")
     deadline = time.time() + DEADLINE_S
     while not context.join(timeout=1):

@@ -8,6 +8,7 @@ import torch
 
 import cntk as C
 from tests.distributed._models import data, parameter_values, regression, sgd
+from tests.distributed._spawn import agent_environment
 
 
 def data_parallel_worker(rank, world, port):
@@ -19,8 +20,8 @@ def data_parallel_worker(rank, world, port):
 
 
 def join(rank, world, port):
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), WORLD_SIZE=str(world), RANK=str(rank),
-                      LOCAL_RANK=str(rank))
+    agent_environment(port)
+    os.environ.update(WORLD_SIZE=str(world), RANK=str(rank), LOCAL_RANK=str(rank))
     torch.set_num_threads(1)
     C.try_set_default_device(C.cpu())
 
@@ -242,3 +243,15 @@ def hung_peer(rank, world, port, out):
         error = "%s: %s" % (type(e).__name__, e)
     save(out, rank, np.zeros(1), error=error, seconds=time.time() - start)
     os._exit(0)
+
+
+def late_finalize(rank, world, port, out):
+    """Rank 1 reaches ``Communicator.finalize`` 2 s after rank 0; rank 0 records how long its finalize took."""
+    import time
+    join(rank, world, port)
+    C.distributed.Communicator.num_workers()     # joins the process group
+    if rank == 1:
+        time.sleep(2)
+    start = time.time()
+    C.distributed.Communicator.finalize()
+    save(out, rank, np.zeros(1), seconds=time.time() - start, workers=C.distributed.Communicator.num_workers())

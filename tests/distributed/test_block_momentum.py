@@ -2,7 +2,6 @@
 worker and for two gloo workers (torch.multiprocessing.spawn), end of data, checkpoints."""
 import math
 import os
-import socket
 
 import numpy as np
 import pytest
@@ -13,6 +12,7 @@ import torch.multiprocessing as mp
 import cntk as C
 from cntk_compat.distributed.block_momentum import (BlockMomentumDistributedLearner,
                                                     block_momentum_distributed_learner)
+from tests.distributed._spawn import agent_environment, agent_store
 
 LR = 0.05
 BATCH = 2
@@ -302,17 +302,10 @@ def test_is_a_distributed_learner_over_the_local_parameters():
 
 
 # -- two gloo workers -----------------------------------------------------------------------------------------
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _two_worker_run(rank, port, out_dir, X, Y, block_size, nesterov, block_lr, checkpoint_after):
     """One worker: trains on its own data, records its parameters after every minibatch and after the end of
     data; with ``checkpoint_after``, also saves a checkpoint there (all workers) and replays from it."""
-    os.environ["MASTER_ADDR"] = "127.0.0.1"
-    os.environ["MASTER_PORT"] = str(port)
+    agent_environment(port)
     torch.set_num_threads(1)
     dist.init_process_group("gloo", rank=rank, world_size=2)
     try:
@@ -344,7 +337,8 @@ def _two_worker_run(rank, port, out_dir, X, Y, block_size, nesterov, block_lr, c
 
 
 def _spawn_two_workers(tmp_path, X, Y, block_size, nesterov, block_lr, checkpoint_after=0):
-    mp.spawn(_two_worker_run, args=(_free_port(), str(tmp_path), X, Y, block_size, nesterov, block_lr,
+    store = agent_store(2)
+    mp.spawn(_two_worker_run, args=(store.port, str(tmp_path), X, Y, block_size, nesterov, block_lr,
                                     checkpoint_after), nprocs=2, join=True)
     return [dict(np.load(os.path.join(str(tmp_path), "rank%d.npz" % r))) for r in range(2)]
 

@@ -77,6 +77,14 @@ def test_evaluation_totals_are_summed_over_the_workers(tmp_path):
         assert r["metric"] == pytest.approx(expected, rel=1e-6)
 
 
+def test_finalize_waits_for_every_worker(tmp_path):
+    """CNTK's finalize was MPI_Finalize, a collective: no worker closes its connections while a peer still
+    uses them."""
+    ranks = run_workers(_workers.late_finalize, tmp_path)
+    assert ranks[0]["seconds"] >= 1.5
+    assert [r["workers"] for r in ranks] == [1, 1]      # each is a lone worker afterwards
+
+
 def test_a_hung_worker_makes_the_others_fail_within_the_timeout(tmp_path):
     ranks = run_workers(_workers.hung_peer, tmp_path)
     error = ranks[0]["error"]
