@@ -8,7 +8,7 @@ import torch
 
 from . import device as _device
 from ..default_options import default_override_or, get_default_override
-from .axis import Axis, BATCH_AXIS_NAME, SEQUENCE_AXIS_NAME
+from .axis import Axis, BATCH_AXIS_NAME, SEQUENCE_AXIS_NAME, UNKNOWN_AXES_NAME
 from .dtypes import data_type_code, sanitize_dtype, to_torch_dtype
 from .hooks import hook
 from .operators import TensorOpsMixin
@@ -460,7 +460,12 @@ def constant(value=None, shape=None, dtype=None, device=None, name=""):
 
 
 def output_variable(shape, dtype, dynamic_axes, needs_gradient=True, name=""):
+    """An output of a user function's infer_outputs(). The type of a placeholder not yet replaced (its shape
+    (-2,), its dynamic axes (UnknownAxes,)) stays unknown, to be inferred once the inputs are known."""
+    shape = None if isinstance(shape, (tuple, list)) and tuple(shape) == _UNKNOWN_SHAPE else sanitize_shape(shape)
+    axes = sanitize_dynamic_axes(dynamic_axes)
+    if axes is not None and len(axes) == 1 and axes[0].name == UNKNOWN_AXES_NAME:
+        axes = None
     v = Variable.__new__(Variable)
-    v._init_variable(VariableKind.OUTPUT, sanitize_shape(shape), sanitize_dtype(dtype), False,
-                     sanitize_dynamic_axes(dynamic_axes), name, needs_gradient)
+    v._init_variable(VariableKind.OUTPUT, shape, sanitize_dtype(dtype), False, axes, name, needs_gradient)
     return v

@@ -89,6 +89,10 @@ def _step_function(f):
     return cntk_f
 
 
+# the argument names of RecurrenceFrom's function, as CNTK names them (for up to _MAX_STATES states)
+_STATE_NAMES = ("h", "c", "a", "b", "d", "e", "f", "g", "i", "j")
+
+
 def RecurrenceFrom(step_function, go_backwards=default_override_or(False), return_full_state=False, name=''):
     """Like Recurrence, but the initial states are data: the result takes (initial_state_1, ...,
     initial_state_n, x). An initial state that is a sequence contributes its last item (first with
@@ -112,17 +116,26 @@ def RecurrenceFrom(step_function, go_backwards=default_override_or(False), retur
         out = step_function(*(previous + [x]))
         for fwd, var in zip(forwards, out.outputs):
             fwd.resolve_to(var)
-        return out if return_full_state else combine([out.outputs[0]])
+        if return_full_state:
+            return out
+        first = out.outputs[0]
+        reached = set(combine([first]).arguments)
+        for init, var in zip(initial_states[1:], out.outputs[1:]):
+            if init not in reached:
+                # a state the first one never reads: CNTK still takes its initial state as an argument (its
+                # loop stays in the graph), so the result keeps it, reading only the first state's values
+                first = reconcile_dynamic_axes(first, var)
+        return combine([first])
 
-    state_names = ["s%d" % k if k else "h" for k in range(len(state_args))]
+    state_names = list(_STATE_NAMES[:len(state_args)])
     recurrence_from = Function(_with_argument_names(recur, state_names + ["x"]))
     return _inject_name(recurrence_from, name)
 
 
 def _with_argument_names(f, names):
     """f(*args) as a Python function with exactly these positional argument names (Function() reads them)."""
-    source = "def recurrence_from(%s):\n    return f(%s)\n" % (", ".join(names), ", ".join(names))
-    scope = {"f": f}
+    source = "def recurrence_from(%s):\n    return _recur_(%s)\n" % (", ".join(names), ", ".join(names))
+    scope = {"_recur_": f}
     exec(source, scope)  # a signature with one named argument per state; nothing user-supplied is executed
     return scope["recurrence_from"]
 

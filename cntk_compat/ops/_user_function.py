@@ -200,8 +200,14 @@ class UserFunction(Function):
         self.as_numpy = as_numpy
         grad = any(i._needs_gradient or i.is_output or i.is_placeholder for i in inputs)
         if any(i._shape is None or i._dynamic_axes is None for i in inputs):
-            # an input of unknown type (a placeholder): the outputs are inferred once it is replaced
-            self._outputs = [make_output(None, None, False, None, name, self, needs_gradient=grad)]
+            # an input of unknown type (a placeholder): the outputs' types are inferred once it is replaced; how
+            # many there are, CNTK takes from infer_outputs() already (where it manages with unknown inputs)
+            try:
+                count = len(self.infer_outputs())
+            except Exception:
+                count = 1
+            self._outputs = [make_output(None, None, False, None, name, self, needs_gradient=grad)
+                             for _ in range(max(count, 1))]
         else:
             self._outputs = [make_output(o._shape, o._dtype, o._is_sparse, o._dynamic_axes, o.name, self,
                                          needs_gradient=grad and o.needs_gradient) for o in self._declared_outputs()]

@@ -114,3 +114,32 @@ def test_recurrence_from_a_sequence_uses_its_last_item():
     back = RecurrenceFrom(C.plus, go_backwards=True)(s, x).eval({s: [np.array([[1], [10]], np.float32)],
                                                                x: [np.array([[1], [2]], np.float32)]})
     np.testing.assert_allclose(back[0].ravel(), [4, 3])
+
+
+def test_recurrence_from_keeps_every_initial_state_as_argument():
+    # CNTK 2.7: the result takes one initial state per state variable, named h, c, a, b, ..., even when the first
+    # state (the one returned) never reads the others
+    from cntk.layers import Recurrence, RecurrenceFrom
+
+    def step(prev1, prev2, prev3, x):
+        return prev1 * x, prev2 * x, prev3 * x
+    assert [a.name for a in RecurrenceFrom(step).signature] == ["h", "c", "a", "x"]
+    x = C.sequence.input_variable(2)
+    data = {x: [np.full((3, 2), 3.0, np.float32)]}
+    # (CNTK 2.7 itself fails to evaluate this one; the values follow the recurrence's definition)
+    out = Recurrence(step, initial_state=(2.0, 5.0, 7.0))(x).eval(data)
+    assert np.allclose(out[0], [[6., 6.], [18., 18.], [54., 54.]])
+
+    def step2(prev1, prev2, x):
+        return prev1 * x + prev2, prev2 * x
+    out = Recurrence(step2, initial_state=(2.0, 5.0))(x).eval(data)
+    assert np.allclose(out[0], [[11., 11.], [48., 48.], [189., 189.]])  # CNTK 2.7's values
+
+
+def test_recurrence_with_every_supported_number_of_states():
+    from cntk.layers import RecurrenceFrom
+    for n in range(1, 11):
+        names = ["p%d" % k for k in range(n)]
+        scope = {}
+        exec("def step(%s, x):\n    return %s\n" % (", ".join(names), ", ".join("%s * x" % p for p in names)), scope)
+        assert len(RecurrenceFrom(scope["step"]).signature) == n + 1

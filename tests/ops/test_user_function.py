@@ -75,3 +75,32 @@ def test_parameter_gradient_through_udf():
     z = C.reduce_sum(C.user_function(Scale(w * x)))
     g = z.grad({x: np.array([[1, 2]], np.float32)}, wrt=[w])
     np.testing.assert_allclose(g, [3, 6])
+
+
+class _PassBoth(UserFunction):
+    """Two outputs, each typed like one input (infer_outputs copies the inputs' types, known or not)."""
+
+    def __init__(self, x, y, name="pass_both"):
+        super(_PassBoth, self).__init__([x, y], name=name)
+
+    def infer_outputs(self):
+        return [C.output_variable(i.shape, i.dtype, i.dynamic_axes) for i in self.inputs]
+
+    def forward(self, arguments, outputs, device=None, outputs_to_retain=None):
+        for o, a in zip(self.outputs, arguments):
+            outputs[o] = a * 2
+
+    def backward(self, state, root_gradients, variables):
+        pass
+
+
+def test_user_function_on_placeholders_has_the_outputs_infer_outputs_declares():
+    # CNTK calls infer_outputs() on placeholder inputs too: the function has its outputs at once, of unknown type
+    a, b = C.placeholder(), C.placeholder()
+    f = C.user_function(_PassBoth(a, b))
+    assert len(f.outputs) == 2 and f.outputs[0].shape == (-2,)
+    x, y = C.input_variable(3), C.input_variable(2)
+    g = f.clone("share", {a: x, b: y})
+    assert [o.shape for o in g.outputs] == [(3,), (2,)]
+    out = g.eval({x: np.ones((1, 3), np.float32), y: np.ones((1, 2), np.float32)})
+    assert np.array_equal(out[g.outputs[0]], [[2., 2., 2.]]) and np.array_equal(out[g.outputs[1]], [[2., 2.]])
