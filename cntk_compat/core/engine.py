@@ -13,7 +13,8 @@ from .graph import walk
 from .fused_recurrence import fused_kernels_enabled
 from .hooks import provide
 from .lowering import lower
-from .reinference import primitive_nodes
+from .reinference import infer_in_place, primitive_nodes
+from .variables import InferredDimension
 from .value import Value
 
 
@@ -128,6 +129,29 @@ def _brief(lengths):
     return str(list(lengths[:8])) + ("..." if len(lengths) > 8 else "")
 
 
+def _fix_inferred_dimensions(outputs, order, values):
+    """As CNTK does when it first computes a graph: an input's inferred (-1) dimensions take the sizes of the
+    data it is first fed, for good (later data of other sizes is refused), and the graph's shapes follow. If
+    the graph cannot take those sizes (say times by a weight of another size), a ValueError says so."""
+    fixed = []
+    for a, v in zip(order, values):
+        shape = a._shape
+        if not a.is_input or shape is None or InferredDimension not in shape:
+            continue
+        data = tuple(v.tensor.shape[v.tensor.dim() - len(shape):])
+        fixed.append((a, shape))
+        a._shape = tuple(n if d == InferredDimension else d for d, n in zip(shape, data))
+    if fixed:
+        try:
+            infer_in_place(outputs)
+        except ValueError as e:
+            for a, shape in fixed:
+                a._shape = shape
+            infer_in_place(outputs)
+            raise ValueError("the data for %s do not fit the graph: %s"
+                             % (", ".join("%s (shape %s)" % (_quoted(a), tuple(s)) for a, s in fixed), e)) from None
+
+
 def prepare_inputs(outputs, arguments, device=None, plan=None):
     """(lowering arguments, their tensors + masks, BatchInfo, per-axis lengths) for a computation."""
     plan = plan or call_plan(outputs)
@@ -147,6 +171,7 @@ def prepare_inputs(outputs, arguments, device=None, plan=None):
         order, layout = needed + extra, layout + [_layout(a) for a in extra]
     values = [Value.create(a, args[a], seq_starts[a], dev) if a in seq_starts else to_value(a, args[a], dev)
               for a in order]
+    _fix_inferred_dimensions(outputs, order, values)
     lengths_by_axis, masks, slots = {}, [], []
     info, first_of_axis, first_batched = None, {}, None
     for a, (axis, has_batch), v in zip(order, layout, values):

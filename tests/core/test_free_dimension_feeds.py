@@ -2,6 +2,7 @@
 free_static_axis_test.py::test_free_static_axis_in_recurrence and sequence_test.py's Value.create of
 NDArrayView.from_csr sequences)."""
 import numpy as np
+import pytest
 import scipy.sparse
 
 import cntk as C
@@ -39,3 +40,31 @@ def test_value_create_from_sparse_ndarrayviews():
     got = C.reduce_sum(s, axis=0).eval({s: value})
     assert np.array_equal(got[0], np.asarray(rows, np.float32).sum(axis=1, keepdims=True))
     assert np.array_equal(got[1], [[[1, 2, 1]]])
+
+
+def test_inferred_dimension_of_an_input_is_fixed_by_the_graph_and_first_data():
+    # CNTK 2.7 (free_static_axis_test): x (free, inferred) times a 2x2 weight
+    x = C.input_variable((C.FreeDimension, -1))
+    w = C.parameter(init=np.asarray([[2, 5], [1, 3]], dtype=np.float32))
+    t = C.times(x, w)
+    w_grad, t_val = t.grad({x: np.asarray([[0.5, 0.2]], np.float32)}, wrt=[w], outputs=[t])
+    assert np.allclose(t_val, [[[1.2, 3.1]]]) and np.allclose(w_grad, [[0.5, .5], [.2, .2]])
+    assert x.shape == (C.FreeDimension, 2)
+    w_grad, t_val = t.grad({x: np.asarray([[0.5, 0.2], [0.1, .6]], np.float32)}, wrt=[w], outputs=[t])
+    assert np.allclose(t_val, [[[1.2, 3.1], [0.8, 2.3]]]) and np.allclose(w_grad, [[0.6, .6], [.8, .8]])
+    with pytest.raises(ValueError):
+        t.grad({x: np.asarray([[0.5, 0.2, 0.9]], np.float32)}, wrt=[w], outputs=[t])
+
+
+def test_first_data_fixes_an_inferred_input_dimension():
+    x = C.input_variable(-1)
+    y = x * 2
+    assert np.array_equal(y.eval({x: np.ones((1, 3), np.float32)}), [[2., 2., 2.]])
+    assert x.shape == (3,) and y.shape == (3,)
+    with pytest.raises(ValueError):  # CNTK 2.7: the Value shape [1 x 5] does not match the Variable's [3]
+        y.eval({x: np.ones((1, 5), np.float32)})
+    z = C.input_variable(-1)
+    s = z + C.constant(np.ones(4, np.float32))
+    with pytest.raises(ValueError):  # the graph knows the size already (4)
+        s.eval({z: np.ones((1, 3), np.float32)})
+    assert np.array_equal(s.eval({z: np.ones((1, 4), np.float32)}), [[2., 2., 2., 2.]])
