@@ -362,8 +362,10 @@ def _pad(inputs, attrs, name):
 
 
 def _crop(inputs, attrs, name):
-    if len(inputs) != 2 or "offset" not in attrs:
-        raise ValueError("Crop without explicit offsets (crop_automatic) is not supported")
+    if "offset" not in attrs:  # crop_automatic: the offsets follow from the graph's geometry
+        if len(inputs) == 4:
+            return _C().crop_automatic_with_ancestors(*inputs, name=name)
+        return _C().crop_automatic(inputs[0], inputs[1], name=name)
     x, y = (int(v) for v in attrs["offset"])
     return _C().crop_manual(inputs[0], inputs[1], x, y, name=name)
 

@@ -174,8 +174,17 @@ def _convolution_public(attrs, node):
             "strides": tuple(_to_kernel_rank(attrs["strides"], rank))}
 
 
+def _convolution_transform(node):
+    """Output position p is the window whose centre lies at stride * p + (extent - 1) // 2 - lower pad."""
+    w, x = node._inputs
+    a = node._attributes
+    _, _, k_shape, spatial = _split(w._shape, x._shape, a["reduction_rank"], a["op_name"])
+    return 1, [(s, ((k - 1) * d) // 2 - lo) for k, (s, d, _, _, _), (_, lo, _)
+               in zip(k_shape, _axis_options(a, len(k_shape)), _geometry(a, k_shape, spatial))]
+
+
 register_op("Convolution", _convolution_infer, _convolution, prepare=_convolution_prepare,
-            public_attributes=_convolution_public)
+            public_attributes=_convolution_public, spatial_transform=_convolution_transform)
 
 
 def _seq(v):
@@ -284,7 +293,19 @@ def _transpose_prepare(node):
             "dilation": tuple(o[1] for o in options), "out_shape": out_shape}
 
 
-register_op("ConvolutionTranspose", _transpose_infer, _convolution_transpose, prepare=_transpose_prepare)
+def _transpose_transform(node):
+    """The inverse of the convolution it transposes: operand position q has its window centred at output position
+    stride * q + t, so output position p lies at (p - t) / stride."""
+    args = _transpose_prepare(node)
+    w, x = node._inputs
+    a = node._attributes
+    _, _, k_shape, _ = _split_transpose(w._shape, x._shape, a["reduction_rank"], a["op_name"])
+    return 1, [(1.0 / s, -(((k - 1) * d) // 2 - lo) / s)
+               for k, s, d, lo in zip(k_shape, args["strides"], args["dilation"], args["los"])]
+
+
+register_op("ConvolutionTranspose", _transpose_infer, _convolution_transpose, prepare=_transpose_prepare,
+            spatial_transform=_transpose_transform)
 
 
 def convolution_transpose(convolution_map, operand, strides=(1,), sharing=[True], auto_padding=[True],

@@ -1,4 +1,6 @@
-"""crop_manual (and the graph-analysing crop_automatic variants, which are not supported)."""
+"""crop_manual, and crop_automatic (with_ancestors), which derive the offsets from the graph's geometry."""
+import math
+
 from ..core.registry import OutputSpec, register_op
 from ._common import make, sanitize_operands
 
@@ -28,7 +30,7 @@ def _crop_prepare(node):
 
 
 def _crop_public(attrs, node):
-    if "offset_x" in attrs:
+    if "offset_x" in attrs and not attrs.get("automatic"):  # CNTK reports no attributes for crop_automatic
         return {"offset": [int(attrs["offset_x"]), int(attrs["offset_y"])]}
     return {}
 
@@ -43,11 +45,67 @@ def crop_manual(node_input, node_referent, offset_x, offset_y, name=''):
     return make("Crop", [x, ref], {"offset_x": int(offset_x), "offset_y": int(offset_y)}, name)
 
 
+def _chain(var):
+    """The variables from var back toward the graph's inputs along the data path (into blocks, through each op's
+    data operand), each with the per-axis (scale, translate) of the last two axes mapping a position of var to
+    one of that variable: [(variable, ((scale_y, translate_y), (scale_x, translate_x)))]."""
+    transform = ((1.0, 0.0), (1.0, 0.0))
+    chain, outer_of = [], {}
+    while var is not None:
+        chain.append((var, transform))
+        if var.is_placeholder and var in outer_of:
+            var = outer_of[var]
+            continue
+        node = var.owner if var.is_output else None
+        if node is None:
+            break
+        if node._block_root is not None:
+            outer_of.update(node._block_arguments)
+            var = node._block_root._outputs[list(node._outputs).index(var)]
+            continue
+        step = node._op.spatial_transform(node) if node._op.spatial_transform is not None else None
+        if step is not None:
+            k, axes = step
+            axes = ([(1.0, 0.0)] * 2 + list(axes))[-2:]
+            transform = tuple((s * scale, s * translate + t) for (scale, translate), (s, t) in zip(transform, axes))
+            var = node._inputs[k]
+        else:
+            var = next((i for i in node._inputs if not (i.is_parameter or i.is_constant)), None)
+    return chain
+
+
+def _offsets(node_input, node_referent, ancestor_input=None, ancestor_referent=None):
+    x_chain, ref_chain = _chain(node_input), _chain(node_referent)
+    if ancestor_input is None:
+        x_at = {v.uid: t for v, t in x_chain}
+        common = next(((v, t) for v, t in ref_chain if v.uid in x_at), None)
+        if common is None:
+            raise ValueError("crop_automatic: node_input and node_referent have no common ancestor; use "
+                             "crop_automatic_with_ancestors or crop_manual")
+        x_t, ref_t = x_at[common[0].uid], common[1]
+    else:
+        x_t = next((t for v, t in x_chain if v.uid == ancestor_input.uid), None)
+        ref_t = next((t for v, t in ref_chain if v.uid == ancestor_referent.uid), None)
+        if x_t is None or ref_t is None:
+            raise ValueError("crop_automatic_with_ancestors: %s does not lie on the data path of %s"
+                             % (("ancestor_input", "node_input") if x_t is None else
+                                ("ancestor_referent", "node_referent")))
+    # the referent's first position, in the input's positions (CNTK rounds down)
+    return [int(math.floor((rt - xt) / xs + 1e-9)) for (xs, xt), (_, rt) in zip(x_t, ref_t)]
+
+
 def crop_automatic(node_input, node_referent, name=''):
-    raise NotImplementedError("crop_automatic: deriving crop offsets from the graph's convolution/pooling "
-                              "geometry is not supported; use crop_manual with explicit offsets")
+    """node_input cropped to node_referent's spatial size, at the offsets where the two line up: the positions
+    of both are traced back (through convolution, pooling and their transposes) to their common ancestor."""
+    x, ref = sanitize_operands(node_input, node_referent, names=["node_input", "node_referent"])
+    offset_y, offset_x = _offsets(x, ref)
+    return make("Crop", [x, ref], {"offset_x": offset_x, "offset_y": offset_y, "automatic": True}, name)
 
 
 def crop_automatic_with_ancestors(node_input, node_referent, ancestor_input, ancestor_referent, name=''):
-    raise NotImplementedError("crop_automatic_with_ancestors: deriving crop offsets from the graph's "
-                              "convolution/pooling geometry is not supported; use crop_manual with explicit offsets")
+    """crop_automatic where the two have no common ancestor: ancestor_input (below node_input) and
+    ancestor_referent (below node_referent) are taken to be aligned."""
+    x, ref, ax, ar = sanitize_operands(node_input, node_referent, ancestor_input, ancestor_referent,
+                                       names=["node_input", "node_referent", "ancestor_input", "ancestor_referent"])
+    offset_y, offset_x = _offsets(x, ref, ax, ar)
+    return make("Crop", [x, ref], {"offset_x": offset_x, "offset_y": offset_y, "automatic": True}, name)

@@ -92,7 +92,17 @@ def _pooling_public(attrs, node):
             "includePad": attrs["include_pad"], "lowerPad": (0,), "upperPad": (0,)}
 
 
-register_op("Pooling", _pooling_infer, _pool, prepare=_pooling_prepare, public_attributes=_pooling_public)
+def _pooling_transform(node):
+    """Output position p is the window whose centre lies at stride * p + (window - 1) // 2 - lower pad."""
+    a, x = node._attributes, node._inputs[0]
+    window, strides, auto = _window_options(a, x._shape)
+    spatial = tuple(x._shape[len(x._shape) - len(window):])
+    geo = _window_geometry(spatial, window, strides, auto, a["ceil_out_dim"])
+    return 0, [(s, (k - 1) // 2 - lo) for k, s, (_, lo, _) in zip(window, strides, geo)]
+
+
+register_op("Pooling", _pooling_infer, _pool, prepare=_pooling_prepare, public_attributes=_pooling_public,
+            spatial_transform=_pooling_transform)
 
 
 def _seq(v):

@@ -56,8 +56,39 @@ def test_crop_manual_takes_the_window_at_the_offsets():
     assert np.array_equal(out, data[..., 2:5, 1:3])
     with pytest.raises(ValueError, match="does not fit"):
         C.crop_manual(x, ref, 4, 0)
-    with pytest.raises(NotImplementedError, match="crop_manual"):
+    with pytest.raises(ValueError, match="no common ancestor"):
         C.crop_automatic(x, ref)
+
+
+def _crop_case(layers, shape):
+    x = C.input_variable(shape)
+    y = C.layers.Sequential(layers)(x)
+    out = C.crop_automatic(y, x).eval({x: np.arange(np.prod(shape), dtype=np.float32).reshape((1,) + shape)})
+    return y.shape, out.reshape(-1)[:12].tolist()
+
+
+def test_crop_automatic_lines_positions_up_through_convolution_pooling_and_transposes():
+    # CNTK 2.7's values (reshaping_test.py::test_crop and variations)
+    x = C.input_variable((1, 5, 5))
+    ref = C.input_variable((1, 5, 5))
+    y = C.layers.Sequential([
+        C.layers.Convolution2D((3, 3), 1, init=1, strides=(2, 2), pad=True, bias=False),
+        C.layers.MaxPooling((3, 3), strides=(2, 2), pad=True),
+        C.layers.ConvolutionTranspose((4, 4), 1, strides=(4, 4), init=1, bias=False)])(x)
+    data = {x: -np.arange(25).reshape(1, 1, 5, 5).astype(np.float32), ref: np.zeros((1, 1, 5, 5), np.float32)}
+    expected = np.asarray([-12, -12, -12, -24, -24] * 3 + [-63, -63, -63, -81, -81] * 2, np.float32)
+    assert np.array_equal(C.crop_automatic(y, x).eval(data).reshape(-1), expected)
+    assert np.array_equal(C.crop_automatic_with_ancestors(y, ref, x, ref).eval(data).reshape(-1), expected)
+    assert C.crop_automatic(y, x).root_function.attributes == {}
+
+    conv, convT = C.layers.Convolution2D, C.layers.ConvolutionTranspose
+    assert _crop_case([conv((3, 3), 1, init=1, strides=(2, 2), pad=False, bias=False),
+                       convT((3, 3), 1, strides=(2, 2), init=1, bias=False, pad=False),
+                       conv((1, 1), 1, init=1, bias=False, pad=True)], (1, 9, 9)) == \
+        ((1, 9, 9), [90., 90., 198., 108., 234., 126., 270., 144., 144., 90., 90., 198.])
+    assert _crop_case([C.layers.MaxPooling((2, 2), strides=(2, 2)),
+                       convT((4, 4), 1, strides=(2, 2), init=1, bias=False, pad=False)], (1, 9, 9)) == \
+        ((1, 10, 10), [10., 22., 22., 26., 26., 30., 30., 16., 16., 38., 80., 80.])
 
 
 def test_batch_normalization_running_statistics_with_negative_time_constant():
