@@ -113,6 +113,10 @@ class BlockPlanner(object):
             keep = self.num_chunks == 1 or (self.window_in_samples <= 0 and self.num_chunks <= self.window_in_chunks)
             sizes = []
             for c in range(self.num_chunks):
+                known = None if (self.secondary or self.frame_mode) else self.primary.chunk_sequence_lengths(c)
+                if known is not None:
+                    sizes.append(np.asarray(known, np.int64))
+                    continue
                 if c + 1 < self.num_chunks:
                     self.primary.read_ahead(c + 1)
                 streams = self._load_chunk(c, seed)
@@ -137,7 +141,11 @@ class BlockPlanner(object):
     def _load_randomized(self, sweep, position, parts, part):
         order = self._order(sweep)
         seed = self.sweep_seed(sweep)
-        lo, hi = int(order.starts[position]), int(order.starts[position + 1])
+        # tiny chunks (an image each) are read a few hundred sequences per block, not one block per chunk
+        last = position + 1
+        while (last < self.num_chunks and int(order.starts[last] - order.starts[position]) < self.primary.block_sequences):
+            last += 1
+        lo, hi = int(order.starts[position]), int(order.starts[last])
         source, index = order.source[lo:hi], order.index[lo:hi]
         chunk_ids = order.chunk_ids[source]
         sizes_all = np.zeros(hi - lo, np.int64)
@@ -153,19 +161,23 @@ class BlockPlanner(object):
         picked = np.arange(hi - lo) if mine is None else mine
         streams = self._gather(chunk_ids[picked], index[picked], seed)
         # keep in memory the chunks of the next position's window (this worker's), drop the others
-        nxt = min(position + 1, self.num_chunks - 1)
+        nxt = min(last, self.num_chunks - 1)
         window = order.chunk_ids[int(order.window_begin[nxt]):int(order.window_end[nxt])]
         keep = {self._chunk_key(int(c), seed) for c in window}
         for key in [k for k in self._chunks if k not in keep]:
             del self._chunks[key]
         if mine is None:
-            return Block(streams, sizes_all, 1)
-        return Block(streams, sizes_all[mine], 1, sizes_all, mine)
+            return Block(streams, sizes_all, last - position)
+        return Block(streams, sizes_all[mine], last - position, sizes_all, mine)
 
     def _gather(self, chunk_ids, index, seed):
         """Per stream, the sequences ``index[i]`` of original chunks ``chunk_ids[i]``, in that order."""
         if len(chunk_ids) == 0:
             return {}
+        if not self.secondary and not self.frame_mode:
+            direct = self.primary.gather_sequences(chunk_ids, index, seed)
+            if direct is not None:
+                return direct
         by_chunk = np.argsort(chunk_ids, kind='stable')
         ids, first = np.unique(chunk_ids[by_chunk], return_index=True)
         bounds = list(first) + [len(by_chunk)]

@@ -32,6 +32,7 @@ class Deserializer(object):
     multithreaded = False
     max_errors = 0      # malformed records tolerated (skipped with a warning) where the format allows it
     _cached_chunks = 2
+    block_sequences = 0             # a randomized block extends over further chunks until it has this many sequences
     chunks_depend_on_seed = False   # True where chunk(i, seed) applies random transforms drawn from the seed
 
     def __init__(self):
@@ -63,6 +64,16 @@ class Deserializer(object):
 
     def chunk(self, chunk_id, seed):
         raise NotImplementedError
+
+    def chunk_sequence_lengths(self, chunk_id):
+        """The samples of each sequence of chunk ``chunk_id`` if known without loading it, else None (the
+        reader then loads the chunk to learn them)."""
+        return None
+
+    def gather_sequences(self, chunk_ids, index, seed):
+        """Per stream, the sequences ``index[i]`` of chunks ``chunk_ids[i]`` in that order, read without
+        loading whole chunks, or None where the deserializer cannot (the reader then loads the chunks)."""
+        return None
 
     def read_ahead(self, chunk_id):
         """A hint: the chunk the reader will ask for after the next ``chunk`` call. Deserializers that parse

@@ -41,9 +41,44 @@ def crop(img, t, rng):
     return out
 
 
+def _linear_taps(src, dst, clamp_weights):
+    """OpenCV's INTER_LINEAR source indices and 11-bit fixed-point weights (w0, w1) along one axis. Columns
+    outside the image take the edge column with weights (2048, 0); rows outside it are the edge row, with
+    their fractional weights kept (OpenCV clamps the row index only)."""
+    scale = 1.0 / (float(dst) / src)
+    f = ((np.arange(dst, dtype=np.float64) + 0.5) * scale - 0.5).astype(np.float32)
+    s = np.floor(f).astype(np.int64)
+    f = (f - s.astype(np.float32)).astype(np.float32)
+    if clamp_weights:
+        low, high = s < 0, s >= src - 1
+        f[low | high] = 0
+        s = np.where(low, 0, np.where(high, src - 1, s))
+    w1 = np.rint(f.astype(np.float64) * 2048).astype(np.int64)
+    w0 = np.rint((np.float32(1) - f).astype(np.float64) * 2048).astype(np.int64)
+    return np.clip(s, 0, src - 1), np.clip(s + 1, 0, src - 1), w0, w1
+
+
+def _resize_linear_u8(img, width, height):
+    """cv::resize(INTER_LINEAR) of an 8-bit HWC image as CNTK 2.7's OpenCV 3.1 computes it (bit-exact): a
+    horizontal pass in integers with 11-bit weights, then the vertical pass of its SSE2 kernel, which rounds
+    (((r0 >> 4) * b0 >> 16) + ((r1 >> 4) * b1 >> 16) + 2) >> 2. An exact 2x reduction is INTER_AREA's
+    rounded 2x2 mean."""
+    h, w, cn = img.shape
+    src = img.astype(np.int64)
+    if w == 2 * width and h == 2 * height:
+        return ((src[0::2, 0::2] + src[0::2, 1::2] + src[1::2, 0::2] + src[1::2, 1::2] + 2) >> 2).astype(np.uint8)
+    x0, x1, a0, a1 = _linear_taps(w, width, True)
+    y0, y1, b0, b1 = _linear_taps(h, height, False)
+    rows = (src[:, x0] * a0[None, :, None] + src[:, x1] * a1[None, :, None]).reshape(h, width * cn)
+    out = ((((rows[y0] >> 4) * b0[:, None]) >> 16) + (((rows[y1] >> 4) * b1[:, None]) >> 16) + 2) >> 2
+    return np.clip(out, 0, 255).astype(np.uint8).reshape(height, width, cn)
+
+
 def _resize(img, width, height, interpolation):
     if img.shape[1] == width and img.shape[0] == height:
         return img
+    if interpolation == 'linear' and img.dtype == np.uint8:
+        return _resize_linear_u8(img, width, height)
     flt = _FILTERS[interpolation]
     if img.dtype == np.uint8:
         planes = [np.asarray(Image.fromarray(np.ascontiguousarray(img[:, :, c])).resize((width, height), flt))

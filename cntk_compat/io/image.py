@@ -20,7 +20,9 @@ from ._deserializer import Chunk, Deserializer
 from ._sequences import SequenceData
 from .transforms import transform_config
 
-IMAGES_PER_CHUNK = 256
+# CNTK 2.7's image deserializer makes every image a chunk of its own: the block randomizer then shuffles
+# images (chunks) and draws sequences within windows of 128 of them, an order reproduced exactly here
+IMAGES_PER_CHUNK = 1
 
 
 def _stream_args(streams, who):
@@ -44,6 +46,7 @@ def _stream_args(streams, who):
 class _ImageBase(Deserializer):
     chunks_depend_on_seed = True
     multithreaded = True
+    block_sequences = 256
 
     def __init__(self, filename, streams):
         super(_ImageBase, self).__init__()
@@ -168,6 +171,11 @@ class _ImageBase(Deserializer):
     def num_chunks(self):
         return (len(self._keys) + IMAGES_PER_CHUNK - 1) // IMAGES_PER_CHUNK
 
+    def chunk_sequence_lengths(self, chunk_id):
+        # one sample per image: the randomizer need not decode a chunk to learn its size
+        return np.ones(min(len(self._keys), (chunk_id + 1) * IMAGES_PER_CHUNK) - chunk_id * IMAGES_PER_CHUNK,
+                       np.int64)
+
     def _images(self, indices, seed):
         if self.multithreaded and len(indices) > 1:
             if self._pool is None:
@@ -190,6 +198,10 @@ class _ImageBase(Deserializer):
                                     np.arange(len(indices) + 1)), shape=(len(indices), self._num_labels))
             streams[self._label_name] = SequenceData.from_lengths(labels, ones)
         return streams
+
+    def gather_sequences(self, chunk_ids, index, seed):
+        # the images of a randomized block, decoded together (on the decoding threads)
+        return self._streams_for(np.asarray(chunk_ids, np.int64) * IMAGES_PER_CHUNK + np.asarray(index, np.int64), seed)
 
     def chunk(self, chunk_id, seed):
         indices = np.arange(chunk_id * IMAGES_PER_CHUNK, min(len(self._keys), (chunk_id + 1) * IMAGES_PER_CHUNK))
