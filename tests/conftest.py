@@ -1,4 +1,6 @@
 """Shared test fixtures."""
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -11,14 +13,22 @@ def _isolated_numpy_print_options():
     np.set_printoptions(**saved)
 
 
-@pytest.fixture(autouse=True)
-def _isolated_automatic_random_seeds():
+@contextlib.contextmanager
+def isolated_automatic_random_seeds():
     """CNTK's automatic seed counter is process-wide (set_fixed_random_seed fixes it for every later learner and
-    random node); restore it after each test so one test's fixed seed does not leak into the next."""
+    random node); restores it on leaving, so that a fixed seed set inside does not leak into later tests."""
     from cntk_compat.core import cntk_rng
     saved = dict(cntk_rng._seed_state)
-    yield
-    cntk_rng._seed_state.update(saved)
+    try:
+        yield
+    finally:
+        cntk_rng._seed_state.update(saved)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_automatic_random_seeds():
+    with isolated_automatic_random_seeds():
+        yield
 
 
 @pytest.fixture

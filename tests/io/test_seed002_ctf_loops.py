@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import cntk
+from tests.conftest import isolated_automatic_random_seeds
 from tests.seeds.seed002_cells import (CELL_CHECKPOINTED_LOOP, CELL_DISTRIBUTED_LOOP, CELL_MANUAL_LOOP,
                                        CELL_TRAINING_SESSION, without_distribution)
 
@@ -25,7 +26,7 @@ def run_cells(namespace, *cells):
 def after_manual_loop(tmp_path_factory):
     """The namespace and folder after the first cell (training the model takes a while: done once)."""
     folder = tmp_path_factory.mktemp('seed002')
-    with pytest.MonkeyPatch.context() as mp:
+    with pytest.MonkeyPatch.context() as mp, isolated_automatic_random_seeds():
         mp.chdir(folder)
         cntk.cntk_py.set_fixed_random_seed(3)
         np.random.seed(3)
