@@ -252,7 +252,7 @@ class Function(TensorOpsMixin):
 
     @property
     def outputs(self):
-        return list(self._outputs)
+        return tuple(self._outputs)
 
     @property
     def output(self):
@@ -307,8 +307,8 @@ class Function(TensorOpsMixin):
     @property
     def inputs(self):
         if not self._is_composite:
-            return list(self._inputs)
-        return self._leaf_list()
+            return tuple(self._inputs)
+        return tuple(self._leaves()[2])
 
     @property
     def arguments(self):
@@ -326,15 +326,15 @@ class Function(TensorOpsMixin):
 
     @property
     def parameters(self):
-        return [v for v in self._leaf_list() if v.is_parameter]
+        return tuple(v for v in self._leaves()[2] if v.is_parameter)
 
     @property
     def constants(self):
-        return [v for v in self._leaf_list() if v.is_constant]
+        return tuple(v for v in self._leaves()[2] if v.is_constant)
 
     @property
     def placeholders(self):
-        return [v for v in self._leaf_list() if v.is_placeholder]
+        return tuple(v for v in self._leaves()[2] if v.is_placeholder)
 
     @property
     def type(self):

@@ -270,7 +270,7 @@ class Trainer(object):
 
     # ------------------------------------------------------------------ checkpoints
     def _checkpoint_graph(self):
-        return Function._composite(self._outputs + (self._model.outputs if self._model is not None else []))
+        return Function._composite(list(self._outputs) + list(self._model.outputs if self._model is not None else ()))
 
     def _checkpoint_parameters(self):
         return self._checkpoint_graph().parameters

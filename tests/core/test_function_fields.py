@@ -16,3 +16,13 @@ def test_a_function_holds_only_its_declared_fields_after_building_evaluating_and
     assert nodes and all(not hasattr(n, "__dict__") for n in nodes)
     with pytest.raises(AttributeError):
         f._an_undeclared_field = 1
+
+
+def test_variable_collections_are_tuples_as_in_cntk():
+    """CNTK 2.7 returns tuples (scripts write ``z.parameters + (w,)``) and a tuple cannot be changed in place."""
+    x = C.input_variable(3)
+    f = C.combine([C.plus(x, C.parameter(3, name="p")), x * C.constant(2.0)])
+    for collection in (f.outputs, f.inputs, f.arguments, f.parameters, f.constants, f.placeholders,
+                       f.outputs[0].owner.inputs):
+        assert isinstance(collection, tuple)
+    assert [p.name for p in f.parameters + (C.parameter(1, name="q"),)] == ["p", "q"]

@@ -86,7 +86,7 @@ def test_hand_made_running_sum_loads_as_a_closed_cycle(tmp_path):
     np.testing.assert_array_equal(out[0], np.cumsum(SEQS[0], 0))
     (delay,) = _delay_nodes(loaded)
     assert delay.inputs[0] is loaded.output  # past_value reads the plus it feeds
-    assert loaded.placeholders == []
+    assert loaded.placeholders == ()
 
 
 def test_future_value_loop_runs_backwards_after_loading(tmp_path):
