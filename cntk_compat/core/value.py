@@ -12,6 +12,7 @@ import torch
 from . import device as _device
 from .dtypes import data_type_code, sanitize_dtype, to_torch_dtype
 from .hooks import hook
+from .one_hot import csr_one_hot_columns, record_one_hot_columns
 
 
 def _dense_sample(sample, dtype):
@@ -206,7 +207,12 @@ class Value(object):
         out = np.zeros((len(samples), t_max) + inner, dtype=dtype)
         for i, s in enumerate(samples):
             out[i, :s.shape[0]] = s
-        return Value(_tensor=torch.from_numpy(out).to(dev), _lengths=lengths, _is_sparse=is_sparse)
+        tensor = torch.from_numpy(out).to(dev)
+        if is_sparse and len(inner) == 1 and batch and all(sparse.issparse(s) for s in batch):
+            columns = csr_one_hot_columns(batch, t_max)
+            if columns is not None:  # one-hot words: times reads their columns instead of searching them
+                record_one_hot_columns(tensor, columns)
+        return Value(_tensor=tensor, _lengths=lengths, _is_sparse=is_sparse)
 
     @staticmethod
     def create(var, data, seq_starts=None, device=None, read_only=False):
@@ -232,7 +238,7 @@ class Value(object):
         dtype = sanitize_dtype(dtype) or np.dtype(np.float32)
         sample_shape = tuple(num_classes) if isinstance(num_classes, (list, tuple)) else (int(num_classes),)
         num_classes, rows = sample_shape[-1], int(np.prod(sample_shape[:-1]))
-        seqs = []
+        seqs, columns = [], []
         for seq in batch:
             idx = np.asarray(seq if isinstance(seq, (list, tuple, np.ndarray)) else [seq])
             if idx.size and not np.issubdtype(idx.dtype, np.integer):
@@ -246,7 +252,14 @@ class Value(object):
             m = np.zeros((len(idx), num_classes), dtype=dtype)
             m[np.arange(len(idx))[hot], idx[hot].astype(np.int64)] = 1
             seqs.append(m.reshape((len(idx) // rows,) + sample_shape))
-        return Value.from_batch(seqs, is_sequence=True, is_sparse=True, dtype=dtype, device=device)
+            columns.append(np.where(hot, idx, -1).astype(np.int64) if idx.size else np.zeros(0, np.int64))
+        value = Value.from_batch(seqs, is_sequence=True, is_sparse=True, dtype=dtype, device=device)
+        # the column of each row's 1, padding rows -1: times then picks rows without searching the nonzeros
+        steps = value.tensor.shape[1] if value.tensor.dim() > 1 else 0
+        padded = np.full((len(columns), steps * rows), -1, np.int64)
+        for k, c in enumerate(columns):
+            padded[k, :c.size] = c
+        return Value(_tensor=record_one_hot_columns(value.tensor, padded), _lengths=value.lengths, _is_sparse=True)
 
     @property
     def shape(self):

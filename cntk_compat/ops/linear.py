@@ -4,6 +4,7 @@ import math
 import torch
 
 from ..core.dtypes import promote
+from ..core.one_hot import recorded_one_hot_columns
 from ..core.registry import OutputSpec, register_op
 from ._common import dynamic_axes_of, make, sanitize_operands
 
@@ -53,15 +54,37 @@ _SAME_SIZE_INTEGER = {torch.float32: torch.int32, torch.float64: torch.int64, to
 
 def _sparse_rows_times(x, w):
     """x·w for a sparse input held densely (one-hot words): the rows of w its nonzeros pick, weighted and summed,
-    instead of a dense product over the whole vocabulary (in both directions of autograd)."""
+    instead of a dense product over the whole vocabulary (in both directions of autograd). Where the input's
+    producer recorded the column of each row's 1 (core/one_hot.py) the rows are picked without searching."""
+    out_shape = tuple(x.shape[:-1]) + (w.shape[1],)
+    recorded = recorded_one_hot_columns(x)
+    if recorded is not None:
+        cols, every_row = recorded
+        if every_row:
+            return w.index_select(0, cols).reshape(out_shape)
+        rows = (cols >= 0).nonzero().squeeze(1)
+        return _one_per_row(w, rows, cols.index_select(0, rows), cols.numel()).reshape(out_shape)
     flat = x.reshape(-1, x.shape[-1])
+    n = flat.shape[0]
     # the search reads the values' bits as integers, a third faster than comparing floats; a -0.0 is then found
     # too and adds its (signed) zero products, as the dense product would
     bits = _SAME_SIZE_INTEGER.get(flat.dtype)
     rows, cols = (flat if bits is None else flat.view(bits)).nonzero(as_tuple=True)
-    picked = w.index_select(0, cols) * flat[rows, cols].unsqueeze(1).to(w.dtype)
-    out = w.new_zeros((flat.shape[0], w.shape[1])).index_add_(0, rows, picked)
-    return out.reshape(tuple(x.shape[:-1]) + (w.shape[1],))
+    values = flat[rows, cols]
+    if bool(values.eq(1).all()) and (rows.numel() < 2 or bool((rows[1:] > rows[:-1]).all())):
+        # at most one nonzero per row (nonzero lists them in row order), and all of them ones: one-hot rows,
+        # whose product is the picked rows of w themselves
+        return _one_per_row(w, rows, cols, n).reshape(out_shape)
+    picked = w.index_select(0, cols) * values.unsqueeze(1).to(w.dtype)
+    return w.new_zeros((n, w.shape[1])).index_add_(0, rows, picked).reshape(out_shape)
+
+
+def _one_per_row(w, rows, cols, n):
+    """The (n, w's columns) product of n rows that are zero except for a 1 in column cols[k] of row rows[k]."""
+    picked = w.index_select(0, cols)
+    if rows.numel() == n:  # every row (rows are distinct and in order)
+        return picked
+    return w.new_zeros((n, w.shape[1])).index_copy_(0, rows, picked)
 
 
 def _times(x, w, k, x_dyn, w_dyn, sparse_left=False):

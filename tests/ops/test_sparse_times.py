@@ -43,3 +43,104 @@ def test_sparse_rows_times_equals_the_dense_product(dtype):
     np.testing.assert_allclose(_sparse_rows_times(x, w).double().numpy(), expected.numpy(), rtol=tol, atol=tol)
     x[1, 0, 3] = float("nan")  # as the dense product, a NaN entry spreads over its row
     assert torch.isnan(_sparse_rows_times(x, w)[1, 0]).all()
+
+
+def _dense_product_and_gradient(x, w, seed=0):
+    out = torch.matmul(x.double(), w.detach().double())
+    weights = torch.as_tensor(np.random.default_rng(seed).standard_normal(out.shape))
+    return out, torch.matmul(x.double().reshape(-1, x.shape[-1]).t(), weights.reshape(-1, w.shape[1]))
+
+
+@pytest.mark.parametrize("lengths", [(3, 3, 3), (1, 4, 2)])
+def test_recorded_one_hot_columns_pick_the_rows_of_the_dense_product(lengths):
+    """Value.one_hot records each row's column (core/one_hot.py): times picks the rows without searching,
+    padding and skipped samples give zero rows; values and gradient equal the dense product's."""
+    from cntk_compat.core.one_hot import recorded_one_hot_columns
+    rng = np.random.default_rng(1)
+    words = [rng.integers(0, 6, n).tolist() for n in lengths]
+    words[0][0] = C.Value.ONE_HOT_SKIP
+    x = C.Value.one_hot(words, 6).tensor
+    columns, every_row = recorded_one_hot_columns(x)
+    assert not every_row
+    expected_columns = np.full((3, max(lengths)), -1)
+    for k, seq in enumerate(words):
+        expected_columns[k, :len(seq)] = [-1 if c == C.Value.ONE_HOT_SKIP else c for c in seq]
+    np.testing.assert_array_equal(columns.numpy(), expected_columns.reshape(-1))
+    w = torch.as_tensor(rng.standard_normal((6, 5)), dtype=torch.float32).requires_grad_()
+    out = _sparse_rows_times(x, w)
+    expected, expected_grad = _dense_product_and_gradient(x, w)
+    np.testing.assert_allclose(out.detach().double().numpy(), expected.numpy(), rtol=1e-6, atol=1e-6)
+    weights = torch.as_tensor(np.random.default_rng(0).standard_normal(out.shape), dtype=torch.float32)
+    (grad,) = torch.autograd.grad(out, [w], weights)
+    np.testing.assert_allclose(grad.double().numpy(), expected_grad.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_one_hot_sample_shapes_and_full_batches_are_recorded():
+    from cntk_compat.core.one_hot import recorded_one_hot_columns
+    x = C.Value.one_hot([[0, 2, 1, 1], [3, 0, 2, 2]], (2, 4)).tensor  # two rows per sample
+    assert tuple(x.shape) == (2, 2, 2, 4)
+    columns, every_row = recorded_one_hot_columns(x)
+    assert every_row
+    np.testing.assert_array_equal(columns.numpy(), [0, 2, 1, 1, 3, 0, 2, 2])
+    w = torch.arange(20, dtype=torch.float32).reshape(4, 5)
+    np.testing.assert_array_equal(_sparse_rows_times(x, w).numpy(), torch.matmul(x, w).numpy())
+
+
+def test_a_changed_tensor_is_searched_again():
+    """The record holds while the tensor is unchanged: after an in-place change times searches the nonzeros."""
+    from cntk_compat.core.one_hot import recorded_one_hot_columns
+    x = C.Value.one_hot([[1, 2], [0, 3]], 4).tensor
+    x[0, 0] = torch.tensor([0.0, 0.0, 0.0, 2.0])
+    assert recorded_one_hot_columns(x) is None
+    w = torch.arange(12, dtype=torch.float32).reshape(4, 3)
+    np.testing.assert_array_equal(_sparse_rows_times(x, w).numpy(), torch.matmul(x, w).numpy())
+
+
+def test_csr_sequences_are_recorded_only_when_one_hot():
+    from scipy import sparse
+    from cntk_compat.core.one_hot import recorded_one_hot_columns
+    eye = np.eye(5, dtype=np.float32)
+    hot = [sparse.csr_matrix(eye[[4, 0, 2]]), sparse.csr_matrix(eye[[1]])]
+    x = C.Value.from_batch(hot, is_sequence=True, is_sparse=True).tensor
+    columns, every_row = recorded_one_hot_columns(x)
+    np.testing.assert_array_equal(columns.numpy(), [4, 0, 2, 1, -1, -1])
+    assert not every_row
+    weighted = [sparse.csr_matrix(eye[[4, 0]] * 2), sparse.csr_matrix(eye[[1]])]
+    assert recorded_one_hot_columns(C.Value.from_batch(weighted, is_sequence=True, is_sparse=True).tensor) is None
+    two = [sparse.csr_matrix(eye[[4]] + eye[[0]])]
+    assert recorded_one_hot_columns(C.Value.from_batch(two, is_sequence=True, is_sparse=True).tensor) is None
+
+
+@pytest.mark.parametrize("padded", [False, True])
+def test_unrecorded_one_hot_rows_are_found_and_picked(padded):
+    """Without a record times finds the nonzeros; rows with a single 1 (and zero rows) are picked without
+    weighting; values and gradient equal the dense product's."""
+    rng = np.random.default_rng(2)
+    x = torch.zeros(3, 4, 7)
+    x.scatter_(2, torch.as_tensor(rng.integers(0, 7, (3, 4, 1))), 1.0)
+    if padded:
+        x[1, 2:] = 0
+    w = torch.as_tensor(rng.standard_normal((7, 5)), dtype=torch.float32).requires_grad_()
+    out = _sparse_rows_times(x, w)
+    expected, expected_grad = _dense_product_and_gradient(x, w)
+    np.testing.assert_allclose(out.detach().double().numpy(), expected.numpy(), rtol=1e-6, atol=1e-6)
+    weights = torch.as_tensor(np.random.default_rng(0).standard_normal(out.shape), dtype=torch.float32)
+    (grad,) = torch.autograd.grad(out, [w], weights)
+    np.testing.assert_allclose(grad.double().numpy(), expected_grad.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_one_hot_value_through_a_graph_equals_the_dense_feed():
+    vocab, dim = 6, 4
+    init = np.random.default_rng(3).standard_normal((vocab, dim)).astype(np.float32)
+    words = [[5, 0, 2], [1]]
+    results = []
+    for sparse_feed in (True, False):
+        x = C.sequence.input_variable(vocab, is_sparse=sparse_feed)
+        E = C.parameter(init=init)
+        f = C.times(x, E)
+        data = C.Value.one_hot(words, vocab) if sparse_feed else [np.eye(vocab, dtype=np.float32)[w] for w in words]
+        (out,), _ = evaluate_tensors(f.outputs, {x: data}, requires_grad=True)
+        (grad,) = torch.autograd.grad((out * torch.arange(out.numel()).reshape(out.shape)).sum(), [E.tensor])
+        results.append((out.detach().numpy(), grad.numpy()))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-6)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-6)

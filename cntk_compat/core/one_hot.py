@@ -1,0 +1,50 @@
+"""Where the 1s of a batch of one-hot samples are, as their producer knew it.
+
+A sparse input is held densely (batch-first, padded). ``times`` of such an input picks rows of its right operand
+(ops/linear.py), and to do that it must first find the input's nonzeros: a pass over the whole dense batch (about
+0.2 ms for 700 words of a 300-word vocabulary on one CPU thread, several times the lookup itself). The producers
+of one-hot data (``Value.one_hot``, CSR sequences from users and readers) know the columns already; they record
+them on the tensor they make, and ``times`` reads them instead of searching. The record is the column of each
+row's single 1 (-1 for a row of zeros: padding, or a skipped sample); it holds while the tensor is unchanged (its
+version counter). A tensor derived from the recorded one (reshaped, converted, moved) carries no record, and
+``times`` searches its nonzeros as before.
+"""
+import numpy as np
+import scipy.sparse as sparse
+import torch
+
+_ATTRIBUTE = "_cntk_one_hot_columns"
+
+
+def record_one_hot_columns(tensor, columns):
+    """Records on ``tensor`` (rows of ``tensor.shape[-1]`` classes) that each row is all zeros except for one 1,
+    in column ``columns[...]`` (an integer array of ``tensor.shape[:-1]``; -1: the row is all zeros)."""
+    columns = torch.as_tensor(np.asarray(columns, dtype=np.int64)).reshape(-1).to(tensor.device)
+    if columns.numel() != tensor.numel() // max(1, tensor.shape[-1]):
+        raise ValueError("one-hot columns: %d rows recorded for a tensor of shape %s"
+                         % (columns.numel(), tuple(tensor.shape)))
+    setattr(tensor, _ATTRIBUTE, (columns, bool((columns >= 0).all()), tensor._version))
+    return tensor
+
+
+def recorded_one_hot_columns(tensor):
+    """(columns of the flattened rows, whether every row has its 1) as recorded on ``tensor`` while it is
+    unchanged, else None."""
+    record = getattr(tensor, _ATTRIBUTE, None)
+    if record is None or record[2] != tensor._version or record[0].device != tensor.device:
+        return None
+    return record[0], record[1]
+
+
+def csr_one_hot_columns(matrices, steps):
+    """(len(matrices), steps) columns of the single 1 of each row of CSR sequences (-1 past a sequence's end and
+    for empty rows), or None when a row holds more than one entry or a value other than 1."""
+    out = np.full((len(matrices), steps), -1, np.int64)
+    for k, m in enumerate(matrices):
+        if not sparse.isspmatrix_csr(m) and not isinstance(m, getattr(sparse, "csr_array", ())):
+            return None
+        counts = np.diff(m.indptr)
+        if counts.size and (counts.max() > 1 or not np.all(m.data[:m.indptr[-1]] == 1)):
+            return None
+        out[k, :counts.size][counts == 1] = m.indices[:m.indptr[-1]]
+    return out
