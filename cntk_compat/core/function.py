@@ -111,22 +111,22 @@ class Function(TensorOpsMixin):
         else:
             specs = op.infer(inputs, attributes)
             grad = any(i._needs_gradient or i.is_output or i.is_placeholder for i in inputs)
-            node._outputs = [make_output(s.shape, s.dtype, s.is_sparse, s.dynamic_axes, name, node,
-                                         needs_gradient=grad and s.needs_gradient) for s in specs]
+            node._outputs = [make_output(s.shape, s.dtype, s.is_sparse, s.dynamic_axes, name, node, k,
+                                         needs_gradient=grad and s.needs_gradient) for k, s in enumerate(specs)]
         return node
 
     def _clone_primitive(self, new_inputs):
         """This primitive applied to new inputs (user-defined functions rebuild themselves)."""
         return Function._primitive(self._op, new_inputs, self._attributes, self._name, self._op_name)
 
-    def _set_primitive(self, op, op_name, inputs, attributes, name):
+    def _set_primitive(self, op, op_name, inputs, attributes, name, uid_kind=None):
         self._is_composite = False
         self._op = op
         self._op_name = op_name
         self._inputs = inputs
         self._attributes = attributes
         self._name = name
-        self._uid = new_uid(op_name)
+        self._uid = new_uid(uid_kind or op_name)
         self._block_root = None
         self._block_arguments = None
         self._root = self
@@ -152,7 +152,7 @@ class Function(TensorOpsMixin):
         f._is_composite = True
         f._root = root
         f._outputs = list(root._outputs)
-        f._uid = new_uid("Composite")
+        f._uid = new_uid("CompositeFunction")
         f._arg_order = list(arg_order) if arg_order else None
         f._op = f._op_name = f._inputs = f._attributes = f._name = None
         f._block_root = f._block_arguments = f._custom_attributes = None
@@ -220,7 +220,7 @@ class Function(TensorOpsMixin):
 
     @property
     def op_name(self):
-        return "Composite" if self._is_composite else self._op_name
+        return "CompositeFunctionOpName" if self._is_composite else self._op_name
 
     @property
     def is_composite(self):
@@ -704,12 +704,12 @@ def as_block(composite, block_arguments_map, block_op_name, block_instance_name=
     node = Function.__new__(Function)
     op = _BLOCK_OP
     # as in CNTK, a block lists the leaves its body captures (its parameters) before its arguments
-    node._set_primitive(op, block_op_name, captured + [o for _, o in mapping], {}, block_instance_name)
+    node._set_primitive(op, block_op_name, captured + [o for _, o in mapping], {}, block_instance_name, "Block")
     node._block_root = inner
     node._block_arguments = mapping
     grad = any(v._needs_gradient or v.is_output or v.is_placeholder for v in node._inputs)
-    node._outputs = [make_output(o._shape, o._dtype, o._is_sparse, o._dynamic_axes, block_instance_name, node,
-                                 needs_gradient=grad) for o in inner._outputs]
+    node._outputs = [make_output(o._shape, o._dtype, o._is_sparse, o._dynamic_axes, block_instance_name, node, k,
+                                 needs_gradient=grad) for k, o in enumerate(inner._outputs)]
     return Function._composite(node._outputs, arg_order=[o for _, o in mapping])
 
 

@@ -416,10 +416,11 @@ def typed_placeholder(shape, dtype, is_sparse, dynamic_axes, name=""):
     return v
 
 
-def make_output(shape, dtype, is_sparse, dynamic_axes, name, owner, needs_gradient=False):
+def make_output(shape, dtype, is_sparse, dynamic_axes, name, owner, index, needs_gradient=False):
+    """Output ``index`` of ``owner``, its uid CNTK's: the owner's uid followed by ``_Output_<index>``."""
     v = Variable.__new__(Variable)
     v._init_variable(VariableKind.OUTPUT, shape, dtype, is_sparse, dynamic_axes, name, needs_gradient,
-                     owner=owner)
+                     owner=owner, uid="%s_Output_%d" % (owner.uid, index))
     return v
 
 

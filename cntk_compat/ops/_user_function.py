@@ -196,7 +196,7 @@ class UserFunction(Function):
 
     def __init__(self, inputs, as_numpy=True, attributes=None, name=''):
         inputs = [as_variable(i, "input %d of %s" % (k, type(self).__name__)) for k, i in enumerate(inputs)]
-        self._set_primitive(_OP, self.op_name, inputs, dict(attributes or {}), name)
+        self._set_primitive(_OP, self.op_name, inputs, dict(attributes or {}), name, "UserDefinedFunction")
         self.as_numpy = as_numpy
         grad = any(i._needs_gradient or i.is_output or i.is_placeholder for i in inputs)
         if any(i._shape is None or i._dynamic_axes is None for i in inputs):
@@ -206,11 +206,12 @@ class UserFunction(Function):
                 count = len(self.infer_outputs())
             except Exception:
                 count = 1
-            self._outputs = [make_output(None, None, False, None, name, self, needs_gradient=grad)
-                             for _ in range(max(count, 1))]
+            self._outputs = [make_output(None, None, False, None, name, self, k, needs_gradient=grad)
+                             for k in range(max(count, 1))]
         else:
-            self._outputs = [make_output(o._shape, o._dtype, o._is_sparse, o._dynamic_axes, o.name, self,
-                                         needs_gradient=grad and o.needs_gradient) for o in self._declared_outputs()]
+            self._outputs = [make_output(o._shape, o._dtype, o._is_sparse, o._dynamic_axes, o.name, self, k,
+                                         needs_gradient=grad and o.needs_gradient)
+                             for k, o in enumerate(self._declared_outputs())]
 
     def _declared_outputs(self):
         try:

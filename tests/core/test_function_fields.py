@@ -26,3 +26,33 @@ def test_variable_collections_are_tuples_as_in_cntk():
                        f.outputs[0].owner.inputs):
         assert isinstance(collection, tuple)
     assert [p.name for p in f.parameters + (C.parameter(1, name="q"),)] == ["p", "q"]
+
+
+def test_uids_follow_cntks_scheme():
+    """As CNTK 2.7 names them: outputs after their function, composites, blocks and user functions by kind."""
+    from cntk.ops.functions import UserFunction
+
+    class Twice(UserFunction):
+        def __init__(self, arg):
+            super(Twice, self).__init__([arg], name="Twice")
+
+        def forward(self, argument, device=None, outputs_to_retain=None):
+            return None, argument * 2
+
+        def backward(self, state, root_gradients):
+            return root_gradients * 2
+
+        def infer_outputs(self):
+            return [C.output_variable(self.inputs[0].shape, self.inputs[0].dtype, self.inputs[0].dynamic_axes)]
+
+    x = C.input_variable(3)
+    p = C.plus(x, x)
+    d = C.layers.Dense(2)(x)
+    u = C.user_function(Twice(x))
+    assert p.output.uid == p.root_function.uid + "_Output_0" and p.root_function.uid.startswith("Plus")
+    assert p.uid.startswith("CompositeFunction") and p.op_name == "CompositeFunctionOpName"
+    assert d.root_function.uid.startswith("Block") and d.root_function.op_name == "Dense"
+    assert d.output.uid == d.root_function.uid + "_Output_0"
+    assert u.root_function.uid.startswith("UserDefinedFunction")
+    assert u.output.uid == u.root_function.uid + "_Output_0"
+    assert C.combine([p, d]).outputs[1].uid == d.output.uid     # combine passes its inputs' outputs on
