@@ -1,4 +1,6 @@
 """The Trainer: one gradient step per minibatch for a (loss, metric) criterion, spread over learners."""
+import sys
+
 import torch
 
 from ..core import node_timing, random_stream
@@ -63,6 +65,13 @@ class Trainer(object):
             if p not in known:
                 raise ValueError("Trainer: the learners' parameter %r is not a parameter of the loss or "
                                  "evaluation function" % (p,))
+        if self._model is not None:
+            known.update(self._model.parameters)
+        uncovered = len(known) - len(owner)
+        if uncovered:   # CNTK's Trainer constructor says so on stderr
+            sys.stderr.write("[Note:] Trainer ctor: %d of the model parameters are not covered by any of the "
+                             "specified Learners; these parameters will not be learned\n" % uncovered)
+            sys.stderr.flush()
         return list(owner)
 
     def _all_arguments(self):

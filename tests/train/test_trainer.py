@@ -116,3 +116,22 @@ def test_get_loss_metric_splits_a_criterion_as_cntk_does():
     got_loss, got_metric = C.Trainer._get_loss_metric(both)
     assert got_loss.output.uid == loss.output.uid and got_metric.output.uid == metric.output.uid
     assert C.Trainer._get_loss_metric(loss) == (loss, None)
+
+
+def test_trainer_notes_parameters_no_learner_covers(capsys):
+    # CNTK 2.7 prints this note on stderr when a Trainer is created (a GAN's two trainers, as in CNTK_206)
+    import cntk as C
+    z = C.input_variable(2)
+    x = C.input_variable(3)
+    g = C.layers.Sequential([C.layers.Dense(4), C.layers.Dense(3)])(z)
+    d_real = C.layers.Sequential([C.layers.Dense(5), C.layers.Dense(1)])(x)
+    d_fake = d_real.clone(method='share', substitutions={x: g.output})
+    g_loss = 1.0 - C.log(d_fake)
+    d_loss = -(C.log(d_real) + C.log(1.0 - d_fake))
+    note = ("[Note:] Trainer ctor: 4 of the model parameters are not covered by any of the specified Learners; "
+            "these parameters will not be learned\n")
+    C.Trainer(g, (g_loss, None), C.sgd(g.parameters, C.learning_parameter_schedule(0.1)))
+    C.Trainer(d_real, (d_loss, None), C.sgd(d_real.parameters, C.learning_parameter_schedule(0.1)))
+    C.Trainer(d_real, (d_loss, None), C.sgd(d_real.parameters + g.parameters, C.learning_parameter_schedule(0.1)))
+    captured = capsys.readouterr()
+    assert captured.err == note * 2 and captured.out == ""
