@@ -238,10 +238,11 @@ def to_numpy(var, tensor, lengths_by_axis):
     axis = var._sequence_axis
     if axis is not None and var._has_batch:
         lengths = lengths_by_axis.get(axis.name)
+        # as CNTK returns sequences: a list with one array per sequence, also when all have the same length
+        lengths = lengths or [arr.shape[1]] * arr.shape[0]
         if var._is_sparse:
-            return [_as_csr(arr[i, :n]) for i, n in enumerate(lengths or [arr.shape[1]] * arr.shape[0])]
-        if lengths is not None and any(n != arr.shape[1] for n in lengths):
-            return [arr[i, :n] for i, n in enumerate(lengths)]
+            return [_as_csr(arr[i, :n]) for i, n in enumerate(lengths)]
+        return [arr[i, :n] for i, n in enumerate(lengths)]
     return _as_csr(arr) if var._is_sparse else arr
 
 

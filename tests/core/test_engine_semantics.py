@@ -73,3 +73,16 @@ def test_try_set_default_device_says_whether_it_could():
     assert C.device.try_set_default_device(C.device.cpu()) is True
     assert C.device.use_default_device() == C.device.cpu()
     C.device.try_set_default_device(before)
+
+
+def test_sequence_outputs_are_lists_of_sequences_even_of_equal_length():
+    # CNTK 2.7 returns one array per sequence for a sequence output, whatever the lengths (and for dense input)
+    x = C.sequence.input_variable(2, needs_gradient=True)
+    y = x * 2
+    out = y.eval({x: np.ones((2, 3, 2), np.float32)})
+    assert isinstance(out, list) and [o.shape for o in out] == [(3, 2), (3, 2)]
+    assert np.array_equal(out[1], np.full((3, 2), 2.))
+    grad = y.grad({x: [np.ones((3, 2), np.float32)] * 2}, wrt=[x])
+    assert isinstance(grad, list) and len(grad) == 2
+    last = C.sequence.last(y).eval({x: np.ones((2, 3, 2), np.float32)})
+    assert isinstance(last, np.ndarray) and last.shape == (2, 2)
