@@ -37,6 +37,10 @@ class CallPlan(object):
         self.unbound = [a for a in self.needed if a.is_placeholder]
         # per needed argument: the name of its sequence axis (or None), and whether it has a batch axis
         self.layout = [_layout(a) for a in self.needed]
+        # per needed argument: (numpy dtype, sample shape, array rank) when every argument takes plain samples
+        # (a batch axis only, dense, a fully known shape), so that a C-contiguous array of that dtype and shape
+        # is its tensor as it is; None when some argument does not
+        self.plain = _plain_specs(self.needed)
         self.modules = {}
         self.known_uids = None  # uids of every variable of the graph, when forward() asked for them
 
@@ -51,6 +55,17 @@ class CallPlan(object):
 def _layout(a):
     axis = a._sequence_axis
     return (None if axis is None else axis.name), a._has_batch
+
+
+def _plain_specs(needed):
+    specs = []
+    for a in needed:
+        dyn, shape = a._dynamic_axes, a._shape
+        if not dyn or len(dyn) != 1 or not a._has_batch or a._is_sparse or a.is_placeholder or shape is None or \
+                any(d < 0 for d in shape) or a._dtype is None:
+            return None
+        specs.append((np.dtype(a._dtype), tuple(shape), len(shape) + 1))
+    return specs
 
 
 _PLANS = weakref.WeakKeyDictionary()  # first output Variable -> {output uids: CallPlan}
@@ -161,6 +176,10 @@ def prepare_inputs(outputs, arguments, device=None, plan=None):
                          "e.g. model(x)" % ", ".join(repr(a.name or a.uid) for a in plan.unbound))
     args, seq_starts = normalize_arguments(needed, arguments)
     dev = _device.resolve(device)
+    if plan.plain is not None and not seq_starts and len(args) == len(needed):
+        plain = _plain_inputs(plan, args, dev)
+        if plain is not None:
+            return needed, plain[0], plain[1], {}
     order, layout = needed, plan.layout
     if len(args) != len(needed) or not all(a in args for a in needed):
         missing = [a for a in needed if a not in args]
@@ -198,6 +217,27 @@ def prepare_inputs(outputs, arguments, device=None, plan=None):
     # sequence slots (truncated BPTT) follow the masks only when some batch has them
     tail = masks + slots if any(s is not None for s in slots) else masks
     return order, [v.tensor for v in values] + tail, info or BatchInfo(0, 0, None), lengths_by_axis
+
+
+def _plain_inputs(plan, args, dev):
+    """(tensors, BatchInfo) when the data of every argument is a C-contiguous array of whole samples of the
+    argument's dtype and shape, all with the same batch size: what ``to_value`` would make of them, without its
+    checks and conversions (they share the arrays' memory on the CPU). None for any other data."""
+    tensors, batch = [], None
+    for a, (dtype, shape, rank) in zip(plan.needed, plan.plain):
+        data = args.get(a)
+        if type(data) is not np.ndarray or data.ndim != rank or data.dtype != dtype or data.shape[1:] != shape \
+                or not data.flags.c_contiguous:
+            return None
+        if batch is None:
+            batch = data.shape[0]
+        elif data.shape[0] != batch:
+            return None
+        tensor = torch.from_numpy(data)
+        if tensor.device != dev:
+            tensor = tensor.to(dev)
+        tensors.append(tensor)
+    return tensors, BatchInfo(batch, batch, None)
 
 
 def evaluate_tensors(outputs, arguments, requires_grad=False, training=False, device=None):

@@ -23,6 +23,11 @@ from .tensors import as_gradient_tensor
 __all__ = ["Learner", "ParameterList"]
 
 
+class OwnedGradients(dict):
+    """The gradients of one minibatch, handed to :meth:`Learner.update` by an owner that drops them after the
+    update (the Trainer): a built-in learner may overwrite these tensors instead of allocating its scratch.
+    Any other mapping is left as it is."""
+
 
 class ParameterList(list):
     """The parameters of a learner: a list that is also callable (``learner.parameters()``)."""
@@ -62,6 +67,8 @@ def _check_parameters(parameters):
 
 def _sample_count(training_sample_count):
     n = training_sample_count
+    if type(n) is int and n > 0:  # the common case, without the slower numbers.Real check
+        return n
     if isinstance(n, bool) or not isinstance(n, numbers.Real) or n != int(n) or n <= 0:
         raise ValueError("training_sample_count must be a positive integer (the number of samples in the "
                          "minibatch), got %r" % (training_sample_count,))
@@ -97,6 +104,7 @@ class Learner(object):
         self._noise_generators = {}
         self._progress_writers = []
         self._reported = {}
+        self._grads_writable = False  # set by _apply for _step: whether it may overwrite the gradient tensors
 
     # -- public API -------------------------------------------------------------------------------------------
     @property
@@ -155,8 +163,8 @@ class Learner(object):
         if not isinstance(gradient_values, Mapping):
             raise TypeError("gradient_values must be a dict mapping each Parameter to its gradient, got %r"
                             % type(gradient_values))
-        self._report("Learning rate", self._lr_schedule, self._lr_origin)
         current = self.learning_rate()  # looked up once per update
+        self._report("Learning rate", self._lr_schedule, self._lr_origin, current)
         if current == 0.0:
             return False
         n = _sample_count(training_sample_count)
@@ -251,6 +259,8 @@ class Learner(object):
 
     # -- the update -------------------------------------------------------------------------------------------
     def _apply(self, gradient_values, lr, n):
+        # whether _step may overwrite the gradient tensors: the caller gave them up, or _preprocess made them
+        owned = type(gradient_values) is OwnedGradients
         by_uid = None
         for group in self._param_groups:
             grads = []
@@ -263,8 +273,9 @@ class Learner(object):
                     if g is None:
                         raise ValueError("gradient_values has no gradient for parameter %r" % (p,))
                 grads.append(as_gradient_tensor(g, t, p))
-            grads = self._preprocess(grads, group.tensors, n)
-            self._step(group, grads, lr, n)
+            preprocessed = self._preprocess(grads, group.tensors, n)
+            self._grads_writable = owned or preprocessed is not grads
+            self._step(group, preprocessed, lr, n)
             self._postprocess(group, lr, n)
 
     def _step(self, group, grads, lr, n):
@@ -301,10 +312,11 @@ class Learner(object):
             return value
         return value ** (n / schedule.minibatch_size)
 
-    def _report(self, name, schedule, origin=(0, 0)):
+    def _report(self, name, schedule, origin=(0, 0), value=None):
         if not self._progress_writers:
             return
-        value = self._current(schedule, origin)
+        if value is None:
+            value = self._current(schedule, origin)
         if self._reported.get(name) == value:
             return
         self._reported[name] = value

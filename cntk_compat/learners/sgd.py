@@ -13,7 +13,11 @@ class LearnerSGD(Learner):
     parameters drift an ulp away from CNTK's and from the same rule written as a graph for ``universal``.)"""
 
     def _step(self, group, grads, lr, n):
-        torch._foreach_sub_(group.tensors, torch._foreach_mul(grads, lr))
+        if self._grads_writable:  # the same roundings, without allocating the scaled gradients
+            torch._foreach_mul_(grads, lr)
+            torch._foreach_sub_(group.tensors, grads)
+        else:
+            torch._foreach_sub_(group.tensors, torch._foreach_mul(grads, lr))
 
 
 def sgd(parameters, lr, l1_regularization_weight=0.0, l2_regularization_weight=0.0,

@@ -6,6 +6,9 @@ import torch
 def as_gradient_tensor(value, like, parameter):
     """``value`` (torch tensor, numpy array, or an object holding a ``.tensor``) as a dense tensor with the
     dtype, device and shape of the parameter tensor ``like``; never a copy when it already matches."""
+    if type(value) is torch.Tensor and value.dtype == like.dtype and value.shape == like.shape and \
+            value.device == like.device and value.layout == torch.strided and not value.requires_grad:
+        return value  # what the Trainer hands over: already a match
     if not isinstance(value, torch.Tensor):
         held = getattr(value, "tensor", None)
         value = held if isinstance(held, torch.Tensor) else torch.as_tensor(np.asarray(value))

@@ -8,6 +8,7 @@ from ..core.engine import evaluate_tensors, to_numpy
 from ..core.function import Function, as_variable
 from ..distributed.communicator import Communicator, all_gather_object, all_reduce_sum
 from ..distributed.learner import DistributedLearner, MinibatchInfo
+from ..learners.learner import OwnedGradients
 from . import checkpoint as _checkpoint
 from ._feed import (argument_map, as_function, criterion_pair, progress_writer_list, sample_count, summed,
                     summed_without_gradients, sweep_end_of, test_step, write_test_summary)
@@ -55,11 +56,13 @@ class Trainer(object):
 
     def _check_learners(self):
         owner = {}
-        for learner in self._learners:
-            for p in learner.parameters:
+        # each learner's parameters, asked once (the learner protocol): its share of every minibatch's gradients
+        self._learner_parameters = [list(learner.parameters) for learner in self._learners]
+        for learner_parameters in self._learner_parameters:
+            for p in learner_parameters:
                 if p in owner:
                     raise ValueError("Trainer: parameter %r is covered by two different learners" % (p,))
-                owner[p] = learner
+                owner[p] = learner_parameters
         known = set(Function._composite(self._outputs).parameters)
         for p in owner:
             if p not in known:
@@ -189,8 +192,9 @@ class Trainer(object):
     def _step(self, loss, n, sweep_end, gradient_inputs=()):
         by_param = self._gradients(loss, gradient_inputs)
         updated = False
-        for learner in self._learners:
-            mine = {p: by_param[p] for p in learner.parameters}
+        for learner, parameters in zip(self._learners, self._learner_parameters):
+            # the gradients are this step's own: a built-in learner may overwrite them (OwnedGradients)
+            mine = OwnedGradients((p, by_param[p]) for p in parameters)
             updated = learner.update(mine, n, sweep_end) or updated
         return updated
 

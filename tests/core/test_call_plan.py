@@ -76,3 +76,48 @@ def test_one_normalizer_for_names_bare_data_and_sequence_starts():
         trainer.train_minibatch({"q": np.ones((1, 1), np.float32)})
     assert trainer.train_minibatch({"a": np.ones((1, 1), np.float32), "t": np.zeros((1, 1), np.float32)})
     np.testing.assert_allclose(z.parameters[0].value, [[0.8]], rtol=1e-6)
+
+
+def test_plain_arrays_are_fed_as_they_are_and_anything_else_takes_the_checked_path():
+    from cntk_compat.core.engine import _plain_inputs, prepare_inputs
+    x = C.input_variable((2, 3), name="x")
+    y = C.input_variable(4, name="y")
+    f = C.reduce_sum(x) + C.reduce_sum(y)
+    plan = call_plan(f.outputs)
+    assert plan.plain == [(np.dtype(np.float32), (2, 3), 3), (np.dtype(np.float32), (4,), 2)]
+    dev = torch.device("cpu")
+    xs, ys = np.arange(30, dtype=np.float32).reshape(5, 2, 3), np.ones((5, 4), np.float32)
+    tensors, info = _plain_inputs(plan, {x: xs, y: ys}, dev)
+    assert tensors[0].data_ptr() == xs.ctypes.data and (info.num_samples, info.num_sequences) == (5, 5)
+    expected = xs.reshape(5, -1).sum(1) + 4
+    # (data, whether it is plain): what is not plain is converted and checked by feeding.to_value
+    for data, plain in (({x: xs, y: ys}, True),
+                        ({x: np.asfortranarray(xs), y: ys}, False),    # not C-contiguous
+                        ({x: xs.astype(np.float64), y: ys}, False),    # another dtype (converted, with a warning)
+                        ({x: xs[0], y: ys[:1]}, False),                # one sample without its batch axis
+                        ({x: list(xs), y: ys}, False)):                # a list of samples
+        assert (_plain_inputs(plan, data, dev) is not None) == plain
+        with pytest.warns(UserWarning) if np.asarray(data[x]).dtype == np.float64 else _no_warning():
+            np.testing.assert_array_equal(f.eval(data), expected[:len(data[y])])
+    with pytest.raises(ValueError, match="different numbers of samples"):
+        f.eval({x: xs, y: ys[:3]})
+    assert _plain_inputs(plan, {x: xs, y: ys[:3]}, dev) is None
+    order, tensors, info, lengths = prepare_inputs(f.outputs, {x: xs, y: ys})
+    assert order == [x, y] and lengths == {} and info.num_samples == 5
+
+
+def test_sequences_sparse_and_free_dimensions_are_not_plain():
+    assert call_plan([C.reduce_sum(C.sequence.input_variable(3))]).plain is None
+    assert call_plan([C.reduce_sum(C.input_variable(3, is_sparse=True))]).plain is None
+    assert call_plan([C.reduce_sum(C.input_variable(C.FreeDimension))]).plain is None
+
+
+class _no_warning(object):
+    def __enter__(self):
+        import warnings
+        self._catch = warnings.catch_warnings()
+        self._catch.__enter__()
+        warnings.simplefilter("error")
+
+    def __exit__(self, *exc):
+        return self._catch.__exit__(*exc)

@@ -26,9 +26,15 @@ class PlainSGD(object):
     """Not derived from any cntk class: only what the protocol asks for."""
 
     def __init__(self, parameters, lr):
-        self.parameters = list(parameters)
+        self._parameters = list(parameters)
         self._lr = lr
         self.calls = []
+        self.parameters_asked = 0
+
+    @property
+    def parameters(self):
+        self.parameters_asked += 1
+        return list(self._parameters)
 
     def update(self, gradient_values, training_sample_count, is_sweep_end=False):
         self.calls.append((training_sample_count, is_sweep_end))
@@ -58,6 +64,7 @@ def test_any_object_with_the_protocol_trains_with_the_trainer(tmp_path):
     trainer = C.Trainer(z, (loss, None), [learner])
     trainer.train_minibatch({x: X, y: Y}, is_sweep_end=True)
     assert learner.calls == [(3, True)]
+    assert learner.parameters_asked == 1  # by the Trainer, once, when it is made
     np.testing.assert_allclose(w.value, _expected_w_after_one_sgd_step(0.05), rtol=1e-5)
     trainer.save_checkpoint(str(tmp_path / "ckp"))
     learner.reset_learning_rate(1.0)

@@ -46,3 +46,20 @@ def test_builtin_sgd_and_universal_sgd_train_identically():
     assert builtin_losses == universal_losses
     for a, b in zip(builtin_params, universal_params):
         assert np.array_equal(a, b)
+
+
+def test_gradients_the_caller_gives_up_are_scaled_in_place_with_the_same_roundings():
+    from cntk_compat.learners.learner import OwnedGradients
+    import torch
+    rng = np.random.RandomState(5)
+    start = rng.randn(16, 8).astype(np.float32)
+    grad = rng.randn(16, 8).astype(np.float32) * 3
+    kept, given = C.parameter(init=start), C.parameter(init=start)
+    mine = torch.from_numpy(grad.copy())
+    sgd([kept], lr=learning_parameter_schedule(0.125)).update({kept: mine}, 7)
+    assert np.array_equal(mine.numpy(), grad)  # a plain dict's gradients are left as they were
+    theirs = torch.from_numpy(grad.copy())
+    sgd([given], lr=learning_parameter_schedule(0.125)).update(OwnedGradients({given: theirs}), 7)
+    assert np.array_equal(kept.value, given.value)
+    assert np.array_equal(kept.value, start - np.float32(0.125 / 7) * grad)
+    assert not np.array_equal(theirs.numpy(), grad)  # overwritten: the learner's scratch
