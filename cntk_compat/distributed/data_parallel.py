@@ -21,6 +21,7 @@ from torch.nn.parallel import DistributedDataParallel
 
 from . import hooks
 from .communicator import Communicator, DistributedError, collective, describe_failure, process_group_ready
+from ..learners.learner import OwnedGradients
 from .learner import DistributedLearner
 from .quantization import check_bits
 
@@ -153,7 +154,9 @@ class DataParallelDistributedLearner(DistributedLearner):
                 self._carried = (int(low) + _COUNT_SPLIT * int(high), loss_sum,
                                  None if metric is None else metric_sum)
             carrier.grad = None
-        grads = {}
+        # at 32 bits the gradients are DDP's bucket views, which the next backward pass overwrites whole: the
+        # learner may scale them in place (OwnedGradients); the quantizing hooks' buckets are left alone
+        grads = OwnedGradients() if self._bits == 32 else {}
         for p, t in zip(self._learner.parameters, tensors):
             grads[p] = t.grad
             t.grad = None

@@ -3,7 +3,7 @@ import sys
 
 import torch
 
-from ..core import node_timing, random_stream
+from ..core import graph_version, node_timing, random_stream
 from ..core.engine import evaluate_tensors, to_numpy
 from ..core.function import Function, as_variable
 from ..distributed.communicator import Communicator, all_gather_object, all_reduce_sum
@@ -46,6 +46,7 @@ class Trainer(object):
         self._samples_at_last_sync = 0
         self._arguments_of = tuple(self._all_arguments())
         self._samples_seen = 0
+        self._per_sample = (None, False)     # (graph version, _per_sample_criterion)
         self._prev = (None, None, 0)
         self._train_acc = [None, None]
         self._test_acc = None
@@ -170,12 +171,25 @@ class Trainer(object):
         extra = [as_variable(o, "outputs") for o in (outputs or ())]
         results, info = evaluate_tensors(self._outputs + extra, args, requires_grad=True, training=True,
                                          device=device)
-        n = sample_count(self._loss.output, results[0], info)
-        loss = summed(self._loss.output, results[0], info)
-        metric = summed(self._metric.output, results[1], info) if self._metric is not None else None
+        if self._per_sample_criterion():    # one value per sample: what sample_count and summed come to
+            n = int(results[0].shape[0])
+            loss = results[0].sum()
+            metric = results[1].sum() if self._metric is not None else None
+        else:
+            n = sample_count(self._loss.output, results[0], info)
+            loss = summed(self._loss.output, results[0], info)
+            metric = summed(self._metric.output, results[1], info) if self._metric is not None else None
         values = results[len(self._outputs):]
         return (n, loss, metric, {o: to_numpy(o, t, info.lengths_by_axis) for o, t in zip(extra, values)},
                 info.gradient_inputs)
+
+    def _per_sample_criterion(self):
+        """Whether the loss and metric have a batch axis and no sequence axis (worked out once per graph
+        version): each minibatch then counts its batch and sums the values without masks."""
+        version = graph_version.current()
+        if self._per_sample[0] != version:
+            self._per_sample = (version, all(o._has_batch and o._sequence_axis is None for o in self._outputs))
+        return self._per_sample[1]
 
     def _gradients(self, loss, gradient_inputs=()):
         """{parameter: gradient of ``loss``} for all learned parameters (zeros where it does not depend on
