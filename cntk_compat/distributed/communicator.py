@@ -7,6 +7,7 @@ process is the only worker, rank 0, and every collective is the identity, as CNT
 import contextlib
 import datetime
 import os
+import sys
 import socket
 import zlib
 
@@ -87,11 +88,35 @@ def _store_of_this_attempt(timeout):
     return dist.PrefixStore("cntk_compat/attempt_%s/" % attempt, store), rank, world_size
 
 
+_announced = [False]
+
+
+def _announce_workers():
+    """The lines CNTK's MPI wrapper prints on stderr when a process first uses MPI (once per process)."""
+    _announced[0] = True
+    n = dist.get_world_size() if dist.is_initialized() else 1
+    r = dist.get_rank() if dist.is_initialized() else 0
+    sys.stderr.write("ping [requestnodes (before change)]: %d nodes pinging each other\n"
+                     "ping [requestnodes (after change)]: %d nodes pinging each other\n"
+                     "requestnodes [MPIWrapperMpi]: using %d out of %d MPI nodes on a single host (%d requested); "
+                     "we (%d) are in (participating)\n"
+                     "ping [mpihelper]: %d nodes pinging each other\n" % (n, n, n, n, n, r, n))
+    sys.stderr.flush()
+
+
 def process_group_ready():
     """Whether a torch.distributed group is there (created here under torchrun); False for a lone worker and
-    after :meth:`Communicator.finalize`."""
+    after :meth:`Communicator.finalize`. The first call prints CNTK's MPI start-up lines."""
     if not dist.is_available() or _finalized[0]:
         return False
+    if not _announced[0]:
+        ready = _join_process_group()
+        _announce_workers()
+        return ready
+    return _join_process_group()
+
+
+def _join_process_group():
     if not dist.is_initialized() and _world_size_from_environment() > 1:
         timeout = _timeout_from_environment()
         backend = "gloo"

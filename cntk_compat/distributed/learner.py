@@ -21,7 +21,7 @@ import numbers
 
 import torch
 
-from .communicator import Communicator, all_reduce_max, broadcast_from_main
+from .communicator import Communicator, all_reduce_max, broadcast_from_main, process_group_ready
 
 
 class MinibatchInfo(object):
@@ -59,6 +59,7 @@ class DistributedLearner(object):
         if isinstance(learner, DistributedLearner) or not callable(getattr(learner, "update", None)):
             raise TypeError("learner must be a local learner (such as cntk.sgd(...)), got %r" % (learner,))
         self._learner = learner
+        process_group_ready()       # as CNTK starts MPI when a distributed learner is created
         self._distributed_after = int(distributed_after)
         self._samples_seen = 0       # agreed by all workers
         self._phase = None           # 'warm start' or 'distributed': the phase whose parameters were broadcast

@@ -198,3 +198,24 @@ def test_the_totals_ride_in_the_carriers_gradient_exactly():
     assert _carrier_dtype([weight], 32) is torch.float32
     assert _carrier_dtype([weight.double()], 32) is torch.float64
     assert _carrier_dtype([weight], 1) is None and _carrier_dtype([weight.half()], 32) is None
+
+
+def test_first_use_prints_cntk_mpi_lines_once():
+    # CNTK 2.7 prints these lines on stderr when a process first uses MPI (a distributed learner or the
+    # Communicator), once; a lone worker is 1 node of rank 0
+    import subprocess
+    import sys
+    code = ("import cntk as C\n"
+            "x = C.input_variable(2); z = C.layers.Dense(1)(x)\n"
+            "print('before', flush=True)\n"
+            "C.distributed.data_parallel_distributed_learner(C.sgd(z.parameters, C.learning_parameter_schedule(0.1)))\n"
+            "print(C.distributed.Communicator.rank(), C.distributed.Communicator.num_workers(), flush=True)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "before\n0 1\n"
+    assert [l for l in done.stderr.splitlines() if "ping" in l or "requestnodes" in l] == [
+        "ping [requestnodes (before change)]: 1 nodes pinging each other",
+        "ping [requestnodes (after change)]: 1 nodes pinging each other",
+        "requestnodes [MPIWrapperMpi]: using 1 out of 1 MPI nodes on a single host (1 requested); we (0) are in "
+        "(participating)",
+        "ping [mpihelper]: 1 nodes pinging each other"]
