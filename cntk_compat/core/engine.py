@@ -308,7 +308,7 @@ class ForwardState(object):
 
 
 def forward(function, arguments, outputs=None, keep_for_backward=None, device=None, as_numpy=True):
-    outs = function.outputs if outputs is None else output_variables(outputs)
+    outs = list(function.outputs) if outputs is None else output_variables(outputs)
     keep = output_variables(keep_for_backward or [], "keep_for_backward")
     compute = outs + [k for k in keep if k not in outs]
     _check_in_graph(function, compute)

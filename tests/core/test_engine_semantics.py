@@ -86,3 +86,12 @@ def test_sequence_outputs_are_lists_of_sequences_even_of_equal_length():
     assert isinstance(grad, list) and len(grad) == 2
     last = C.sequence.last(y).eval({x: np.ones((2, 3, 2), np.float32)})
     assert isinstance(last, np.ndarray) and last.shape == (2, 2)
+
+
+def test_forward_keeps_extra_outputs_for_backward():
+    x = C.input_variable(2, needs_gradient=True)
+    h = x * 3
+    y = h + 1
+    state, out = y.forward({x: np.ones((1, 2), np.float32)}, keep_for_backward=[h.output])
+    assert np.array_equal(out[y.output], [[4., 4.]])
+    assert np.array_equal(y.backward(state, {y.output: np.ones((1, 2), np.float32)}, [x])[x], [[3., 3.]])
