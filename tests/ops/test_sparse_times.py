@@ -45,10 +45,16 @@ def test_sparse_rows_times_equals_the_dense_product(dtype):
     assert torch.isnan(_sparse_rows_times(x, w)[1, 0]).all()
 
 
-def _dense_product_and_gradient(x, w, seed=0):
-    out = torch.matmul(x.double(), w.detach().double())
-    weights = torch.as_tensor(np.random.default_rng(seed).standard_normal(out.shape))
-    return out, torch.matmul(x.double().reshape(-1, x.shape[-1]).t(), weights.reshape(-1, w.shape[1]))
+def _assert_rows_times_equals_the_dense_product(x, w):
+    """Values and the gradient for ``w`` of ``_sparse_rows_times(x, w)`` against the dense product in float64."""
+    out = _sparse_rows_times(x, w)
+    expected = torch.matmul(x.double(), w.detach().double())
+    np.testing.assert_allclose(out.detach().double().numpy(), expected.numpy(), rtol=1e-6, atol=1e-6)
+    weights = np.random.default_rng(0).standard_normal(tuple(out.shape))
+    (grad,) = torch.autograd.grad(out, [w], torch.as_tensor(weights, dtype=torch.float32))
+    expected_grad = torch.matmul(x.double().reshape(-1, x.shape[-1]).t(),
+                                 torch.as_tensor(weights).reshape(-1, w.shape[1]))
+    np.testing.assert_allclose(grad.double().numpy(), expected_grad.numpy(), rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("lengths", [(3, 3, 3), (1, 4, 2)])
@@ -67,12 +73,7 @@ def test_recorded_one_hot_columns_pick_the_rows_of_the_dense_product(lengths):
         expected_columns[k, :len(seq)] = [-1 if c == C.Value.ONE_HOT_SKIP else c for c in seq]
     np.testing.assert_array_equal(columns.numpy(), expected_columns.reshape(-1))
     w = torch.as_tensor(rng.standard_normal((6, 5)), dtype=torch.float32).requires_grad_()
-    out = _sparse_rows_times(x, w)
-    expected, expected_grad = _dense_product_and_gradient(x, w)
-    np.testing.assert_allclose(out.detach().double().numpy(), expected.numpy(), rtol=1e-6, atol=1e-6)
-    weights = torch.as_tensor(np.random.default_rng(0).standard_normal(out.shape), dtype=torch.float32)
-    (grad,) = torch.autograd.grad(out, [w], weights)
-    np.testing.assert_allclose(grad.double().numpy(), expected_grad.numpy(), rtol=1e-5, atol=1e-5)
+    _assert_rows_times_equals_the_dense_product(x, w)
 
 
 def test_one_hot_sample_shapes_and_full_batches_are_recorded():
@@ -121,12 +122,7 @@ def test_unrecorded_one_hot_rows_are_found_and_picked(padded):
     if padded:
         x[1, 2:] = 0
     w = torch.as_tensor(rng.standard_normal((7, 5)), dtype=torch.float32).requires_grad_()
-    out = _sparse_rows_times(x, w)
-    expected, expected_grad = _dense_product_and_gradient(x, w)
-    np.testing.assert_allclose(out.detach().double().numpy(), expected.numpy(), rtol=1e-6, atol=1e-6)
-    weights = torch.as_tensor(np.random.default_rng(0).standard_normal(out.shape), dtype=torch.float32)
-    (grad,) = torch.autograd.grad(out, [w], weights)
-    np.testing.assert_allclose(grad.double().numpy(), expected_grad.numpy(), rtol=1e-5, atol=1e-5)
+    _assert_rows_times_equals_the_dense_product(x, w)
 
 
 def test_one_hot_value_through_a_graph_equals_the_dense_feed():
