@@ -29,6 +29,20 @@ class OwnedGradients(dict):
     Any other mapping is left as it is."""
 
 
+def _apart(tensors):
+    """Whether each tensor is contiguous and no two share memory, so that writing into one changes nothing else.
+    Autograd hands out expanded gradients (of a sum over a broadcast) and one buffer for several parameters (of
+    an addition, or of a reshape of it)."""
+    spans = []
+    for t in tensors:
+        if not t.is_contiguous():
+            return False
+        start = t.data_ptr()
+        spans.append((start, start + t.numel() * t.element_size()))
+    spans.sort()
+    return all(end <= start for (_, end), (start, _) in zip(spans, spans[1:]))
+
+
 class ParameterList(list):
     """The parameters of a learner: a list that is also callable (``learner.parameters()``)."""
 
@@ -274,7 +288,7 @@ class Learner(object):
                         raise ValueError("gradient_values has no gradient for parameter %r" % (p,))
                 grads.append(as_gradient_tensor(g, t, p))
             preprocessed = self._preprocess(grads, group.tensors, n)
-            self._grads_writable = owned or preprocessed is not grads
+            self._grads_writable = preprocessed is not grads or (owned and _apart(grads))
             self._step(group, preprocessed, lr, n)
             self._postprocess(group, lr, n)
 

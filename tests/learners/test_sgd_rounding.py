@@ -63,3 +63,18 @@ def test_gradients_the_caller_gives_up_are_scaled_in_place_with_the_same_roundin
     assert np.array_equal(kept.value, given.value)
     assert np.array_equal(kept.value, start - np.float32(0.125 / 7) * grad)
     assert not np.array_equal(theirs.numpy(), grad)  # overwritten: the learner's scratch
+
+
+def test_gradients_autograd_shares_between_parameters_or_expands_are_not_overwritten():
+    """Autograd gives two added parameters one gradient tensor, and a bias summed over a broadcast an expanded
+    one: the Trainer's step must scale each once and not fail on the expansion (CNTK's learner_test
+    test_sweep_based_schedule)."""
+    x = C.input_variable(3)
+    a, b, bias = C.parameter(3, init=1.0), C.parameter(3, init=2.0), C.parameter(3, init=0.5)
+    loss = C.reduce_sum(a + b) + C.reduce_sum(C.reshape(x, 3) * 0 + bias)
+    trainer = C.Trainer(loss, (loss, None), [sgd([a, b, bias], learning_parameter_schedule(0.25))])
+    trainer.train_minibatch({x: np.ones((2, 3), np.float32)})
+    # CNTK 2.7 prints these (a rate for the whole minibatch: the summed gradient 2 times 0.25 / 2 samples)
+    np.testing.assert_array_equal(a.value, [0.75] * 3)
+    np.testing.assert_array_equal(b.value, [1.75] * 3)
+    np.testing.assert_array_equal(bias.value, [0.25] * 3)
