@@ -7,8 +7,8 @@ process is the only worker, rank 0, and every collective is the identity, as CNT
 import contextlib
 import datetime
 import os
-import sys
 import socket
+import sys
 import zlib
 
 import torch
@@ -109,11 +109,10 @@ def process_group_ready():
     after :meth:`Communicator.finalize`. The first call prints CNTK's MPI start-up lines."""
     if not dist.is_available() or _finalized[0]:
         return False
+    ready = _join_process_group()
     if not _announced[0]:
-        ready = _join_process_group()
         _announce_workers()
-        return ready
-    return _join_process_group()
+    return ready
 
 
 def _join_process_group():
