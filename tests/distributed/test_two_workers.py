@@ -93,21 +93,23 @@ def test_a_hung_worker_makes_the_others_fail_within_the_timeout(tmp_path):
     assert ranks[0]["seconds"] < 15
 
 
-def test_a_dead_worker_makes_the_others_fail_at_once_naming_the_operation(tmp_path):
-    ranks = run_workers(_workers.dead_peer, tmp_path)
+def _assert_failed_at_once_naming(ranks, operation):
+    """Rank 0's error after its peer died: a DistributedError naming the worker and ``operation``, within 15 s."""
     error = ranks[0]["error"]
     assert error is not None and error.startswith("DistributedError: worker 0 of 2: "), error
     # gloo reports the closed socket as "Connection closed by peer" or "Connection reset by peer"
-    assert "DDP's collectives before the forward pass failed: " in error and "by peer" in error, error
+    assert operation + " failed: " in error and "by peer" in error, error
     assert ranks[0]["seconds"] < 15
+
+
+def test_a_dead_worker_makes_the_others_fail_at_once_naming_the_operation(tmp_path):
+    _assert_failed_at_once_naming(run_workers(_workers.dead_peer, tmp_path),
+                                  "DDP's collectives before the forward pass")
 
 
 def test_a_worker_dead_before_the_gradients_all_reduce_makes_the_others_fail_naming_it(tmp_path):
-    ranks = run_workers(_workers.dead_peer_in_backward, tmp_path)
-    error = ranks[0]["error"]
-    assert error is not None and error.startswith("DistributedError: worker 0 of 2: "), error
-    assert "the all-reduce of the gradients failed: " in error and "by peer" in error, error
-    assert ranks[0]["seconds"] < 15
+    _assert_failed_at_once_naming(run_workers(_workers.dead_peer_in_backward, tmp_path),
+                                  "the all-reduce of the gradients")
 
 
 def test_the_timeout_variable_is_checked(monkeypatch):
