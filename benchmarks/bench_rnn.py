@@ -18,7 +18,11 @@ For the LSTM workloads the first loss of both sides is checked to agree (same fu
 
 Both sides compute the loss and the classification error of every minibatch (the Trainer's criterion pair).
 Timing: alternating rounds, median per step, process CPU time and wall time. Goal: every ratio <= 1.00.
+On CUDA (--device cuda) both sides start each step from the same host arrays (ours from the reader's Values,
+the torch side copies its index tensors over), and wall time is the figure: process CPU time there counts the
+host's waits on the GPU.
 Usage: python benchmarks/bench_rnn.py [--rounds R] [--steps N] [--threads N] [--only lstm,lm,...]
+       [--device cpu|cuda]
 """
 import argparse
 
@@ -92,12 +96,14 @@ def _trainer(z, y, per_token):
                                                 C.momentum_schedule(0.9))])
 
 
-def _torch_step(parameters, forward):
+def _torch_step(parameters, forward, device):
     opt = torch.optim.Adam(parameters, lr=0.001, foreach=True)
 
     def step(feed):
+        words, lens, labels = feed
         opt.zero_grad(set_to_none=True)
-        loss, errors = forward(*feed)
+        # lengths stay on the host: pack_padded_sequence wants them there
+        loss, errors = forward(words.to(device, non_blocking=True), lens, labels.to(device, non_blocking=True))
         loss.backward()
         opt.step()
         return loss.detach(), errors
@@ -155,7 +161,9 @@ def classifier(kind, rng, args):
         return _loss_and_errors(lin(last_h(emb(words), lens)), labels)
 
     batches = _batches(rng, args.steps, 32, (5, 60), VOCAB)
-    return _pair(trainer, x, y, CLASSES, False, batches, forward, params, kind != "gru")
+    for module in (emb, lin, net):
+        module.to(args.device)
+    return _pair(trainer, x, y, CLASSES, False, batches, forward, params, kind != "gru", args.device)
 
 
 class _PeepholeCell(torch.nn.Module):
@@ -172,7 +180,7 @@ class _PeepholeCell(torch.nn.Module):
         projected = torch.matmul(e, self.W) + self.b
         h = e.new_zeros(batch, d)
         c = e.new_zeros(batch, d)
-        valid = (torch.arange(steps)[None, :] < lens[:, None]).unsqueeze(-1)
+        valid = (torch.arange(steps, device=e.device)[None, :] < lens.to(e.device)[:, None]).unsqueeze(-1)
         for t in range(steps):
             gates = projected[:, t] + h @ self.H
             i, g, f, o = gates.split(d, dim=1)
@@ -211,8 +219,10 @@ def language_model(rng, args):
         return _loss_and_errors(lin(out).reshape(-1, VOCAB), labels)
 
     batches = _batches(rng, args.steps, 20, (35, 35), VOCAB, per_token_classes=VOCAB)
+    for module in (emb, lin, net):
+        module.to(args.device)
     params = list(emb.parameters()) + list(net.parameters()) + list(lin.parameters())
-    return _pair(trainer, x, y, VOCAB, True, batches, forward, params, True)
+    return _pair(trainer, x, y, VOCAB, True, batches, forward, params, True, args.device)
 
 
 def bilstm_tagger(rng, args):
@@ -238,22 +248,25 @@ def bilstm_tagger(rng, args):
     def forward(words, lens, labels):
         packed = torch.nn.utils.rnn.pack_padded_sequence(emb(words), lens, batch_first=True, enforce_sorted=False)
         out, _ = torch.nn.utils.rnn.pad_packed_sequence(net(packed)[0], batch_first=True)
-        valid = torch.arange(out.shape[1])[None, :] < lens[:, None]
+        valid = torch.arange(out.shape[1], device=out.device)[None, :] < lens.to(out.device)[:, None]
         return _loss_and_errors(lin(out[valid]), labels)
 
     batches = _batches(rng, args.steps, 32, (5, 60), VOCAB, per_token_classes=tags)
+    for module in (emb, lin, net):
+        module.to(args.device)
     params = list(emb.parameters()) + list(net.parameters()) + list(lin.parameters())
-    return _pair(trainer, x, y, tags, True, batches, forward, params, True)
+    return _pair(trainer, x, y, tags, True, batches, forward, params, True, args.device)
 
 
-def _pair(trainer, x, y, n_labels, per_token, batches, forward, params, check_loss):
+def _pair(trainer, x, y, n_labels, per_token, batches, forward, params, check_loss, device):
     cntk_feeds = [_cntk_feed(x, y, b, n_labels, per_token) for b in batches]
     torch_feeds = [_torch_feed(b, per_token) for b in batches]
-    torch_step = _torch_step(params, forward)
+    torch_step = _torch_step(params, forward, device)
     first = None
     if check_loss:
+        words, lens, labels = torch_feeds[0]
         with torch.no_grad():
-            theirs = float(forward(*torch_feeds[0])[0])
+            theirs = float(forward(words.to(device), lens, labels.to(device))[0])
         trainer.train_minibatch(cntk_feeds[0])
         ours = trainer.previous_minibatch_loss_average * trainer.previous_minibatch_sample_count
         first = (ours, theirs)
@@ -275,12 +288,14 @@ def main():
     parser.add_argument("--steps", type=int, default=4, help="training steps per timed round")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--only", default="lstm,lm,gru,rnn,bilstm,peephole")
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
-    C.device.try_set_default_device(C.device.cpu())
-    print("torch %s, %d threads; cntk-compat / torch per training step, median of %d alternating rounds of %d"
-          % (torch.__version__, torch.get_num_threads(), args.rounds, args.steps))
+    C.device.try_set_default_device(C.device.gpu(0) if args.device == "cuda" else C.device.cpu())
+    clock = "wall" if args.device == "cuda" else "cpu"
+    print("torch %s, %d threads, device %s; cntk-compat / torch per training step, median of %d alternating "
+          "rounds of %d" % (torch.__version__, torch.get_num_threads(), args.device, args.rounds, args.steps))
     builders = {"lstm": lambda rng: classifier("lstm", rng, args), "lm": lambda rng: language_model(rng, args),
                 "gru": lambda rng: classifier("gru", rng, args), "rnn": lambda rng: classifier("rnn", rng, args),
                 "bilstm": lambda rng: bilstm_tagger(rng, args),
@@ -290,12 +305,12 @@ def main():
         ours, theirs, first = builders[name](np.random.default_rng(0))
         if first is not None:
             np.testing.assert_allclose(first[0], first[1], rtol=1e-4)
-        oc, tc, ow, tw = compare(ours, theirs, args.steps, args.rounds, "cpu")
-        ratios.append("%s %.2fx" % (name, oc / tc))
+        oc, tc, ow, tw = compare(ours, theirs, args.steps, args.rounds, args.device)
+        ratios.append("%s %.2fx" % (name, ow / tw if clock == "wall" else oc / tc))
         print("%-9s cpu %8.2f ms vs %8.2f ms  ratio %.2fx | wall %8.2f ms vs %8.2f ms  ratio %.2fx%s"
               % (name, oc * 1e3, tc * 1e3, oc / tc, ow * 1e3, tw * 1e3, ow / tw,
                  "" if first is None else "  (first loss %.4f vs %.4f)" % first))
-    print("rnn ratios (cpu time, goal <= 1.00): " + ", ".join(ratios))
+    print("rnn ratios (%s time, %s, goal <= 1.00): %s" % (clock, args.device, ", ".join(ratios)))
 
 
 if __name__ == "__main__":

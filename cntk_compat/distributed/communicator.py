@@ -1,7 +1,8 @@
 """The workers of a distributed run, as CNTK's Communicator describes them.
 
 Under ``torchrun`` (WORLD_SIZE > 1 in the environment) the default process group is created on first use:
-gloo for CPU tensors and NCCL for CUDA tensors (one group serving both). Started any other way, the
+gloo for CPU tensors and NCCL for CUDA tensors (one group serving both), or gloo for both where a machine's
+workers outnumber its GPUs and share them (NCCL refuses two ranks on one GPU). Started any other way, the
 process is the only worker, rank 0, and every collective is the identity, as CNTK without MPI.
 """
 import contextlib
@@ -49,6 +50,31 @@ def _adopt_mpi_environment():
             os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
             os.environ.setdefault("MASTER_PORT", _default_port())
             return
+
+
+# how many workers run on this machine: torchrun's variable, then Open MPI's and MPICH's
+_LOCAL_SIZE_VARIABLES = ("LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS")
+
+
+def _local_worker_count():
+    """The number of workers on this machine as the launcher tells it, else all of them (the safe guess for
+    choosing a backend: it can only make GPUs look shared)."""
+    for name in _LOCAL_SIZE_VARIABLES:
+        if name in os.environ:
+            try:
+                return int(os.environ[name])
+            except ValueError:
+                raise ValueError("%s must be an integer, got %r" % (name, os.environ[name]))
+    return _world_size_from_environment()
+
+
+def _backend():
+    """gloo for CPU tensors; for CUDA tensors NCCL where every worker of this machine has a GPU of its own, else
+    gloo, which moves them through the host (several workers on one GPU, as CNTK allowed)."""
+    if not torch.cuda.is_available():
+        return "gloo"
+    torch.cuda.set_device(_local_gpu_id())
+    return "cpu:gloo,cuda:nccl" if _local_worker_count() <= torch.cuda.device_count() else "cpu:gloo,cuda:gloo"
 
 
 def _world_size_from_environment():
@@ -118,10 +144,7 @@ def process_group_ready():
 def _join_process_group():
     if not dist.is_initialized() and _world_size_from_environment() > 1:
         timeout = _timeout_from_environment()
-        backend = "gloo"
-        if torch.cuda.is_available():
-            torch.cuda.set_device(_local_gpu_id())
-            backend = "cpu:gloo,cuda:nccl"
+        backend = _backend()
         with collective("joining the process group (%s, store at %s:%s)"
                         % (backend, os.environ.get("MASTER_ADDR"), os.environ.get("MASTER_PORT")),
                         int(os.environ.get("RANK", "0")), _world_size_from_environment()):

@@ -243,6 +243,14 @@ def _split_records(flat, pieces, stripe):
     return parts
 
 
+def _exchange_device(group, device):
+    """Where the quantized codes travel: the gradients' device, or the host for CUDA gradients in a group whose
+    CUDA backend is gloo (workers sharing a GPU), since gloo has no all-to-all of CUDA tensors."""
+    if device.type == "cuda" and "nccl" not in str(dist.get_backend(group)):
+        return torch.device("cpu")
+    return device
+
+
 def quantized_gradient_hook(state, bucket):
     """Sums the bucket's gradients over the workers, quantized column by column to ``state.bits`` bits with
     error feedback, striped so that each worker's traffic does not grow with the number of workers (see the
@@ -282,15 +290,17 @@ def quantized_gradient_hook(state, bucket):
         state._residual[p] = torch.cat(parts).view(g.shape) if parts else torch.zeros_like(g)
     stripe_bytes = [sum(part.numel() for part in parts) for parts in outgoing]
     mine = stripe_bytes[rank]
-    received = torch.empty(workers * mine, dtype=torch.uint8, device=buffer.device)
+    via = _exchange_device(group, buffer.device)
+    received = torch.empty(workers * mine, dtype=torch.uint8, device=via)
     what = "gradient bucket %d (%d values, %d-bit)" % (bucket.index(), buffer.numel(), bits)
     try:
         # waited for here, not in a callback: a callback that waited for another collective could block the
         # backend's thread that has to run it
-        dist.all_to_all_single(received, torch.cat([part for parts in outgoing for part in parts]),
+        dist.all_to_all_single(received, torch.cat([part for parts in outgoing for part in parts]).to(via),
                                [mine] * workers, stripe_bytes, group=group, async_op=True).wait()
     except RuntimeError as e:
         raise _failed(state, "the quantized reduce-scatter (all-to-all) of " + what, e, group) from e
+    received = received.to(buffer.device)
     own = []
     for piece, records in zip(pieces, _split_records(received.view(workers, mine), pieces, rank)):
         total = _values(records, piece, bits, buffer.dtype).sum(dim=0)
@@ -302,20 +312,26 @@ def quantized_gradient_hook(state, bucket):
         state._stripe_residual[key] = (piece.starts[rank], total - sent)
         own.append(own_records.reshape(-1))
     own = torch.cat(own) if own else torch.empty(0, dtype=torch.uint8, device=buffer.device)
-    gathered = torch.empty(sum(stripe_bytes), dtype=torch.uint8, device=buffer.device)
-    exchange = dist.all_to_all_single(gathered, own.repeat(workers), stripe_bytes, [mine] * workers, group=group,
-                                      async_op=True)
+    gathered = torch.empty(sum(stripe_bytes), dtype=torch.uint8, device=via)
+    exchange = dist.all_to_all_single(gathered, own.repeat(workers).to(via), stripe_bytes, [mine] * workers,
+                                      group=group, async_op=True)
 
     def dequantize_all(fut):
         try:
             fut.wait()
         except RuntimeError as e:
             raise _failed(state, "the all-gather (all-to-all) of the quantized sums of " + what, e, group) from e
-        stripes = [_split_records(row, pieces, k) for k, row in enumerate(gathered.split(stripe_bytes))]
+        rows = gathered.to(buffer.device).split(stripe_bytes)
+        stripes = [_split_records(row, pieces, k) for k, row in enumerate(rows)]
         flats = [g.view(-1) for g in gradients]       # views into the bucket's buffer
         for index, piece in enumerate(pieces):
             columns = torch.cat([_values(stripes[k][index], piece, bits, buffer.dtype) for k in range(workers)])
             piece.values(flats[piece.gradient_index]).copy_(columns)
         return buffer
 
-    return exchange.get_future().then(dequantize_all)
+    if via == buffer.device:
+        return exchange.get_future().then(dequantize_all)
+    # a future of host tensors cannot carry the CUDA buffer: finish here and hand DDP a completed one
+    done = torch.futures.Future(devices=[buffer.device])
+    done.set_result(dequantize_all(exchange.get_future()))
+    return done

@@ -28,9 +28,9 @@ def model():
     return torch.nn.Sequential(torch.nn.Linear(FEATURES, 32), torch.nn.Tanh(), torch.nn.Linear(32, CLASSES))
 
 
-def ddp_model(bits):
-    """A DDP-wrapped model() with the summing hook of ``bits`` bits, and the hook's state."""
-    ddp = DistributedDataParallel(model(), bucket_cap_mb=0.001)      # several buckets for a small model
+def ddp_model(bits, device="cpu"):
+    """A DDP-wrapped model() on ``device`` with the summing hook of ``bits`` bits, and the hook's state."""
+    ddp = DistributedDataParallel(model().to(device), bucket_cap_mb=0.001)      # several buckets for a small model
     if bits == 32:
         state = hooks.SumState()
         ddp.register_comm_hook(state, hooks.allreduce_sum_hook)
@@ -43,7 +43,8 @@ def ddp_model(bits):
 def train_steps(ddp, optimizer, rank, world, steps):
     """``steps`` steps (each on this worker's part of the global minibatch); the loss is the sum over the
     samples divided by the global minibatch size, so the summed gradients are those of the global mean."""
-    x, y = classification_data(TRAIN, 1)
+    device = next(ddp.parameters()).device
+    x, y = (t.to(device) for t in classification_data(TRAIN, 1))
     per_epoch = TRAIN // (LOCAL_BATCH * world)
     for step in steps:
         start = (step % per_epoch) * LOCAL_BATCH * world + rank * LOCAL_BATCH
@@ -55,36 +56,41 @@ def train_steps(ddp, optimizer, rank, world, steps):
 
 
 def accuracy(module):
-    x, y = classification_data(TEST, 2)
+    x, y = (t.to(next(module.parameters()).device) for t in classification_data(TEST, 2))
     with torch.no_grad():
         return float((module(x).argmax(dim=1) == y).float().mean())
 
 
 def flat(module):
-    return torch.cat([p.detach().reshape(-1) for p in module.parameters()]).numpy()
+    return torch.cat([p.detach().reshape(-1) for p in module.parameters()]).cpu().numpy()
 
 
-def hook_worker(rank, world, port, out, bits_list):
+def hook_worker(rank, world, port, out, bits_list, device="cpu"):
     """For each bit count: trains EPOCHS epochs and reports the accuracy; for quantized ones also checkpoints
-    (model, optimizer, residuals) halfway, resumes in a fresh DDP model and compares with the uninterrupted run."""
+    (model, optimizer, residuals) halfway, resumes in a fresh DDP model and compares with the uninterrupted run.
+    On "cuda" the workers use NCCL where each has a GPU of its own, else share GPU 0 through gloo."""
     agent_environment(port)
     torch.set_num_threads(1)
-    dist.init_process_group("gloo", rank=rank, world_size=world)
+    backend = "gloo"
+    if device == "cuda":
+        torch.cuda.set_device(rank % torch.cuda.device_count())
+        backend = "nccl" if world <= torch.cuda.device_count() else "gloo"
+    dist.init_process_group(backend, rank=rank, world_size=world)
     steps = EPOCHS * TRAIN // (LOCAL_BATCH * world)
     results, arrays = {}, {}
     for bits in bits_list:
-        ddp, state = ddp_model(bits)
+        ddp, state = ddp_model(bits, device)
         optimizer = torch.optim.SGD(ddp.parameters(), lr=LR, momentum=0.9)
         train_steps(ddp, optimizer, rank, world, range(steps))
         results[str(bits)] = {"accuracy": accuracy(ddp.module)}
         arrays[bits] = flat(ddp.module)
         if bits != 32:
-            ddp, state = ddp_model(bits)
+            ddp, state = ddp_model(bits, device)
             optimizer = torch.optim.SGD(ddp.parameters(), lr=LR, momentum=0.9)
             train_steps(ddp, optimizer, rank, world, range(steps // 2))
             saved = {"model": ddp.module.state_dict(), "optimizer": optimizer.state_dict(),
                      "hook": state.state_dict()}
-            ddp, state = ddp_model(bits)
+            ddp, state = ddp_model(bits, device)
             optimizer = torch.optim.SGD(ddp.parameters(), lr=LR, momentum=0.9)
             ddp.module.load_state_dict(saved["model"])
             optimizer.load_state_dict(saved["optimizer"])

@@ -19,11 +19,11 @@ def data_parallel_worker(rank, world, port):
     return z, loss, x, y, C.Trainer(z, (loss, loss), [learner])
 
 
-def join(rank, world, port):
+def join(rank, world, port, on_gpu=False):
     agent_environment(port)
     os.environ.update(WORLD_SIZE=str(world), RANK=str(rank), LOCAL_RANK=str(rank))
     torch.set_num_threads(1)
-    C.try_set_default_device(C.cpu())
+    C.try_set_default_device(C.gpu(rank % torch.cuda.device_count()) if on_gpu else C.cpu())
 
 
 def save(out, rank, values, **results):
@@ -32,10 +32,10 @@ def save(out, rank, values, **results):
         json.dump(results, f)
 
 
-def train_halves(rank, world, port, out, bits, momentum):
+def train_halves(rank, world, port, out, bits, momentum, on_gpu=False):
     """Each worker trains on its half of every minibatch; rank 1 starts from other parameter values, which the
     learner replaces by rank 0's."""
-    join(rank, world, port)
+    join(rank, world, port, on_gpu)
     z, loss, x, y = regression()
     if rank == 1:
         for p in z.parameters:

@@ -36,3 +36,22 @@ def test_hooks_on_a_plain_ddp_model(tmp_path, world):
         assert not np.array_equal(ranks[0]["parameters"][bits_list.index(bits)], ranks[0]["parameters"][0])
         for r in ranks:
             assert r[str(bits)]["resumed_equal"]
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+@pytest.mark.parametrize("world", [1, 2])
+def test_hooks_on_a_plain_ddp_model_on_cuda(tmp_path, world):
+    """NCCL where every worker has a GPU of its own; more workers than GPUs share GPU 0 through gloo, where the
+    quantized codes travel through the host."""
+    bits_list = [32, 1]
+    ranks = run_workers(_plain_ddp.hook_worker, tmp_path, bits_list, "cuda", world=world)
+    expected, expected_accuracy = _one_process(world)
+    for r in ranks[1:]:
+        np.testing.assert_array_equal(r["parameters"], ranks[0]["parameters"])
+    np.testing.assert_allclose(ranks[0]["parameters"][0], expected, rtol=1e-4, atol=1e-5)
+    full = ranks[0]["32"]["accuracy"]
+    assert full == pytest.approx(expected_accuracy, abs=0.01)
+    assert abs(ranks[0]["1"]["accuracy"] - full) <= 0.01
+    assert not np.array_equal(ranks[0]["parameters"][1], ranks[0]["parameters"][0])
+    for r in ranks:
+        assert r["1"]["resumed_equal"]

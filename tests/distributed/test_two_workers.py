@@ -1,6 +1,7 @@
 """Two worker processes on the CPU (gloo), as torchrun would start them."""
 import numpy as np
 import pytest
+import torch
 
 import cntk as C
 from tests.distributed import _spawn, _workers
@@ -29,6 +30,20 @@ def test_two_workers_on_halves_train_as_one_process_on_whole_minibatches(tmp_pat
     for r in ranks:
         assert r["samples"] == 24 and r["last_count"] == 8
         assert r["last_loss"] == pytest.approx(last_loss, rel=1e-5)    # the loss of both halves
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+@pytest.mark.parametrize("bits", [32, 1])
+def test_two_workers_on_cuda_train_as_one_process(tmp_path, bits):
+    """The workers' default device is a GPU (GPU 0 for both on a one-GPU machine, through gloo)."""
+    ranks = run_workers(_workers.train_halves, tmp_path, bits, False, True)
+    np.testing.assert_array_equal(ranks[0]["parameters"], ranks[1]["parameters"])
+    expected, last_loss = _one_process_on_whole_minibatches(False)
+    if bits == 32:
+        np.testing.assert_allclose(ranks[0]["parameters"], expected, rtol=1e-5, atol=1e-6)
+    else:
+        assert not np.array_equal(ranks[0]["parameters"], expected)
+    assert ranks[0]["samples"] == 24 and ranks[0]["last_count"] == 8
 
 
 def test_one_bit_workers_stay_identical(tmp_path):
