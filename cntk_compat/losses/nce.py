@@ -1,14 +1,42 @@
-"""nce_loss: noise contrastive estimation (C. Dyer, "Notes on Noise Contrastive Estimation and Negative
-Sampling"). num_samples noise classes are drawn from noise_distribution once per minibatch and shared by all its
-samples; each sample's loss is the logistic loss of telling its true class from the noise classes, with every
-logit corrected by log(expected number of draws of that class)."""
+"""nce_loss: noise contrastive estimation as CNTK 2.7 computes it (after C. Dyer, "Notes on Noise Contrastive
+Estimation and Negative Sampling").
+
+With q the normalized noise distribution, k = num_samples and u = k*q the expected number of draws of each
+class, a sample with inputs x, true class y and per-class logits s_c = W[c].x + b[c] has the loss
+
+    softplus(log u_y - s_y)                                      (the true class told from noise)
+  + k * sum_j w_j * logaddexp(s_{n_j}, log u_{n_j})  -  H        (the noise classes n_1..n_k told from data)
+
+where n_1..n_k are drawn from q once per minibatch (shared by its samples), w_c = q_c / f_c with f the
+inclusion frequency of class c among the k draws (so w = 1/k with duplicates allowed), and
+H = sum_c u_c log u_c is the expectation of sum_j log u_{n_j}: the negative part replaces the noise's own
+log-probability by its mean, so a single loss value may be negative. q, log u, w and H are computed once
+when the loss is built, as CNTK does.
+"""
 import numpy as np
 
-from ..ops import (log, random_sample, random_sample_inclusion_frequency, reduce_sum, reshape, softplus, times)
+from ..ops import (constant, log_add_exp, random_sample, random_sample_inclusion_frequency, reduce_sum, reshape,
+                   softplus, times)
 from ..ops._common import sanitize_operands
 from ..ops.sampling import SentinelValueForAutoSelectRandomSeed as auto_select
 
 __all__ = ["nce_loss"]
+
+
+def _noise_constants(q, num_samples, allow_duplicates, seed):
+    """(normalized noise q, log of its expected draw counts, importance weights, the counts' entropy term),
+    each in the noise distribution's precision."""
+    weights = np.asarray(q.value if hasattr(q, "value") else q.eval())
+    dt = weights.dtype if weights.dtype in (np.float32, np.float64) else np.float32
+    weights = weights.astype(dt)
+    k = dt.type(num_samples)
+    noise = weights / weights.sum(dtype=dt)
+    expected = k * noise
+    log_expected = np.log(expected)
+    entropy = (expected * log_expected).sum(dtype=dt)
+    inclusion = np.asarray(random_sample_inclusion_frequency(noise, num_samples, allow_duplicates,
+                                                              seed=seed).eval(), dtype=dt)
+    return noise, log_expected, (noise / inclusion).astype(dt), dt.type(entropy)
 
 
 def nce_loss(weights, biases, inputs, labels, noise_distribution, num_samples=32, allow_duplicates=True,
@@ -26,16 +54,21 @@ def nce_loss(weights, biases, inputs, labels, noise_distribution, num_samples=32
                          % (W._shape, x._shape))
     if W._shape[1] == -1 and (W.is_parameter or W.is_constant):  # the input dimension comes from inputs
         W._resolve_inferred_shape((W._shape[0], x._shape[0]))
-    noise = random_sample(q, num_samples, allow_duplicates, seed=seed)  # (num_samples, classes) one-hot
-    log_expected = log(random_sample_inclusion_frequency(q, num_samples, allow_duplicates, seed=seed))
+    num_samples = int(num_samples)
+    noise, log_expected, importance, entropy = _noise_constants(q, num_samples, allow_duplicates, seed)
+    log_expected, importance = constant(log_expected, name="logNoisePrior"), constant(importance,
+                                                                                      name="importanceWeights")
+    drawn = random_sample(constant(noise, name="noise"), num_samples, allow_duplicates, seed=seed)
     bias = reshape(b, (-1,))
 
-    def logits(selector):  # selector (..., classes) one-hot rows: the corrected logits of the selected classes
-        def pick(v):
-            return times(selector, v, output_rank=0)
-        return times(times(selector, W), x, output_rank=0) + pick(bias) - pick(log_expected)
+    def pick(selector, v):  # the entries of the vector v at the classes the one-hot rows of selector select
+        return times(selector, v, output_rank=0)
+
+    def logits(selector):
+        return times(times(selector, W), x, output_rank=0) + pick(selector, bias)
 
     true_logit = logits(y)
-    noise_logits = logits(noise)
-    loss = softplus(-true_logit) + reduce_sum(softplus(noise_logits))
-    return reshape(loss, (), name=name)
+    on_true = softplus(pick(y, log_expected) - true_logit)
+    on_noise = num_samples * reduce_sum(pick(drawn, importance)
+                                        * log_add_exp(logits(drawn), pick(drawn, log_expected))) - entropy
+    return reshape(on_true + on_noise, (), name=name)

@@ -11,6 +11,7 @@ import numpy as np
 import torch
 
 from ..core import cntk_rng
+from ..core.cntk_rng import EngineStream
 from ..core.dtypes import sanitize_dtype, to_torch_dtype
 from ..core.function import Function
 from ..core.registry import OutputSpec, register_op
@@ -159,20 +160,20 @@ def _random_sample(weights, num_samples, allow_duplicates, random):
     return out.scatter_(1, torch.as_tensor(idx, device=weights.device).unsqueeze(1), 1.0)
 
 
-def _expected_tries(p, num_samples):
-    """How many draws with replacement are expected to give num_samples distinct classes (by bisection)."""
-    def distinct(t):
-        return float((-torch.expm1(t * torch.log1p(-p.clamp(max=1 - 1e-16)))).sum())
-    lo, hi = float(num_samples), float(num_samples)
-    while distinct(hi) < num_samples and hi < 1e18:
-        lo, hi = hi, hi * 2
-    for _ in range(100):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if distinct(mid) < num_samples else (lo, mid)
-    return hi
+def _estimated_tries(prefix, num_samples, seed):
+    """CNTK 2.7's estimate of how many draws with replacement give num_samples distinct classes: the mean
+    count over 10 runs of its rejection sampler, from an engine seeded with the node's seed (CNTK computes the
+    frequencies once, so every evaluation sees the same estimate)."""
+    engine = EngineStream(seed)
+    for _ in range(_TRIES_EXPERIMENTS):
+        _draw_classes(engine, prefix, num_samples, False)
+    return engine.position / float(_TRIES_EXPERIMENTS)
 
 
-def _inclusion_frequency(weights, num_samples, allow_duplicates):
+_TRIES_EXPERIMENTS = 10
+
+
+def _inclusion_frequency(weights, num_samples, allow_duplicates, seed):
     op_name = "random_sample_inclusion_frequency"
     p = _checked_probabilities(weights, op_name)
     if allow_duplicates:
@@ -181,9 +182,15 @@ def _inclusion_frequency(weights, num_samples, allow_duplicates):
         if int((p > 0).sum()) < num_samples:
             raise ValueError("%s: %d samples without replacement need at least as many classes with a positive "
                              "weight, got %d" % (op_name, num_samples, int((p > 0).sum())))
-        tries = _expected_tries(p, num_samples)
-        freq = -torch.expm1(tries * torch.log1p(-p.clamp(max=1 - 1e-16)))
+        prefix = np.cumsum(weights.detach().to("cpu").reshape(-1).numpy().astype(np.float64))
+        tries = _estimated_tries(prefix, num_samples, seed)
+        # the chance that a class occurs at least once in that many draws
+        freq = -torch.expm1(tries * torch.log1p(-p))
     return freq.to(device=weights.device, dtype=weights.dtype).reshape(weights.shape)
+
+
+def _inclusion_prepare(node):
+    return dict(_sampling_prepare(node), seed=int(node._attributes["rngSeed"]))
 
 
 def _sampling_prepare(node):
@@ -193,7 +200,7 @@ def _sampling_prepare(node):
 register_op("RandomSample", _weights_infer("RandomSample"), _random_sample, prepare=_sampling_prepare,
             uses_random=True)
 register_op("RandomSampleInclusionFrequency", _weights_infer("RandomSampleInclusionFrequency"),
-            _inclusion_frequency, prepare=_sampling_prepare)
+            _inclusion_frequency, prepare=_inclusion_prepare)
 
 
 def _sampling_op(op_name, weights, num_samples, allow_duplicates, seed, name):
@@ -213,6 +220,7 @@ def random_sample(weights, num_samples, allow_duplicates, seed=SentinelValueForA
 
 def random_sample_inclusion_frequency(weights, num_samples, allow_duplicates,
                                       seed=SentinelValueForAutoSelectRandomSeed, name=""):
-    """The expected number of times each class occurs in random_sample(weights, num_samples, allow_duplicates)
-    (an estimate when sampling without replacement)."""
+    """The expected number of times each class occurs in random_sample(weights, num_samples, allow_duplicates);
+    without replacement CNTK's estimate, which depends on the seed: the chance that a class occurs in as many
+    draws with replacement as its sampler needed on average over 10 runs."""
     return _sampling_op("RandomSampleInclusionFrequency", weights, num_samples, allow_duplicates, seed, name)

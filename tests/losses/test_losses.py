@@ -56,7 +56,7 @@ def test_cosine_distance_with_negative_samples_shifts_over_the_minibatch():
         C.cosine_distance_with_negative_samples(x, y, 0, 2)
 
 
-def test_nce_loss_is_a_positive_scalar_per_sample_and_trains():
+def test_nce_loss_is_a_scalar_per_sample_and_trains():
     x = C.input_variable(6)
     y = C.input_variable(20)
     W = C.parameter((20, C.InferredDimension), init=C.glorot_uniform(seed=1))
