@@ -31,6 +31,16 @@ def _isolated_automatic_random_seeds():
         yield
 
 
+@pytest.fixture(autouse=True)
+def _isolated_default_device():
+    """A test that sets CNTK's default device (try_set_default_device) leaves it as it found it: on a machine
+    with a GPU the later tests' models and data would otherwise land on different devices."""
+    from cntk_compat.core import device
+    saved = device._default[0]
+    yield
+    device._default[0] = saved
+
+
 @pytest.fixture
 def fresh_automatic_seeds():
     """Automatic seeds counting from 0, as in a fresh CNTK process (tests whose golden values CNTK 2.7 drew so)."""

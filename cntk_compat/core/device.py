@@ -61,6 +61,26 @@ def all_devices():
 _default = [None]
 
 
+def _full_precision_float32():
+    """CNTK computed float32 on GPUs in full precision; torch lets cuDNN's convolutions and recurrences round
+    their products to TF32 by default (about 1e-3 relative error), which changes the numbers CNTK scripts print.
+    Called when a GPU becomes CNTK's default device: where cuDNN's TF32 is still allowed, it computes in IEEE
+    float32 from then on (the matrix products already do). A script that wants TF32's speed sets
+    ``torch.backends.cudnn.allow_tf32 = True`` after choosing the device."""
+    try:
+        allowed = torch.backends.cudnn.allow_tf32
+    except RuntimeError:        # torch's newer per-operator flags were set: the script has chosen
+        return
+    if allowed:
+        torch.backends.cudnn.allow_tf32 = False
+
+
+def _make_default(device):
+    if device.type() == DeviceKind.GPU:
+        _full_precision_float32()
+    _default[0] = device
+
+
 def _local_gpu_id():
     """This worker's GPU under torchrun (LOCAL_RANK), else GPU 0."""
     local_rank = os.environ.get("LOCAL_RANK", "0")
@@ -74,7 +94,7 @@ def use_default_device():
     """The device computations run on: the one set by try_set_default_device, else the best available (under
     torchrun the GPU of the worker's LOCAL_RANK)."""
     if _default[0] is None:
-        _default[0] = gpu(_local_gpu_id()) if torch.cuda.is_available() else cpu()
+        _make_default(gpu(_local_gpu_id()) if torch.cuda.is_available() else cpu())
     return _default[0]
 
 
@@ -88,7 +108,7 @@ def try_set_default_device(new_default_device, acquire_device_lock=False):
     if new_default_device.type() == DeviceKind.GPU and \
             not (torch.cuda.is_available() and new_default_device.id < torch.cuda.device_count()):
         return False
-    _default[0] = new_default_device
+    _make_default(new_default_device)
     return True
 
 

@@ -26,6 +26,7 @@ from torch.autograd.function import once_differentiable
 from .fused_recurrence import (_ENABLED, _Resolver, _slice_block, _split_pair, _static_shape, _unary,
                                _reversal_index)
 from .initial_state import initial_state_steps
+from .sequence_masks import host_lengths
 
 
 class GRUMatch(object):
@@ -222,11 +223,13 @@ class FusedGRU(torch.nn.Module):
         if steps == 0:
             raise ValueError("a recurrent loop cannot run over empty sequences")
         x = x.to(self.dtype)
-        lengths = mask.sum(1)
+        lengths = host_lengths(mask)  # on the host: the batch sizes below are Python numbers
         if self.backward:
-            index = _reversal_index(lengths, steps, x.device)
+            index = _reversal_index(lengths.to(x.device), steps, x.device)
             x = x.gather(1, index[..., None].expand(x.shape))
         order = torch.argsort(lengths, descending=True, stable=True)
+        sorted_lengths = lengths.index_select(0, order)
+        order = order.to(x.device)
         x = x.index_select(0, order).transpose(0, 1)
         if W is not None:
             gx = torch.matmul(x, W)
@@ -235,8 +238,7 @@ class FusedGRU(torch.nn.Module):
             gx = x
         h0 = initial_state_steps(init_h, self.init_dynamic, batch, 1, (self.dim,), self.dtype)[:, 0]
         h0 = h0.index_select(0, order) if self.init_dynamic else h0.contiguous()
-        sorted_lengths = lengths.index_select(0, order)
-        batch_sizes = (sorted_lengths[None, :] > torch.arange(steps, device=x.device)[:, None]).sum(1).tolist()
+        batch_sizes = (sorted_lengths[None, :] > torch.arange(steps)[:, None]).sum(1).tolist()
         out = _GRUSequence.apply(gx.contiguous(), H, H1, h0, batch_sizes)
         out = out.transpose(0, 1).index_select(0, torch.argsort(order))
         if self.backward:

@@ -28,7 +28,7 @@ import weakref
 import torch
 
 from .initial_state import initial_state_steps
-from .sequence_masks import first_step, last_step
+from .sequence_masks import first_step, host_lengths, last_step
 
 
 _ENABLED = [True]
@@ -419,11 +419,12 @@ class FusedRNN(torch.nn.Module):
         c0 = initial_state_steps(init_c, self.init_dynamic[1], batch, 1, (dim,), self.dtype)[:, 0] if lstm else None
         weights = self._weights(W, H, b, x)
         x = x.to(self.dtype)
-        full = self.sequences_are_full or bool(mask.all())
-        if not full and _pads_on_mkldnn(self.mode, x, mask, dim):
+        lengths = None if self.sequences_are_full else host_lengths(mask)
+        full = self.sequences_are_full or bool((lengths == steps).all())
+        if not full and _pads_on_mkldnn(self.mode, x, lengths, dim):
             return self._padded(x, h0, c0, weights, mask, final_state)
         if not full:
-            index, batch_sizes, order = _packed_rows(mask.sum(1), steps, self.backward, x.device)
+            index, batch_sizes, order = _packed_rows(lengths, steps, self.backward, x.device)
             data = x.reshape((batch * steps,) + tuple(x.shape[2:])).index_select(0, index)
             hx = (h0.index_select(0, order)[None], c0.index_select(0, order)[None]) if lstm else \
                 h0.index_select(0, order)[None]
@@ -470,7 +471,7 @@ _PADDING_LIMIT = {"lstm": 2.5, "rnn_tanh": 1.4, "rnn_relu": 1.4}
 _SMALL_RNN = (256, 1.9)  # a tanh/relu RNN of at most this many units: its limit
 
 
-def _pads_on_mkldnn(mode, x, mask, dim):
+def _pads_on_mkldnn(mode, x, lengths, dim):
     """Whether sequences of different lengths run faster through the full-sequence kernel over the padded batch
     than through the packed kernel: on the CPU in float32 while the padding is at most _PADDING_LIMIT[mode]
     (_SMALL_RNN's for a small tanh/relu RNN of ``dim`` units) times the real steps. cuDNN's packed kernels skip
@@ -479,7 +480,7 @@ def _pads_on_mkldnn(mode, x, mask, dim):
             not (torch.backends.mkldnn.is_available() and torch.backends.mkldnn.enabled):
         return False
     limit = _SMALL_RNN[1] if mode != "lstm" and dim <= _SMALL_RNN[0] else _PADDING_LIMIT[mode]
-    return mask.numel() <= limit * int(mask.sum())
+    return lengths.numel() * x.shape[1] <= limit * int(lengths.sum())
 
 
 def use_final_states(graph, root):

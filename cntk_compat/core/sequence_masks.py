@@ -3,6 +3,25 @@ core because the lowering's own rewrites (fused recurrences reading final states
 import torch
 
 
+_HOST_LENGTHS = "_cntk_host_lengths"
+
+
+def record_host_lengths(mask, lengths):
+    """Records on a (B, T) mask the sequence lengths it was made from, as the host knew them: the fused
+    recurrences read these instead of counting the mask, which on a GPU makes the host wait for the device."""
+    setattr(mask, _HOST_LENGTHS, (torch.as_tensor(lengths, dtype=torch.int64), mask._version))
+    return mask
+
+
+def host_lengths(mask):
+    """The mask's sequence lengths as a CPU int64 tensor: the recorded ones while the mask is unchanged, else
+    counted (on a GPU, a wait for the device)."""
+    record = getattr(mask, _HOST_LENGTHS, None)
+    if record is not None and record[1] == mask._version:
+        return record[0]
+    return mask.sum(1).cpu()
+
+
 def expand_mask(mask, x):
     """The (B, T) mask reshaped to broadcast against x (B, T, *shape)."""
     return mask.reshape(tuple(mask.shape) + (1,) * (x.dim() - 2))

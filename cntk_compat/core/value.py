@@ -13,6 +13,7 @@ from . import device as _device
 from .dtypes import data_type_code, sanitize_dtype, to_torch_dtype
 from .hooks import hook
 from .one_hot import csr_one_hot_columns, record_one_hot_columns
+from .sequence_masks import record_host_lengths
 
 
 def _dense_sample(sample, dtype):
@@ -311,7 +312,8 @@ class Value(object):
         if self.lengths is None:
             return None
         lengths = torch.as_tensor(self.lengths, device=self.tensor.device)
-        return torch.arange(self.tensor.shape[1], device=self.tensor.device)[None, :] < lengths[:, None]
+        mask = torch.arange(self.tensor.shape[1], device=self.tensor.device)[None, :] < lengths[:, None]
+        return record_host_lengths(mask, self.lengths)
 
     def __len__(self):
         return self.tensor.shape[0]

@@ -2,6 +2,8 @@
 and, for sequence arguments, a dynamic sequence axis; all sequences of a call have full length (all-true masks).
 Shared by the ONNX exporter and export_torch."""
 import contextlib
+import copy
+import itertools
 
 import torch
 
@@ -53,6 +55,9 @@ class Traceable(object):
     def __init__(self, function, example_length=3):
         arguments = list(function.arguments)
         module = function.torch_module(arguments)
+        if any(t.device.type != "cpu" for t in itertools.chain(module.parameters(), module.buffers())):
+            # traced on the CPU, as the examples are: what is written names no device
+            module = copy.deepcopy(module).cpu()
         if module.made_mask_axes:
             raise ValueError("export: the outputs lie on a sequence axis made inside the graph (%s); export covers "
                              "graphs whose outputs keep their inputs' axes" % ", ".join(module.made_mask_axes))

@@ -33,3 +33,14 @@ def test_gpu_of_a_missing_device_raises_cntks_message():
     with pytest.raises(ValueError) as e:
         C.gpu(n + 3)
     assert str(e.value).splitlines()[0] == "Specified GPU device id (%d) is invalid." % (n + 3)
+
+
+def test_a_gpu_made_the_default_computes_cudnn_float32_in_full_precision(monkeypatch):
+    """CNTK's GPU float32 was IEEE float32; torch's default lets cuDNN round to TF32 (1e-3 relative error)."""
+    import torch
+    from cntk_compat.core.device import DeviceDescriptor, DeviceKind, _make_default
+    monkeypatch.setattr(torch.backends.cudnn, "allow_tf32", True)     # torch's default, restored afterwards
+    _make_default(C.cpu())
+    assert torch.backends.cudnn.allow_tf32
+    _make_default(DeviceDescriptor(DeviceKind.GPU, 0))
+    assert not torch.backends.cudnn.allow_tf32

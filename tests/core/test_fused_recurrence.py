@@ -22,10 +22,10 @@ def _run(f, x, data, params, weights):
         p.tensor.grad = None
     (out,), info = evaluate_tensors(f.outputs, {x: data}, requires_grad=True, training=True)
     lengths = info.lengths_by_axis[x._sequence_axis.name]
-    valid = torch.arange(out.shape[1])[None, :] < torch.as_tensor(lengths)[:, None]
+    valid = torch.arange(out.shape[1], device=out.device)[None, :] < torch.as_tensor(lengths, device=out.device)[:, None]
     picked = out[valid]
-    grads = torch.autograd.grad((picked * weights[:picked.shape[0]]).sum(), [p.tensor for p in params])
-    return picked.detach().numpy(), [g.numpy() for g in grads]
+    grads = torch.autograd.grad((picked * weights[:picked.shape[0]].to(out.device)).sum(), [p.tensor for p in params])
+    return picked.detach().cpu().numpy(), [g.cpu().numpy() for g in grads]
 
 
 def _compare(f, x, data, dtype, expect_fused):
@@ -290,9 +290,9 @@ def _final_state_calls(f):
 def _values_and_gradients(f, x, data):
     params = f.parameters
     (out,), _ = evaluate_tensors(f.outputs, {x: data}, requires_grad=True, training=True)
-    weights = torch.linspace(-1, 1, out.numel(), dtype=out.dtype).reshape(out.shape)
+    weights = torch.linspace(-1, 1, out.numel(), dtype=out.dtype, device=out.device).reshape(out.shape)
     grads = torch.autograd.grad((out * weights).sum(), [p.tensor for p in params])
-    return out.detach().numpy(), [g.numpy() for g in grads]
+    return out.detach().cpu().numpy(), [g.cpu().numpy() for g in grads]
 
 
 @pytest.mark.parametrize("cell", [lambda: C.layers.LSTM(5), lambda: C.layers.RNNStep(5, activation=C.tanh)])

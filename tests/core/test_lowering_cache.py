@@ -32,8 +32,9 @@ def test_set_value_reaches_the_cached_module_without_lowering_again():
     w.value = np.array([5., 7.], np.float32)
     assert f.torch_module() is module
     np.testing.assert_array_equal(f.eval(data), [[5., 7.]])
-    out = module(torch.ones(1, 2), torch.zeros(1, 2))
-    np.testing.assert_array_equal(out[0].detach().numpy(), [[5., 7.]])
+    on = w.tensor.device                # a plain PyTorch caller feeds the module's device
+    out = module(torch.ones(1, 2, device=on), torch.zeros(1, 2, device=on))
+    np.testing.assert_array_equal(out[0].detach().cpu().numpy(), [[5., 7.]])
 
 
 def test_replace_placeholders_gives_a_graph_that_lowers_with_the_substitute():

@@ -12,7 +12,8 @@ def test_ndarrayview_constructor_allocates_zeros():
     np.testing.assert_array_equal(v.asarray(), np.zeros((2, 3), np.float32))
     assert C.NDArrayView((2,), cntk_py.DataType_Double).dtype is np.float64
     assert v.get_data_type() == cntk_py.DataType_Float
-    assert repr(C.NDArrayView.from_dense(np.ones((2, 5, 3), np.float32))) == "NDArrayView([2 x 5 x 3], CPU)"
+    assert repr(C.NDArrayView.from_dense(np.ones((2, 5, 3), np.float32))) == \
+        "NDArrayView([2 x 5 x 3], %r)" % C.use_default_device()      # CPU, or GPU[0] where that is the default
 
 
 def test_as_shape():
@@ -25,7 +26,7 @@ def test_as_shape():
 def test_value_from_ndarrayview_and_repr():
     val = C.Value(C.NDArrayView.from_dense(np.ones((2, 3), np.float32)))
     assert val.shape == (2, 3) and val.is_valid
-    assert repr(C.Value(np.ones((2, 5, 3), np.float32))) == "Value([2 x 5 x 3], CPU)"
+    assert repr(C.Value(np.ones((2, 5, 3), np.float32))) == "Value([2 x 5 x 3], %r)" % C.use_default_device()
 
 
 def test_sequence_mask_is_int8():

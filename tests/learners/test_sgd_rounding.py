@@ -58,11 +58,11 @@ def test_gradients_the_caller_gives_up_are_scaled_in_place_with_the_same_roundin
     mine = torch.from_numpy(grad.copy())
     sgd([kept], lr=learning_parameter_schedule(0.125)).update({kept: mine}, 7)
     assert np.array_equal(mine.numpy(), grad)  # a plain dict's gradients are left as they were
-    theirs = torch.from_numpy(grad.copy())
+    theirs = torch.from_numpy(grad.copy()).to(given.tensor.device)  # a scratch only on the parameter's device
     sgd([given], lr=learning_parameter_schedule(0.125)).update(OwnedGradients({given: theirs}), 7)
     assert np.array_equal(kept.value, given.value)
     assert np.array_equal(kept.value, start - np.float32(0.125 / 7) * grad)
-    assert not np.array_equal(theirs.numpy(), grad)  # overwritten: the learner's scratch
+    assert not np.array_equal(theirs.cpu().numpy(), grad)  # overwritten: the learner's scratch
 
 
 def test_gradients_autograd_shares_between_parameters_or_expands_are_not_overwritten():

@@ -562,7 +562,7 @@ def test_dropout_in_training_zeroes_its_rate_and_scales_the_rest():
     x = C.input_variable(N_DRAWS, dtype=F64)
     f = C.dropout(x, 0.25, seed=3)
     (out,), _ = evaluate_tensors(f.outputs, {x: np.ones((1, N_DRAWS))}, training=True)
-    kept = out.detach().numpy().reshape(-1)
+    kept = out.detach().cpu().numpy().reshape(-1)
     _moments(0.75, 0.75 * 0.25)(kept != 0)
     np.testing.assert_allclose(kept[kept != 0], 1 / 0.75)
 

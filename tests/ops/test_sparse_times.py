@@ -21,8 +21,8 @@ def test_sparse_input_times_equals_dense_product_with_gradient():
         rows = [np.eye(vocab, dtype=np.float32)[[1, 4, 4]] * 2.5, np.eye(vocab, dtype=np.float32)[[6]]]
         rows[0][1, 0] = -1.0  # a row with two nonzeros
         (out,), _ = evaluate_tensors(f.outputs, {x: rows}, requires_grad=True)
-        (grad,) = torch.autograd.grad((out * torch.arange(out.numel()).reshape(out.shape)).sum(), [E.tensor])
-        results.append((out.detach().numpy(), grad.numpy()))
+        (grad,) = torch.autograd.grad((out * torch.arange(out.numel(), device=out.device).reshape(out.shape)).sum(), [E.tensor])
+        results.append((out.detach().cpu().numpy(), grad.cpu().numpy()))
     np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-6)
     np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-6)
     np.testing.assert_allclose(results[0][0][0, 1], 2.5 * init[4] - init[0], rtol=1e-6)
@@ -48,13 +48,13 @@ def test_sparse_rows_times_equals_the_dense_product(dtype):
 def _assert_rows_times_equals_the_dense_product(x, w):
     """Values and the gradient for ``w`` of ``_sparse_rows_times(x, w)`` against the dense product in float64."""
     out = _sparse_rows_times(x, w)
-    expected = torch.matmul(x.double(), w.detach().double())
-    np.testing.assert_allclose(out.detach().double().numpy(), expected.numpy(), rtol=1e-6, atol=1e-6)
+    x64 = x.double().cpu()
+    expected = torch.matmul(x64, w.detach().double().cpu())
+    np.testing.assert_allclose(out.detach().double().cpu().numpy(), expected.numpy(), rtol=1e-6, atol=1e-6)
     weights = np.random.default_rng(0).standard_normal(tuple(out.shape))
-    (grad,) = torch.autograd.grad(out, [w], torch.as_tensor(weights, dtype=torch.float32))
-    expected_grad = torch.matmul(x.double().reshape(-1, x.shape[-1]).t(),
-                                 torch.as_tensor(weights).reshape(-1, w.shape[1]))
-    np.testing.assert_allclose(grad.double().numpy(), expected_grad.numpy(), rtol=1e-5, atol=1e-5)
+    (grad,) = torch.autograd.grad(out, [w], torch.as_tensor(weights, dtype=torch.float32, device=out.device))
+    expected_grad = torch.matmul(x64.reshape(-1, x.shape[-1]).t(), torch.as_tensor(weights).reshape(-1, w.shape[1]))
+    np.testing.assert_allclose(grad.double().cpu().numpy(), expected_grad.numpy(), rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("lengths", [(3, 3, 3), (1, 4, 2)])
@@ -71,8 +71,8 @@ def test_recorded_one_hot_columns_pick_the_rows_of_the_dense_product(lengths):
     expected_columns = np.full((3, max(lengths)), -1)
     for k, seq in enumerate(words):
         expected_columns[k, :len(seq)] = [-1 if c == C.Value.ONE_HOT_SKIP else c for c in seq]
-    np.testing.assert_array_equal(columns.numpy(), expected_columns.reshape(-1))
-    w = torch.as_tensor(rng.standard_normal((6, 5)), dtype=torch.float32).requires_grad_()
+    np.testing.assert_array_equal(columns.cpu().numpy(), expected_columns.reshape(-1))
+    w = torch.as_tensor(rng.standard_normal((6, 5)), dtype=torch.float32, device=x.device).requires_grad_()
     _assert_rows_times_equals_the_dense_product(x, w)
 
 
@@ -82,19 +82,19 @@ def test_one_hot_sample_shapes_and_full_batches_are_recorded():
     assert tuple(x.shape) == (2, 2, 2, 4)
     columns, every_row = recorded_one_hot_columns(x)
     assert every_row
-    np.testing.assert_array_equal(columns.numpy(), [0, 2, 1, 1, 3, 0, 2, 2])
-    w = torch.arange(20, dtype=torch.float32).reshape(4, 5)
-    np.testing.assert_array_equal(_sparse_rows_times(x, w).numpy(), torch.matmul(x, w).numpy())
+    np.testing.assert_array_equal(columns.cpu().numpy(), [0, 2, 1, 1, 3, 0, 2, 2])
+    w = torch.arange(20, dtype=torch.float32, device=x.device).reshape(4, 5)
+    np.testing.assert_array_equal(_sparse_rows_times(x, w).cpu().numpy(), torch.matmul(x, w).cpu().numpy())
 
 
 def test_a_changed_tensor_is_searched_again():
     """The record holds while the tensor is unchanged: after an in-place change times searches the nonzeros."""
     from cntk_compat.core.one_hot import recorded_one_hot_columns
     x = C.Value.one_hot([[1, 2], [0, 3]], 4).tensor
-    x[0, 0] = torch.tensor([0.0, 0.0, 0.0, 2.0])
+    x[0, 0] = torch.tensor([0.0, 0.0, 0.0, 2.0], device=x.device)
     assert recorded_one_hot_columns(x) is None
-    w = torch.arange(12, dtype=torch.float32).reshape(4, 3)
-    np.testing.assert_array_equal(_sparse_rows_times(x, w).numpy(), torch.matmul(x, w).numpy())
+    w = torch.arange(12, dtype=torch.float32, device=x.device).reshape(4, 3)
+    np.testing.assert_array_equal(_sparse_rows_times(x, w).cpu().numpy(), torch.matmul(x, w).cpu().numpy())
 
 
 def test_csr_sequences_are_recorded_only_when_one_hot():
@@ -104,7 +104,7 @@ def test_csr_sequences_are_recorded_only_when_one_hot():
     hot = [sparse.csr_matrix(eye[[4, 0, 2]]), sparse.csr_matrix(eye[[1]])]
     x = C.Value.from_batch(hot, is_sequence=True, is_sparse=True).tensor
     columns, every_row = recorded_one_hot_columns(x)
-    np.testing.assert_array_equal(columns.numpy(), [4, 0, 2, 1, -1, -1])
+    np.testing.assert_array_equal(columns.cpu().numpy(), [4, 0, 2, 1, -1, -1])
     assert not every_row
     weighted = [sparse.csr_matrix(eye[[4, 0]] * 2), sparse.csr_matrix(eye[[1]])]
     assert recorded_one_hot_columns(C.Value.from_batch(weighted, is_sequence=True, is_sparse=True).tensor) is None
@@ -136,7 +136,7 @@ def test_one_hot_value_through_a_graph_equals_the_dense_feed():
         f = C.times(x, E)
         data = C.Value.one_hot(words, vocab) if sparse_feed else [np.eye(vocab, dtype=np.float32)[w] for w in words]
         (out,), _ = evaluate_tensors(f.outputs, {x: data}, requires_grad=True)
-        (grad,) = torch.autograd.grad((out * torch.arange(out.numel()).reshape(out.shape)).sum(), [E.tensor])
-        results.append((out.detach().numpy(), grad.numpy()))
+        (grad,) = torch.autograd.grad((out * torch.arange(out.numel(), device=out.device).reshape(out.shape)).sum(), [E.tensor])
+        results.append((out.detach().cpu().numpy(), grad.cpu().numpy()))
     np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-6)
     np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-6)

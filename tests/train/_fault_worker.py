@@ -253,6 +253,7 @@ def model_faults(root):
 
 
 if __name__ == "__main__":
+    C.try_set_default_device(C.cpu())   # the writers are forked: CUDA cannot be used again in a forked child
     root = sys.argv[1]
     report = {}
     for preserve_all in (False, True):
