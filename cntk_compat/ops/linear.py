@@ -33,6 +33,7 @@ def _resolve_right(x, w, output_rank, infer_input_rank_to_map):
 def _times_infer(inputs, attributes):
     x, w = inputs
     output_rank = attributes["output_rank"]
+    inferred = w._shape is not None and any(d < 0 for d in w._shape)
     _resolve_right(x, w, output_rank, attributes["infer_input_rank_to_map"])
     dtype = promote(x._dtype, w._dtype)
     axes = dynamic_axes_of(inputs)
@@ -41,6 +42,11 @@ def _times_infer(inputs, attributes):
     k = len(w._shape) - output_rank
     if k < 0:
         raise ValueError("times: output_rank %d exceeds the rank of the right operand %s" % (output_rank, w._shape))
+    if x._is_sparse and k > 1 and not inferred and attributes["infer_input_rank_to_map"] < 0:
+        # CNTK's sparse product reduces one axis only: a RuntimeError when the graph is built, as in CNTK 2.7,
+        # unless the right operand's reduced axes are inferred from the left (a Dense layer over a sparse matrix)
+        raise RuntimeError("Times: For a sparse left operand '%s', cannot reduce multiple (%d) axes; currently only "
+                           "the trailing axis can be reduced for the sparse operand." % (x, k))
     lead, red = x._shape[:len(x._shape) - k], x._shape[len(x._shape) - k:]
     if k > len(x._shape) or any(a >= 0 and b >= 0 and a != b for a, b in zip(red, w._shape[:k])):
         raise ValueError("times: the trailing axes of the left operand %s do not match the leading axes of the "

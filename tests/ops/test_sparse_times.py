@@ -140,3 +140,28 @@ def test_one_hot_value_through_a_graph_equals_the_dense_feed():
         results.append((out.detach().cpu().numpy(), grad.cpu().numpy()))
     np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-6)
     np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-6)
+
+
+def test_sparse_left_operand_reducing_several_axes_is_refused_when_built():
+    # CNTK 2.7 raises RuntimeError when the graph is built: its sparse product reduces one axis only
+    a = C.input_variable((2, 3, 3), is_sparse=True)
+    with pytest.raises(RuntimeError, match="cannot reduce multiple \\(2\\) axes"):
+        C.times(a, C.parameter(init=np.ones((3, 3, 2), np.float32)))
+    with pytest.raises(RuntimeError):
+        C.times(C.input_variable((2, 3), is_sparse=True), C.parameter(init=np.ones((2, 3, 2), np.float32)))
+    # one reduced axis, a dense operand, or a sparse right operand are fine (shapes as CNTK 2.7 gives them)
+    assert C.times(a, C.parameter(init=np.ones((3, 2), np.float32))).shape == (2, 3, 2)
+    assert C.times(C.input_variable((2, 3, 3)), C.parameter(init=np.ones((3, 3, 2), np.float32))).shape == (2, 2)
+    s = C.input_variable((3, 3), is_sparse=True)
+    assert C.times(C.parameter(init=np.ones((4, 3, 3), np.float32)), s).shape == (4, 3, 3)
+
+
+def test_sparse_left_operand_with_inferred_reduction_axes_builds_clones_and_loads(tmp_path):
+    # as in CNTK 2.7: a Dense layer over a sparse matrix infers a weight that reduces both axes
+    s = C.input_variable((2, 3), is_sparse=True)
+    m = C.layers.Dense(4)(s)
+    assert m.shape == (4,) and [p.shape for p in m.parameters] == [(2, 3, 4), (4,)]
+    assert C.times(s, C.parameter((C.InferredDimension, 4), init=1), infer_input_rank_to_map=0).shape == (4,)
+    assert m.clone(C.CloneMethod.clone).shape == (4,)
+    m.save(str(tmp_path / "m.model"))
+    assert C.load_model(str(tmp_path / "m.model")).shape == (4,)
