@@ -69,6 +69,17 @@ def as_variable(x, argument="operand"):
     raise TypeError("%s: expected a Variable or Function, got %s" % (argument, type(x).__name__))
 
 
+def _infer_unknown_holder_dtypes(inputs, specs):
+    """As CNTK: a Parameter or Constant made with DataType_Unknown takes the element type of the first op that
+    uses it (its output's)."""
+    dtype = next((s.dtype for s in specs if s.dtype is not None), None)
+    if dtype is None:
+        return
+    for v in inputs:
+        if v._dtype is None and (v.is_parameter or v.is_constant) and getattr(v, "_tensor", None) is None:
+            v._dtype = np.dtype(dtype)
+
+
 class Function(TensorOpsMixin):
     """A CNTK Function (see module docstring). ``Function(python_callable)`` and ``@Function`` turn a Python
     function of Variables into a Function whose arguments carry the Python parameter names."""
@@ -110,6 +121,7 @@ class Function(TensorOpsMixin):
             node._outputs = list(inputs)
         else:
             specs = op.infer(inputs, attributes)
+            _infer_unknown_holder_dtypes(inputs, specs)
             grad = any(i._needs_gradient or i.is_output or i.is_placeholder for i in inputs)
             node._outputs = [make_output(s.shape, s.dtype, s.is_sparse, s.dynamic_axes, name, node, k,
                                          needs_gradient=grad and s.needs_gradient) for k, s in enumerate(specs)]

@@ -240,6 +240,11 @@ class Variable(VariableMixin, TensorOpsMixin):
         return self.__repr__()
 
 
+def _is_unknown_data_type(dtype):
+    """Whether dtype is CNTK's DataType_Unknown code (0), which leaves the element type to the first op."""
+    return isinstance(dtype, (int, np.integer)) and not isinstance(dtype, bool) and int(dtype) == 0
+
+
 def _dtype_of_value(value):
     """numpy float arrays (0-d ones too) keep their precision; scalars (numpy ones too) and lists default to
     float32, as in CNTK."""
@@ -349,12 +354,15 @@ class Parameter(_TensorHolder):
             raise TypeError("parameters cannot be created inside a @Function def")
         # as CNTK: the class converts its init to float32 (or default_options' dtype); a dtype of None (what
         # cntk.parameter() passes) keeps a numpy array's precision
-        dtype = sanitize_dtype(get_default_override(Parameter, dtype=dtype))
+        dtype = get_default_override(Parameter, dtype=dtype)
+        unknown = _is_unknown_data_type(dtype)
+        dtype = sanitize_dtype(dtype)
         if init is None:
             init = 0
         if isinstance(init, (np.ndarray, list, tuple)) or (np.isscalar(init) and not isinstance(init, str)):
-            if dtype is None:
+            if dtype is None and not (unknown and np.isscalar(init)):
                 dtype = _dtype_of_value(init)
+                unknown = False
             init = arr = np.array(init)  # a copy: callers may reshape or overwrite their array later
             if shape is None or (np.ndim(init) > 0 and not isinstance(init, (int, float))):
                 shape = arr.shape if np.ndim(init) > 0 else sanitize_shape(shape)
@@ -363,7 +371,9 @@ class Parameter(_TensorHolder):
         elif hasattr(init, "for_new_parameter"):
             init = init.for_new_parameter()  # a random initializer takes its seed now, in creation order
         shape = sanitize_shape(shape)
-        self._setup_holder(shape, init, dtype or np.dtype(np.float32), device, name, VariableKind.PARAMETER)
+        # DataType_Unknown (with a scalar or an initializer): the first op that uses it gives the type
+        self._setup_holder(shape, init, dtype or (None if unknown else np.dtype(np.float32)), device, name,
+                           VariableKind.PARAMETER)
         self._needs_gradient = True
 
     @property
@@ -380,7 +390,9 @@ class Constant(_TensorHolder):
     """A tensor that training does not change (assign() may)."""
 
     def __init__(self, value=None, shape=None, dtype=default_override_or(np.float32), device=None, name=""):
-        dtype = sanitize_dtype(get_default_override(Constant, dtype=dtype))  # as Parameter's
+        dtype = get_default_override(Constant, dtype=dtype)  # as Parameter's
+        unknown = _is_unknown_data_type(dtype)
+        dtype = sanitize_dtype(dtype)
         if value is None:
             value = 0
         if hasattr(value, "generate"):
@@ -389,7 +401,7 @@ class Constant(_TensorHolder):
             if isinstance(value, torch.Tensor):
                 value = value.detach().cpu().numpy()
             arr = np.array(value)
-            if dtype is None:
+            if dtype is None and not (unknown and np.isscalar(value)):
                 dtype = _dtype_of_value(value)
             if shape is None:
                 shape = arr.shape

@@ -24,3 +24,18 @@ def test_a_float64_constant_class_value_mixes_with_float32_data():
     x = C.input_variable(3, is_sparse=True)
     out = C.times(x, C.Constant(np.eye(3))).eval({x: C.Value.one_hot([[1]], 3)})
     assert out.dtype == np.float32 and out.ravel().tolist() == [0, 1, 0]
+
+
+def test_data_type_unknown_holders_take_the_type_of_their_first_op():
+    # CNTK 2.7: a Parameter or Constant made with DataType_Unknown (0) reports 0 until an op uses it
+    assert C.parameter((2,), init=C.glorot_uniform()).get_data_type() == C.cntk_py.DataType_Float
+    assert C.parameter((2,), init=1, dtype=C.cntk_py.DataType_Unknown).get_data_type() == 0
+    assert C.constant(1, dtype=C.cntk_py.DataType_Unknown).get_data_type() == 0
+    x = C.input_variable((1,), dtype=np.float64)
+    p = C.parameter((C.InferredDimension, 1), init=C.glorot_uniform(), dtype=C.cntk_py.DataType_Unknown)
+    assert p.get_data_type() == C.cntk_py.DataType_Unknown
+    f = C.times(x, p)
+    assert p.dtype == np.float64 and p.shape == (1, 1) and f.dtype == np.float64
+    assert f.eval({x: np.ones((1, 1))}).dtype == np.float64
+    q = C.parameter((2, 3), init=C.glorot_uniform(), dtype=0)
+    assert C.times(C.input_variable(2), q).dtype == np.float32 and q.dtype == np.float32
