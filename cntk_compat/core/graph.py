@@ -140,17 +140,24 @@ def depth_first_search(root, visitor, depth=0):
     return found
 
 
+def _as_found(node):
+    """What a search by name or uid gives for ``node``: as in CNTK, a user function is found as a plain Function
+    (``serialize()`` gives CNTK's dictionary, with the user's state under 'state'), not as its Python class."""
+    view = getattr(type(node), "_found_view", None)
+    return node if view is None else node._found_view()
+
+
 def find_all_with_name(node, node_name, depth=0):
     """All Functions and Variables named ``node_name`` reachable from ``node`` (see
     :func:`depth_first_search` for ``depth``)."""
-    return depth_first_search(node, lambda x: x.name == node_name, depth)
+    return [_as_found(n) for n in depth_first_search(node, lambda x: x.name == node_name, depth)]
 
 
 def _single(found, what, value):
     if len(found) > 1:
         raise ValueError("found multiple functions matching %s %r. If that was expected call "
                          "find_all_with_name" % (what, value))
-    return found[0] if found else None
+    return _as_found(found[0]) if found else None
 
 
 def find_by_name(node, node_name, depth=0):

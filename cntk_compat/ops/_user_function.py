@@ -256,6 +256,41 @@ class UserFunction(Function):
     def op_name(self):
         return type(self)._op_name()
 
+    def _found_view(self):
+        return _FoundUserFunction.of(self)
+
+
+class _FoundUserFunction(Function):
+    """A user function as a search by name or uid gives it (CNTK hands out a plain Function, not the Python
+    object): the same node, with Function's methods and the user's attributes (forward_calls, ...), and
+    serialize() giving CNTK's dictionary of a user function (class, module, op_name, the user's serialize() state
+    under 'state', version)."""
+
+    __slots__ = ("_user_function", "__dict__")
+
+    @staticmethod
+    def of(udf):
+        view = object.__new__(_FoundUserFunction)
+        for field in Function.__slots__:
+            if field != "__weakref__" and hasattr(udf, field):
+                object.__setattr__(view, field, object.__getattribute__(udf, field))
+        view.__dict__ = udf.__dict__  # the user's own attributes, shared
+        view._user_function = udf
+        return view
+
+    def serialize(self):
+        udf = self._user_function
+        cls = type(udf)
+        return {"class": cls.__name__, "module": cls.__module__, "op_name": udf.op_name,
+                "state": udf.serialize(), "version": 1}
+
+    @property
+    def op_name(self):
+        return self._user_function.op_name
+
+    def _clone_primitive(self, new_inputs):
+        return self._user_function._clone_primitive(new_inputs)
+
 
 def user_function(user_func):
     """The Function computing a UserFunction instance (a Function passes through unchanged)."""

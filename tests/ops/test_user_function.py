@@ -104,3 +104,43 @@ def test_user_function_on_placeholders_has_the_outputs_infer_outputs_declares():
     assert [o.shape for o in g.outputs] == [(3,), (2,)]
     out = g.eval({x: np.ones((1, 3), np.float32), y: np.ones((1, 2), np.float32)})
     assert np.array_equal(out[g.outputs[0]], [[2., 2., 2.]]) and np.array_equal(out[g.outputs[1]], [[2., 2.]])
+
+
+class _Counting(Scale):
+    def __init__(self, arg, name='counting'):
+        super(_Counting, self).__init__(arg, 2.0, name=name)
+        self.calls = 0
+
+    def forward(self, argument, device=None, outputs_to_retain=None):
+        self.calls += 1
+        return super(_Counting, self).forward(argument, device, outputs_to_retain)
+
+    def serialize(self):
+        return {'calls': self.calls}
+
+    @staticmethod
+    def deserialize(inputs, name, state):
+        f = _Counting(inputs[0], name)
+        f.calls = state['calls']
+        return f
+
+
+def test_a_user_function_is_found_by_name_as_a_plain_function(tmp_path):
+    # as in CNTK 2.7: find_by_name gives a Function (not the Python class), whose serialize() is CNTK's
+    # dictionary of a user function with the user's state under 'state' (CNTK's test_ext_train reads it so)
+    x = C.input_variable(2, needs_gradient=True)
+    udf = _Counting(x)
+    z = C.user_function(udf) + C.parameter((2,), init=1)
+    z.eval({x: np.ones((1, 2), np.float32)})
+    found = z.find_by_name('counting')
+    assert not isinstance(found, UserFunction) and isinstance(found, C.Function)
+    assert found.uid == udf.uid and found.name == 'counting' and found.outputs[0] == udf.outputs[0]
+    assert found.serialize() == {'class': '_Counting', 'module': __name__, 'op_name': udf.op_name,
+                                 'state': {'calls': 1}, 'version': 1}
+    assert found.calls == 1 and [f.uid for f in z.find_all_with_name('counting')] == [udf.uid]
+    path = str(tmp_path / 'z.model')
+    z.save(path)
+    loaded = C.Function.load(open(path, 'rb').read())
+    assert loaded.find_by_name('counting').serialize()['state'] == {'calls': 1}
+    # the found Function evaluates as a Function does
+    np.testing.assert_allclose(found.eval({x: np.ones((1, 2), np.float32)}), [[2, 2]])
