@@ -72,9 +72,32 @@ def _output_mask(var, masks_by_axis):
     return None if axis is None else masks_by_axis.get(axis.name)
 
 
+def _user_code_errors(method):
+    """As in CNTK, where the user's code runs under the native engine: an exception in a user function's forward
+    or backward (or in what it returned) reaches the caller as a RuntimeError, chained to the original one."""
+    def run(ctx, *args):
+        try:
+            return method(ctx, *args)
+        except RuntimeError:
+            raise
+        except Exception as e:
+            udf = args[0] if method.__name__ == "_forward" else ctx.udf
+            raise RuntimeError("user function %s: %s failed: %s: %s"
+                               % (udf.op_name, method.__name__[1:], type(e).__name__, e)) from e
+    return run
+
+
 class _UserAutograd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, udf, masks, *tensors):
+        return _user_code_errors(_UserAutograd._forward)(ctx, udf, masks, *tensors)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return _user_code_errors(_UserAutograd._backward)(ctx, *grads)
+
+    @staticmethod
+    def _forward(ctx, udf, masks, *tensors):
         args = [_to_user(udf.as_numpy, t, m) for t, m in zip(tensors, masks)]
         arguments = args[0] if len(args) == 1 else args
         outputs = udf.outputs
@@ -98,7 +121,7 @@ class _UserAutograd(torch.autograd.Function):
         return tuple(outs)
 
     @staticmethod
-    def backward(ctx, *grads):
+    def _backward(ctx, *grads):
         udf = ctx.udf
         roots = {o: _to_user(udf.as_numpy, g, m)
                  for o, g, m in zip(udf.outputs, grads, ctx.out_masks) if o.needs_gradient}

@@ -1,5 +1,6 @@
 """UserFunction: Python forward/backward inside the torch graph."""
 import numpy as np
+import pytest
 
 import cntk as C
 from cntk.ops.functions import UserFunction
@@ -144,3 +145,68 @@ def test_a_user_function_is_found_by_name_as_a_plain_function(tmp_path):
     assert loaded.find_by_name('counting').serialize()['state'] == {'calls': 1}
     # the found Function evaluates as a Function does
     np.testing.assert_allclose(found.eval({x: np.ones((1, 2), np.float32)}), [[2, 2]])
+
+
+class _Failing(UserFunction):
+    def __init__(self, arg, where, name='failing'):
+        super(_Failing, self).__init__([arg], name=name)
+        self.where = where
+
+    def infer_outputs(self):
+        x = self.inputs[0]
+        return [C.output_variable(x.shape, x.dtype, x.dynamic_axes)]
+
+    def forward(self, argument, device=None, outputs_to_retain=None):
+        if self.where == 'forward':
+            raise KeyError('no such key')
+        return None, argument
+
+    def backward(self, state, root_gradients):
+        if self.where == 'backward':
+            raise ValueError('cannot')
+        return root_gradients
+
+
+def test_an_error_in_user_code_reaches_the_caller_as_a_runtime_error():
+    # CNTK 2.7 runs a user function under its native engine: whatever the user's forward or backward raises
+    # (or a forward that leaves an output out) reaches eval, grad and train_minibatch as a RuntimeError
+    x = C.input_variable(2, needs_gradient=True)
+    data = {x: np.ones((1, 2), np.float32)}
+    with pytest.raises(RuntimeError, match="forward failed: KeyError") as e:
+        C.user_function(_Failing(x, 'forward')).eval(data)
+    assert isinstance(e.value.__cause__, KeyError)
+    with pytest.raises(RuntimeError, match="backward failed: ValueError: cannot"):
+        C.user_function(_Failing(x, 'backward')).grad(data, wrt=[x])
+    p = C.parameter((2,), init=1)
+    z = C.user_function(_Failing(x * p, 'backward'))
+    trainer = C.Trainer(z, (C.reduce_sum(z), None), [C.sgd(z.parameters, C.learning_parameter_schedule(0.1))])
+    with pytest.raises(RuntimeError):
+        trainer.train_minibatch(data)
+
+
+class _TwoOutputsOneReturned(UserFunction):
+    def __init__(self, a, b, name='two'):
+        super(_TwoOutputsOneReturned, self).__init__([a, b], name=name)
+
+    def infer_outputs(self):
+        return [C.output_variable(i.shape, i.dtype, i.dynamic_axes) for i in self.inputs]
+
+    def forward(self, arguments, device=None, as_numpy=True):  # the single-output signature
+        return None, arguments
+
+    def backward(self, state, root_gradients, variables=None, as_numpy=True):
+        return root_gradients
+
+
+def test_a_two_output_user_function_in_a_recurrent_loop_that_fills_no_output_raises_runtime_error():
+    # CNTK's test_udf_in_recurrent_loop: CNTK 2.7 raises RuntimeError here too
+    x = C.sequence.input_variable(1)
+
+    @C.layers.blocks.BlockFunction('NewLayer', 'NewLayer')
+    def layer(h, c):
+        return C.user_function(_TwoOutputsOneReturned(h, c, name='NewLayer'))
+
+    with C.layers.default_options(initial_state=0.1):
+        m = C.layers.Dense(1)(C.sequence.last(C.layers.Recurrence(C.layers.LSTM(5) >> layer)(x)))
+    with pytest.raises(RuntimeError):
+        m.eval([np.arange(10, dtype=np.float32)])
