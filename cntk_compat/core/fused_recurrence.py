@@ -23,6 +23,7 @@ Anything else runs on the generic step loop (core.recurrence), which is also the
   not return);
 - truncated BPTT (sequences continuing from the previous minibatch: carried state) at run time.
 """
+import warnings
 import weakref
 
 import torch
@@ -30,6 +31,11 @@ import torch
 from .initial_state import initial_state_steps
 from .sequence_masks import first_step, host_lengths, last_step
 
+
+# cuDNN copies weights that are not views of one buffer into one at every call, and torch warns about it (once).
+# The weights handed to it here are made at every call anyway (CNTK's layout turned into torch's, through
+# autograd), so that copy is the price of keeping the Parameters CNTK's; the warning would only alarm users.
+warnings.filterwarnings("ignore", message="RNN module weights are not part of single contiguous chunk of memory")
 
 _ENABLED = [True]
 

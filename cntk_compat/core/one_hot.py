@@ -19,21 +19,38 @@ _ATTRIBUTE = "_cntk_one_hot_columns"
 def record_one_hot_columns(tensor, columns):
     """Records on ``tensor`` (rows of ``tensor.shape[-1]`` classes) that each row is all zeros except for one 1,
     in column ``columns[...]`` (an integer array of ``tensor.shape[:-1]``; -1: the row is all zeros)."""
-    columns = torch.as_tensor(np.asarray(columns, dtype=np.int64)).reshape(-1).to(tensor.device)
-    if columns.numel() != tensor.numel() // max(1, tensor.shape[-1]):
+    columns = np.asarray(columns, dtype=np.int64).reshape(-1)
+    if columns.size != tensor.numel() // max(1, tensor.shape[-1]):
         raise ValueError("one-hot columns: %d rows recorded for a tensor of shape %s"
-                         % (columns.numel(), tuple(tensor.shape)))
-    setattr(tensor, _ATTRIBUTE, (columns, bool((columns >= 0).all()), tensor._version))
+                         % (columns.size, tuple(tensor.shape)))
+    rows = np.flatnonzero(columns >= 0)
+    every_row = rows.size == columns.size
+    # the rows that have their 1, found here on the host: on a GPU, finding them there would wait for the device
+    present = None if every_row else (torch.from_numpy(rows).to(tensor.device),
+                                      torch.from_numpy(columns[rows]).to(tensor.device))
+    setattr(tensor, _ATTRIBUTE, (torch.from_numpy(columns).to(tensor.device), every_row, tensor._version, present))
     return tensor
+
+
+def _record(tensor):
+    record = getattr(tensor, _ATTRIBUTE, None)
+    if record is None or record[2] != tensor._version or record[0].device != tensor.device:
+        return None
+    return record
 
 
 def recorded_one_hot_columns(tensor):
     """(columns of the flattened rows, whether every row has its 1) as recorded on ``tensor`` while it is
     unchanged, else None."""
-    record = getattr(tensor, _ATTRIBUTE, None)
-    if record is None or record[2] != tensor._version or record[0].device != tensor.device:
-        return None
-    return record[0], record[1]
+    record = _record(tensor)
+    return None if record is None else (record[0], record[1])
+
+
+def recorded_present_rows(tensor):
+    """(flattened rows that have their 1, their columns) as recorded on ``tensor`` while it is unchanged; None
+    where every row has its 1, or nothing is recorded."""
+    record = _record(tensor)
+    return None if record is None else record[3]
 
 
 def csr_one_hot_columns(matrices, steps):

@@ -4,7 +4,7 @@ import math
 import torch
 
 from ..core.dtypes import promote
-from ..core.one_hot import recorded_one_hot_columns
+from ..core.one_hot import recorded_one_hot_columns, recorded_present_rows
 from ..core.registry import OutputSpec, register_op
 from ._common import dynamic_axes_of, make, sanitize_operands
 
@@ -68,8 +68,8 @@ def _sparse_rows_times(x, w):
         cols, every_row = recorded
         if every_row:
             return w.index_select(0, cols).reshape(out_shape)
-        rows = (cols >= 0).nonzero().squeeze(1)
-        return _one_per_row(w, rows, cols.index_select(0, rows), cols.numel()).reshape(out_shape)
+        rows, present = recorded_present_rows(x)
+        return _one_per_row(w, rows, present, cols.numel()).reshape(out_shape)
     flat = x.reshape(-1, x.shape[-1])
     n = flat.shape[0]
     # the search reads the values' bits as integers, a third faster than comparing floats; a -0.0 is then found

@@ -99,13 +99,16 @@ def test_a_changed_tensor_is_searched_again():
 
 def test_csr_sequences_are_recorded_only_when_one_hot():
     from scipy import sparse
-    from cntk_compat.core.one_hot import recorded_one_hot_columns
+    from cntk_compat.core.one_hot import recorded_one_hot_columns, recorded_present_rows
     eye = np.eye(5, dtype=np.float32)
     hot = [sparse.csr_matrix(eye[[4, 0, 2]]), sparse.csr_matrix(eye[[1]])]
     x = C.Value.from_batch(hot, is_sequence=True, is_sparse=True).tensor
     columns, every_row = recorded_one_hot_columns(x)
     np.testing.assert_array_equal(columns.cpu().numpy(), [4, 0, 2, 1, -1, -1])
     assert not every_row
+    rows, present = recorded_present_rows(x)        # known on the host when recorded: times needs no search
+    np.testing.assert_array_equal(rows.cpu().numpy(), [0, 1, 2, 3])
+    np.testing.assert_array_equal(present.cpu().numpy(), [4, 0, 2, 1])
     weighted = [sparse.csr_matrix(eye[[4, 0]] * 2), sparse.csr_matrix(eye[[1]])]
     assert recorded_one_hot_columns(C.Value.from_batch(weighted, is_sequence=True, is_sparse=True).tensor) is None
     two = [sparse.csr_matrix(eye[[4]] + eye[[0]])]
