@@ -69,9 +69,8 @@ class Axis(object):
         return hash(self._key())
 
     def __repr__(self):
-        if self._index is not None:
-            return "Axis(%d)" % self._index
-        return "Axis(%r)" % self._name
+        # as CNTK prints every axis, a static one by its name: Axis('staticAxisIdx=1')
+        return "Axis(%r)" % self.name
 
     __str__ = __repr__
 

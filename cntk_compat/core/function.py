@@ -14,6 +14,7 @@ import numpy as np
 
 from ..default_options import default_options
 from . import graph_version
+from .axis import Axis
 from .dtypes import promote
 from .graph import find_all_with_name as _find_all, find_by_name as _find_one, walk
 from .hooks import hook, provide
@@ -67,6 +68,19 @@ def as_variable(x, argument="operand"):
                              ".outputs" % (argument, len(outs)))
         return outs[0]
     raise TypeError("%s: expected a Variable or Function, got %s" % (argument, type(x).__name__))
+
+
+def _public_axes(value):
+    """An attribute value as CNTK's Function.attributes reports it: an axis as the tuple (ordering, kind, index or
+    name), e.g. ('ordered', 'static', 1) or ('unordered', 'dynamic', 'defaultBatchAxis'); a list of axes as a list
+    of such tuples."""
+    if isinstance(value, Axis):
+        if value._index is not None:
+            return ('ordered', 'static', value._index)
+        return ('ordered' if value.is_ordered else 'unordered', 'dynamic', value.name)
+    if isinstance(value, list) and value and all(isinstance(v, Axis) for v in value):
+        return [_public_axes(v) for v in value]
+    return value
 
 
 def _infer_unknown_holder_dtypes(inputs, specs):
@@ -280,7 +294,7 @@ class Function(TensorOpsMixin):
         root = self._root
         op = root._op
         if op.public_attributes is not None:
-            return op.public_attributes(dict(root._attributes), root)
+            return {k: _public_axes(v) for k, v in op.public_attributes(dict(root._attributes), root).items()}
         return dict(root._attributes)
 
     def set_attribute(self, name, value):

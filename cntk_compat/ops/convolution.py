@@ -163,15 +163,25 @@ def _to_kernel_rank(values, rank):
     return [values[0]] * (rank - len(values)) + values if values else values
 
 
-def _convolution_public(attrs, node):
-    kernel = tuple(node.inputs[0].shape[1:])
+def _convolution_public(attrs, node, transpose=False):
+    w, x = node.inputs
+    # the kernel without its count of output maps (a kernel of the operand's rank has none)
+    kernel = tuple(w.shape[1:]) if len(w.shape) > len(x.shape) else tuple(w.shape)
     rank = len(kernel)
-    return {"groups": attrs["groups"], "maxTempMemSizeInSamples": 0, "kernelShape": kernel, "outputShape": (0,),
-            "transpose": False, "sequential": False,
+    strides = _to_kernel_rank(attrs["strides"], rank)
+    if transpose and len(attrs["strides"]) < rank and not attrs.get("output_shape"):
+        # CNTK 2.7 reports the channel axis's (unused) stride of a transposed convolution as the operand's channels
+        strides = [x.shape[0]] + _to_kernel_rank(attrs["strides"], rank - 1)
+    output_shape = attrs.get("output_shape")
+    return {"groups": attrs["groups"], "maxTempMemSizeInSamples": 0, "kernelShape": kernel,
+            "outputShape": tuple(output_shape) if output_shape else (0,), "transpose": transpose, "sequential": False,
             "lowerPad": tuple(attrs["lower_pad"] or (0,) * rank), "upperPad": tuple(attrs["upper_pad"] or (0,) * rank),
             "autoPadding": _to_kernel_rank(attrs["auto_padding"], rank), "sharing": [True] * rank,
-            "dilation": tuple(_to_kernel_rank(attrs["dilation"], rank)),
-            "strides": tuple(_to_kernel_rank(attrs["strides"], rank))}
+            "dilation": tuple(_to_kernel_rank(attrs["dilation"], rank)), "strides": tuple(strides)}
+
+
+def _convolution_transpose_public(attrs, node):
+    return _convolution_public(attrs, node, transpose=True)
 
 
 def _convolution_transform(node):
@@ -305,7 +315,7 @@ def _transpose_transform(node):
 
 
 register_op("ConvolutionTranspose", _transpose_infer, _convolution_transpose, prepare=_transpose_prepare,
-            spatial_transform=_transpose_transform)
+            spatial_transform=_transpose_transform, public_attributes=_convolution_transpose_public)
 
 
 def convolution_transpose(convolution_map, operand, strides=(1,), sharing=[True], auto_padding=[True],

@@ -123,18 +123,21 @@ def _slice_infer(inputs, attributes):
             raise ValueError("slice: axis %d is out of range for an input of shape %s" % (a, x._shape))
         a = a % len(shape)
         if shape[a] == FreeDimension:  # sized by the data: known only when both bounds count from the start
-            shape[a] = -(-(e - b) // s) if b >= 0 and e > 0 else FreeDimension
+            shape[a] = -(-(e - b) // abs(s)) if b >= 0 and e > 0 else FreeDimension
             continue
         lo, hi, st = _slice_bounds(shape[a], b, e, s)
-        n = max(0, -(-(hi - lo) // st))
+        n = max(0, -(-(hi - lo) // abs(st)))
         if n == 0:
             raise ValueError("slice: the slice [%d:%d] of axis %d (size %d) is empty" % (b, e, a, shape[a]))
         shape[a] = n
     return [OutputSpec(tuple(shape), x._dtype, x._dynamic_axes)]
 
 
-def _slice(x, index):
-    return x[index]
+def _slice(x, index, backwards=()):
+    x = x[index]
+    for dim, stride in backwards:  # a negative stride: the range's elements from its last one, |stride| apart
+        x = x.flip(dim)[(_pyslice(None),) * dim + (_pyslice(None, None, -stride),)]
+    return x
 
 
 def _slice_prepare(node):
@@ -142,10 +145,14 @@ def _slice_prepare(node):
     n_dyn = x._n_dynamic
     idx = [_pyslice(None)] * (n_dyn + len(x._shape))
     rank = len(x._shape)
+    backwards = []
     for a, b, e, s in zip(*(node._attributes[k] for k in ("axes", "begins", "ends", "strides"))):
-        # CNTK's bounds are Python's, except that an end of 0 means the end of the axis
-        idx[n_dyn + a % rank] = _pyslice(b, None if e == 0 else e, s)
-    return {"index": tuple(idx)}
+        # CNTK's bounds are Python's, except that an end of 0 means the end of the axis; a negative stride takes
+        # the same range [begin, end) backwards, starting from its last element
+        idx[n_dyn + a % rank] = _pyslice(b, None if e == 0 else e, s if s > 0 else 1)
+        if s < 0:
+            backwards.append((n_dyn + a % rank, s))
+    return {"index": tuple(idx), "backwards": tuple(backwards)}
 
 
 def _slice_public(attrs, node):
@@ -171,8 +178,8 @@ def slice(x, axis, begin_index, end_index, strides=None, name=""):
     rank = len(x._shape) if x._shape is not None else None  # unknown: the shape rule resolves the axes
     axes = [normalize_axis(a, rank, "slice") for a in axes]
     for s in strides:
-        if s < 1:
-            raise ValueError("slice: strides must be positive, got %r" % (strides,))
+        if int(s) == 0:
+            raise ValueError("slice: strides must not be 0, got %r" % (strides,))
     return make("Slice", [x], {"axes": tuple(axes), "begins": tuple(int(b) for b in begins),
                                "ends": tuple(int(e) for e in ends), "strides": tuple(int(s) for s in strides)},
                 name)

@@ -1,6 +1,8 @@
-"""Function.attributes reports CNTK's names and values (expected dicts from running CNTK 2.7)."""
+"""Function.attributes reports CNTK's names and values (expected dicts from running CNTK 2.7; an axis is reported as
+the tuple (ordering, kind, index or name))."""
+import numpy as np
+
 import cntk as C
-from cntk.axis import Axis
 
 
 def attrs(f):
@@ -23,11 +25,11 @@ def test_convolution_and_pooling():
 
 def test_shaping_ops():
     x = C.input_variable((1, 8, 8))
-    assert attrs(C.slice(x, 1, 0, 4)) == {'sliceStrides': 1, 'endIndex': 4, 'beginIndex': 0, 'axis': Axis(1)}
+    assert attrs(C.slice(x, 1, 0, 4)) == {'sliceStrides': 1, 'endIndex': 4, 'beginIndex': 0, 'axis': ('ordered', 'static', 1)}
     assert attrs(C.slice(x, [1, 2], [0, 1], [4, 5])) == {
-        'sliceStridesVec': [1, 1], 'endIndexVec': [4, 5], 'beginIndexVec': [0, 1], 'axisVec': [Axis(1), Axis(0)]}
-    assert attrs(C.splice(x, x, axis=0)) == {'axis': Axis(2)}
-    assert attrs(C.reshape(x, (64,))) == {'endAxis': Axis(3), 'beginAxis': Axis(0), 'newShape': (64,)}
+        'sliceStridesVec': [1, 1], 'endIndexVec': [4, 5], 'beginIndexVec': [0, 1], 'axisVec': [('ordered', 'static', 1), ('ordered', 'static', 0)]}
+    assert attrs(C.splice(x, x, axis=0)) == {'axis': ('ordered', 'static', 2)}
+    assert attrs(C.reshape(x, (64,))) == {'endAxis': ('ordered', 'static', 3), 'beginAxis': ('ordered', 'static', 0), 'newShape': (64,)}
     assert attrs(C.pad(x, [(0, 0), (1, 1), (1, 1)])) == {
         'paddingConstantValue': 0.0, 'paddingMode': 0, 'paddingFoot': [1, 1, 0], 'paddingHead': [1, 1, 0]}
     assert attrs(C.crop_manual(x, C.input_variable((1, 4, 4)), 1, 1)) == {'offset': [1, 1]}
@@ -38,10 +40,39 @@ def test_sequence_and_misc_ops():
     assert attrs(C.sequence.past_value(s, initial_state=0.5, time_step=2)) == {'offset': 2}
     assert attrs(C.sequence.future_value(s)) == {'offset': 1}
     assert attrs(C.times(s, C.parameter((3, 4)))) == {'inferInputRankToMap': -1, 'outputRank': 1}
-    assert attrs(C.one_hot(s, 5)) == {'onehotAxis': Axis(0), 'oneHotOutputSparse': False, 'numClass': 5}
-    assert attrs(C.top_k(s, 2)) == {'numItems': 2, 'axis': Axis(0)}
+    assert attrs(C.one_hot(s, 5)) == {'onehotAxis': ('ordered', 'static', 0), 'oneHotOutputSparse': False, 'numClass': 5}
+    assert attrs(C.top_k(s, 2)) == {'numItems': 2, 'axis': ('ordered', 'static', 0)}
     assert attrs(C.sequence.unpack(s, 0.0)) == {'sequenceUnpackSuppressMaskOutput': False,
                                                 'sequenceUnpackPaddingValue': 0.0}
     assert attrs(C.dropout(s, 0.3, seed=4)) == {'rngOffset': 0, 'rngSeed': 4, 'dropoutRate': 0.3}
     roi = C.roipooling(C.input_variable((1, 8, 8)), C.input_variable((4, 4)), C.MAX_POOLING, (2, 2), 0.5)
     assert attrs(roi) == {'spatialScale': 0.5, 'roiOutputShape': (2, 2)}
+
+
+def test_convolution_transpose_and_kernels_without_output_maps():
+    x = C.input_variable((1, 5, 5))
+    k = C.constant(np.ones((1, 2, 2), np.float32))  # a kernel of the operand's rank: one output map
+    conv = attrs(C.convolution(k, x, auto_padding=[False]))
+    assert conv['kernelShape'] == (1, 2, 2) and conv['autoPadding'] == [False, False, False]
+    assert attrs(C.convolution_transpose(k, x, auto_padding=[False])) == {
+        'autoPadding': [False, False, False], 'sharing': [True, True, True], 'groups': 1, 'strides': (1, 1, 1),
+        'dilation': (1, 1, 1), 'maxTempMemSizeInSamples': 0, 'upperPad': (0, 0, 0), 'lowerPad': (0, 0, 0),
+        'transpose': True, 'outputShape': (0,), 'kernelShape': (1, 2, 2), 'sequential': False}
+    w = C.parameter((1, 3, 2, 2), init=1)
+    a = attrs(C.convolution_transpose(w, x, strides=(2, 2), output_shape=(3, 10, 10), auto_padding=[False, True]))
+    assert (a['kernelShape'], a['outputShape'], a['strides'], a['autoPadding']) == \
+        ((3, 2, 2), (3, 10, 10), (2, 2, 2), [False, False, True])
+    x3 = C.input_variable((3, 9, 9))
+    w3 = C.parameter((3, 2, 2, 2), init=1)
+    assert [attrs(C.convolution_transpose(w3, x3, strides=s, auto_padding=[False]))['strides']
+            for s in (2, (2, 3), (1, 2, 3))] == [(3, 2, 2), (3, 2, 3), (1, 2, 3)]
+
+
+def test_axes_in_attributes_are_cntks_tuples():
+    x = C.input_variable((2, 3))
+    assert attrs(C.slice(x, 0, 1, 2)) == {'endIndex': 2, 'beginIndex': 1, 'axis': ('ordered', 'static', 1),
+                                          'sliceStrides': 1}
+    assert attrs(C.slice(x, [0, 1], [1, 0], [2, 2], [-1, 1])) == {
+        'endIndexVec': [2, 2], 'beginIndexVec': [1, 0], 'axisVec': [('ordered', 'static', 1), ('ordered', 'static', 0)],
+        'sliceStridesVec': [-1, 1]}
+    assert str(C.Axis(1)) == repr(C.Axis(1)) == "Axis('staticAxisIdx=1')" and str(C.Axis(-1)) == "Axis('staticAxisIdx=-1')"

@@ -56,3 +56,18 @@ def test_reduce_over_all_axes_ignores_sequence_padding():
 def test_splice_of_unknown_sizes(first, second, axis, shape):
     a = C.input_variable(first) if min(first) < 0 else C.constant(0, shape=first)
     assert C.splice(a, C.input_variable(second), axis=axis).shape == shape
+
+
+def test_slice_with_negative_strides_takes_the_range_backwards():
+    # CNTK 2.7: a negative stride walks [begin, end) from its last element (values from CNTK 2.7)
+    x = C.input_variable((4, 6), needs_gradient=True)
+    d = np.arange(24, dtype=np.float32).reshape(1, 4, 6)
+    np.testing.assert_array_equal(C.slice(x, 1, 0, 6, -2).eval({x: d})[0][0], [5, 3, 1])
+    np.testing.assert_array_equal(C.slice(x, 1, 2, 4, -1).eval({x: d})[0][1], [9, 8])
+    np.testing.assert_array_equal(C.slice(x, 1, -1, 0, -1).eval({x: d})[0][:, 0], [5, 11, 17, 23])
+    np.testing.assert_array_equal(C.slice(x, 1, 0, 0, -1).eval({x: d})[0][3], [23, 22, 21, 20, 19, 18])
+    np.testing.assert_array_equal(C.slice(x, [0, 1], [1, 0], [2, 2], [-1, 1]).eval({x: d}), [[[6, 7]]])
+    assert C.slice(x, 1, 0, 6, -2).shape == (4, 3)
+    np.testing.assert_array_equal(C.slice(x, 1, 0, 6, -2).grad({x: d})[0][0], [0, 1, 0, 1, 0, 1])
+    with pytest.raises(ValueError):
+        C.slice(x, 1, 0, 6, 0)
