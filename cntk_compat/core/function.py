@@ -70,6 +70,31 @@ def as_variable(x, argument="operand"):
     raise TypeError("%s: expected a Variable or Function, got %s" % (argument, type(x).__name__))
 
 
+_BLOCK_ARGUMENTS = {}  # uid of a block's inner placeholder -> weak reference to the variable the block binds to it
+
+
+def note_block_arguments(mapping):
+    """Remembers what each inner placeholder of an applied block stands for (what str() of the block's inner
+    Functions shows, as CNTK does)."""
+    for inner, outer in mapping:
+        try:
+            _BLOCK_ARGUMENTS[inner.uid] = weakref.ref(outer)
+        except TypeError:
+            pass
+
+
+def _block_argument_of(v):
+    seen = set()
+    while v.is_placeholder and v.uid not in seen:  # a block inside a block: through each level
+        seen.add(v.uid)
+        ref = _BLOCK_ARGUMENTS.get(v.uid)
+        outer = ref() if ref is not None else None
+        if outer is None:
+            break
+        v = outer
+    return v
+
+
 def _public_axes(value):
     """An attribute value as CNTK's Function.attributes reports it: an axis as the tuple (ordering, kind, index or
     name), e.g. ('ordered', 'static', 1) or ('unordered', 'dynamic', 'defaultBatchAxis'); a list of axes as a list
@@ -402,7 +427,20 @@ class Function(TensorOpsMixin):
         outs = self.outputs
         out_sig = ("Tuple[" + ", ".join(spec(o, True) for o in outs) + "]") if len(outs) > 1 else spec(outs[0], True)
         f_name = (self.name + ": ") if self.name else ""
-        return f_name + op_name + "(" + ", ".join(spec(a) for a in self.signature) + ") -> " + out_sig
+        # a composite shows its arguments; a primitive or block (as graph searches find them) its own operands
+        # other than parameters and constants, as CNTK's do
+        args = self.signature if self._is_composite else [_block_argument_of(v) for v in self._operands()]
+        return f_name + op_name + "(" + ", ".join(spec(a) for a in args) + ") -> " + out_sig
+
+    def _operands(self):
+        """The inputs of a primitive or block that are neither parameters nor constants, each once."""
+        args, seen = [], set()
+        for v in self.inputs:
+            if v.is_parameter or v.is_constant or v.uid in seen:
+                continue
+            seen.add(v.uid)
+            args.append(v)
+        return args
 
     def __repr__(self):
         """CNTK's ``Function::AsString``: ``Composite(<root op>): <arguments> -> <outputs>`` for a composite,
@@ -411,12 +449,7 @@ class Function(TensorOpsMixin):
         if self._is_composite:
             head, args = "Composite(%s): " % self._root.op_name, self.arguments
         else:
-            head, args, seen = "%s: " % self.op_name, [], set()
-            for v in self.inputs:
-                if v.is_parameter or v.is_constant or v.uid in seen:
-                    continue
-                seen.add(v.uid)
-                args.append(v)
+            head, args = "%s: " % self.op_name, self._operands()
         return head + ", ".join(repr(a) for a in args) + " -> " + ", ".join(repr(o) for o in self.outputs)
 
     # ------------------------------------------------------------------ composing
@@ -733,6 +766,7 @@ def as_block(composite, block_arguments_map, block_op_name, block_instance_name=
     node._set_primitive(op, block_op_name, captured + [o for _, o in mapping], {}, block_instance_name, "Block")
     node._block_root = inner
     node._block_arguments = mapping
+    note_block_arguments(mapping)
     grad = any(v._needs_gradient or v.is_output or v.is_placeholder for v in node._inputs)
     node._outputs = [make_output(o._shape, o._dtype, o._is_sparse, o._dynamic_axes, block_instance_name, node, k,
                                  needs_gradient=grad) for k, o in enumerate(inner._outputs)]

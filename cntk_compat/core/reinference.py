@@ -26,6 +26,8 @@ def substitute_in_place(outputs, subs):
             node._outputs = list(node._inputs)
         if node._block_arguments is not None:
             node._block_arguments = [(ph, subs.get(o, o)) for ph, o in node._block_arguments]
+            from .function import note_block_arguments
+            note_block_arguments(node._block_arguments)
         if node._block_root is not None:
             root = node._block_root
             root._outputs = [subs.get(o, o) for o in root._outputs]

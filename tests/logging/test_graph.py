@@ -3,6 +3,7 @@ import shutil
 
 import pytest
 
+import cntk as C
 import cntk.logging as logging
 import cntk.ops as O
 from cntk.logging import graph
@@ -83,3 +84,32 @@ def test_trace_level():
     logging.set_trace_level(old)
     with pytest.raises(ValueError):
         logging.set_trace_level(7)
+
+
+def test_functions_found_inside_blocks_print_their_own_operands():
+    # as CNTK 2.7 prints them: a primitive or block shows its operands (not the model's arguments), a block's
+    # inner placeholder as the variable the block is applied to (through nested blocks too)
+    from cntk.layers import Convolution, Dense, MaxPooling, Sequential
+
+    def blocked_dense(dim):
+        dense = Dense(dim)
+
+        @C.layers.BlockFunction('blocked_dense', 'blocked_dense')
+        def func(x):
+            return dense(x)
+        return func
+
+    with C.default_options(activation=C.relu):
+        model = Sequential([Convolution((5, 5), 4, pad=True), MaxPooling((3, 3), strides=(2, 2)),
+                            Dense(10, activation=None), blocked_dense(10)])
+    img = model(C.input_variable((3, 16, 16), name='image'))
+    found = sorted(str(f) for f in C.logging.graph.depth_first_search(img, lambda n: isinstance(n, C.Function),
+                                                                      depth=-1))
+    assert found == [
+        'Convolution(image: Tensor[3,16,16]) -> Tensor[4,16,16]', 'Convolution(image: Tensor[3,16,16]) -> Tensor[4,16,16]',
+        'Dense(Tensor[10]) -> Tensor[10]', 'Dense(Tensor[4,7,7]) -> Tensor[10]',
+        'MaxPooling(Tensor[4,16,16]) -> Tensor[4,7,7]', 'Plus(Tensor[10]) -> Tensor[10]', 'Plus(Tensor[10]) -> Tensor[10]',
+        'Plus(Tensor[4,16,16]) -> Tensor[4,16,16]', 'Pooling(Tensor[4,16,16]) -> Tensor[4,7,7]',
+        'ReLU(Tensor[10]) -> Tensor[10]', 'ReLU(Tensor[4,16,16]) -> Tensor[4,16,16]', 'Times(Tensor[10]) -> Tensor[10]',
+        'Times(Tensor[4,7,7]) -> Tensor[10]', 'blocked_dense: blocked_dense(Tensor[10]) -> Tensor[10]']
+    assert str(img) == 'blocked_dense: Composite(image: Tensor[3,16,16]) -> Tensor[10]'
