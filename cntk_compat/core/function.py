@@ -70,6 +70,34 @@ def as_variable(x, argument="operand"):
     raise TypeError("%s: expected a Variable or Function, got %s" % (argument, type(x).__name__))
 
 
+_TEMPORARIES = weakref.WeakKeyDictionary()  # Function -> weak references to the Values its last call returned
+
+
+def _temporaries(function, result):
+    """As in CNTK: the Values (as_numpy=False) that eval, forward or grad of a Function return stay valid until
+    its next such call, which erases them (reading one then raises RuntimeError; Value.is_valid turns False)."""
+    from .value import Value
+    found = []
+
+    def collect(r, depth=0):
+        if isinstance(r, Value):
+            found.append(r)
+        elif depth < 2 and isinstance(r, dict):
+            for v in r.values():
+                collect(v, depth + 1)
+        elif depth < 2 and isinstance(r, (tuple, list)):
+            for v in r:
+                collect(v, depth + 1)
+    collect(result)
+    for ref in _TEMPORARIES.pop(function, ()):
+        old = ref()
+        if old is not None and all(old is not v for v in found):
+            old._expired = True
+    if found:
+        _TEMPORARIES[function] = [weakref.ref(v) for v in found]
+    return result
+
+
 _BLOCK_ARGUMENTS = {}  # uid of a block's inner placeholder -> weak reference to the variable the block binds to it
 
 
@@ -568,19 +596,19 @@ class Function(TensorOpsMixin):
     # ------------------------------------------------------------------ computing
     def eval(self, arguments=None, outputs=None, device=None, as_numpy=True):
         outs = self.outputs if outputs is None else output_variables(outputs)
-        result = hook("evaluate")(self, arguments, outs, device=device, as_numpy=as_numpy)
+        result = _temporaries(self, hook("evaluate")(self, arguments, outs, device=device, as_numpy=as_numpy))
         if len(outs) == 1:
             return result[outs[0]]
         return result
 
     def forward(self, arguments, outputs=None, keep_for_backward=None, device=None, as_numpy=True):
-        return hook("forward")(self, arguments, outputs, keep_for_backward, device, as_numpy)
+        return _temporaries(self, hook("forward")(self, arguments, outputs, keep_for_backward, device, as_numpy))
 
     def backward(self, state, root_gradients, variables, as_numpy=True):
         return hook("backward")(state, root_gradients, variables, as_numpy)
 
     def grad(self, at, wrt=None, outputs=None, device=None, as_numpy=True, grad_root=None):
-        return hook("grad")(self, at, wrt, outputs, device, as_numpy, grad_root)
+        return _temporaries(self, hook("grad")(self, at, wrt, outputs, device, as_numpy, grad_root))
 
     def train(self, minibatch_source, minibatch_size=32, streams=None, model_inputs_to_streams=None,
               parameter_learners=[], callbacks=[], progress_frequency=None, max_epochs=None, epoch_size=None,

@@ -272,22 +272,37 @@ class Value(object):
 
     @property
     def device(self):
+        self._check_valid()
         return NDArrayView._wrap(self.tensor).device
 
     @property
     def is_sparse(self):
+        self._check_valid()
         return self._is_sparse
 
     @property
     def is_read_only(self):
         return False
 
+    # A Value that Function.eval/forward/grad returned (as_numpy=False) is, as in CNTK, a temporary that the next
+    # such call of the same Function erases (_expired); one made by the user stays valid.
+    _expired = False
+
     @property
     def is_valid(self):
-        return True
+        return not self._expired
+
+    def _check_valid(self):
+        if self._expired:
+            raise RuntimeError("This Value object is invalid and can no longer be accessed. This usually happens when "
+                               "a temporary Value object returned by the CNTK library is not cloned and accessed "
+                               "later after it has been erased by the library. The Value objects created inside and "
+                               "returned by the library from APIs like Forward, Backward etc. are temporary and are "
+                               "only guaranteed to be valid until the next Forward/Backward call.")
 
     @property
     def data(self):
+        self._check_valid()
         return NDArrayView._wrap(self.tensor, self._is_sparse)
 
     @property
@@ -322,6 +337,7 @@ class Value(object):
         return "Value(%s, %s)" % (_shape_string(self.shape), _device_string(self.tensor))
 
     def asarray(self):
+        self._check_valid()
         return self.tensor.detach().cpu().numpy()
 
     def as_sequences(self, variable=None):

@@ -68,3 +68,28 @@ def test_variables_report_cntk_data_type_codes():
     assert C.input_variable(2, dtype=np.float64).get_data_type() == C.cntk_py.DataType_Double == 2
     assert C.parameter((2,), init=np.zeros(2, np.float16)).get_data_type() == C.cntk_py.DataType_Float16 == 4
     assert C.constant(np.zeros(2), dtype=np.float64).get_data_type() == 2
+
+
+def test_values_a_function_returns_are_temporaries_until_its_next_call():
+    # CNTK 2.7: the Values eval/forward/grad return (as_numpy=False) are valid until the next such call of the
+    # same Function; reading one afterwards raises RuntimeError and is_valid turns False
+    x = C.input_variable(2, needs_gradient=True)
+    op = x + 1
+    data = {x: np.ones((1, 2), np.float32)}
+    r1 = op.eval(data, as_numpy=False)
+    np.testing.assert_array_equal(r1.asarray(), [[2, 2]])
+    r2 = op.eval(data, as_numpy=False)
+    assert not r1.is_valid and r2.is_valid and r1.shape == (1, 2)
+    for read in (lambda: r1.asarray(), lambda: r1.data, lambda: r1.as_sequences(), lambda: r1.is_sparse):
+        with pytest.raises(RuntimeError, match="This Value object is invalid"):
+            read()
+    (x * 2).eval(data, as_numpy=False)  # another Function leaves op's Values alone
+    assert r2.is_valid
+    op.forward(data, as_numpy=False)
+    assert not r2.is_valid
+    g = (x * x).grad(data, as_numpy=False)
+    sq = x * x
+    g1 = sq.grad(data, as_numpy=False)
+    g2 = sq.grad(data, as_numpy=False)
+    assert g.is_valid and not g1.is_valid and g2.is_valid
+    assert C.Value(np.ones((1, 2), np.float32)).is_valid  # a Value the user makes is not a temporary
