@@ -13,8 +13,6 @@ During the warm start (``distributed_after``) every worker trains alone on the w
 ``no_sync``), in full precision. A lone worker (no process group) trains as its local learner: nothing travels,
 so nothing is quantized.
 """
-import contextlib
-
 import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
@@ -102,6 +100,9 @@ class DataParallelDistributedLearner(DistributedLearner):
         module = _LearnedParameters(parameters, [p in in_loss for p in self._learner.parameters],
                                     _carrier_dtype(parameters, self._bits))
         self._tensors = parameters + ([module.carrier] if module.carrier is not None else [])
+        self._inputs = tuple(self._tensors)
+        self._carrier = module.carrier
+        self._parameters = list(self._learner.parameters)
         self._workers = Communicator.num_workers()
         self._ddp = DistributedDataParallel(module, gradient_as_bucket_view=True, init_sync=False)
         if self._bits == 32:
@@ -123,27 +124,16 @@ class DataParallelDistributedLearner(DistributedLearner):
         if not _several_workers():
             return super(DataParallelDistributedLearner, self).forward_backward(run_forward, loss_function,
                                                                                   gradients)
-        self._synchronize_parameters()
+        warm_start = self._synchronize_parameters()
         if self._ddp is None:
             self._wrap(loss_function)
         tensors = self._tensors
-        carrier = self._ddp.module.carrier
-        warm_start = self._samples_seen < self._distributed_after
-        with self._ddp.no_sync() if warm_start else contextlib.nullcontext():
-            n, loss, metric, fetched, gradient_inputs, carry = self._run_ddp(run_forward)
-            if not warm_start and carrier is None:
-                self._pending = _launch_totals(n, loss, metric, tensors[0].device)
-            self._hook_state.failure = None
-            try:
-                # inputs with needs_gradient=True get theirs too (computed and dropped, as CNTK)
-                torch.autograd.backward(loss if carry is None else (loss, carry),
-                                        inputs=tensors + list(gradient_inputs) if gradient_inputs else tensors)
-            except RuntimeError as e:
-                if self._hook_state.failure is not None:
-                    raise DistributedError(self._hook_state.failure) from e
-                if not warm_start and self._ddp_sums and _from_collective(e):
-                    raise DistributedError(describe_failure("the all-reduce of the gradients", e)) from e
-                raise
+        carrier = self._carrier
+        if warm_start:
+            with self._ddp.no_sync():
+                n, loss, metric, fetched, carry = self._forward_backward(run_forward, warm_start)
+        else:
+            n, loss, metric, fetched, carry = self._forward_backward(run_forward, warm_start)
         if carrier is not None:
             if not warm_start:      # the sums of all workers, reduced by DDP with the first gradient bucket
                 low, high, loss_sum, metric_sum, workers = carrier.grad.tolist()
@@ -156,11 +146,34 @@ class DataParallelDistributedLearner(DistributedLearner):
             carrier.grad = None
         # at 32 bits the gradients are DDP's bucket views, which the next backward pass overwrites whole: the
         # learner may scale them in place (OwnedGradients); the quantizing hooks' buckets are left alone
-        grads = OwnedGradients() if self._bits == 32 else {}
-        for p, t in zip(self._learner.parameters, tensors):
+        if self._bits == 32:
+            grads = OwnedGradients()
+            grads.exact = True      # views of distinct parameters' slots of the buckets, in their layout
+        else:
+            grads = {}
+        for p, t in zip(self._parameters, tensors):
             grads[p] = t.grad
             t.grad = None
         return n, (loss.detach() if n else None), (None if metric is None else metric.detach()), fetched, grads
+
+    def _forward_backward(self, run_forward, warm_start):
+        """The forward pass under DDP and the backward pass (DDP's all-reduce of each bucket overlapping it, but
+        in the warm start); returns (samples, loss, metric, fetched outputs, the carrier's root or None)."""
+        n, loss, metric, fetched, gradient_inputs, carry = self._run_ddp(run_forward)
+        if not warm_start and self._carrier is None:
+            self._pending = _launch_totals(n, loss, metric, self._tensors[0].device)
+        self._hook_state.failure = None
+        try:
+            # inputs with needs_gradient=True get theirs too (computed and dropped, as CNTK)
+            _backward((loss,) if carry is None else (loss, carry),
+                      self._inputs + tuple(gradient_inputs) if gradient_inputs else self._inputs)
+        except RuntimeError as e:
+            if self._hook_state.failure is not None:
+                raise DistributedError(self._hook_state.failure) from e
+            if not warm_start and self._ddp_sums and _from_collective(e):
+                raise DistributedError(describe_failure("the all-reduce of the gradients", e)) from e
+            raise
+        return n, loss, metric, fetched, carry
 
     def _run_ddp(self, run_forward):
         """DDP's forward: before the Trainer's forward pass it may run collectives of its own (the bucket order
@@ -212,6 +225,24 @@ def _from_collective(error):
     text = str(error)
     return isinstance(error, getattr(dist, "DistBackendError", ())) or any(
         mark in text for mark in ("gloo", "NCCL", "ProcessGroup", "c10d", "Connection closed", "Timed out"))
+
+
+# the C++ engine's entry point that torch.autograd.backward ends in (private, present since torch 2.3; before,
+# the engine itself, with the same arguments)
+_run_engine = getattr(torch.autograd.graph, "_engine_run_backward", None) or \
+    torch.autograd.Variable._execution_engine.run_backward
+
+
+def _backward(roots, inputs):
+    """``torch.autograd.backward(roots, inputs=inputs)`` for scalar roots that all require gradients: the engine
+    gets the same arguments (a gradient of ones per root, accumulating into ``inputs``), without the Python
+    wrapper's argument checks, which cost as much as a small model's backward pass. Anything else (a root that
+    needs no gradient, so that torch names the error) goes through the wrapper."""
+    if all(type(r) is torch.Tensor and r.requires_grad and r.dim() == 0 for r in roots):
+        _run_engine(roots, tuple(torch.ones_like(r, memory_format=torch.preserve_format) for r in roots),
+                    False, False, inputs, allow_unreachable=True, accumulate_grad=True)
+    else:
+        torch.autograd.backward(roots, inputs=inputs)
 
 
 def _sum_without_hook(ddp):

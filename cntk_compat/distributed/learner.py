@@ -38,6 +38,8 @@ class MinibatchInfo(object):
 
 def _local_sample_count(training_sample_count):
     n = training_sample_count
+    if type(n) is int and n >= 0:  # the common case, without the slower numbers.Real check
+        return n
     if isinstance(n, bool) or not isinstance(n, numbers.Real) or n != int(n) or n < 0:
         raise ValueError("training_sample_count must be a non-negative integer (0 for a worker without data), "
                          "got %r" % (training_sample_count,))

@@ -26,7 +26,13 @@ __all__ = ["Learner", "ParameterList"]
 class OwnedGradients(dict):
     """The gradients of one minibatch, handed to :meth:`Learner.update` by an owner that drops them after the
     update (the Trainer): a built-in learner may overwrite these tensors instead of allocating its scratch.
-    Any other mapping is left as it is."""
+    Any other mapping is left as it is.
+
+    ``exact`` (False unless the owner sets it): the owner vouches that every value is a plain dense tensor with
+    its parameter's dtype, shape and device, contiguous, not requiring gradients, and that no two share memory
+    (DistributedDataParallel's bucket views are), so the learner skips checking each one every minibatch."""
+
+    exact = False
 
 
 def _apart(tensors):
@@ -275,6 +281,7 @@ class Learner(object):
     def _apply(self, gradient_values, lr, n):
         # whether _step may overwrite the gradient tensors: the caller gave them up, or _preprocess made them
         owned = type(gradient_values) is OwnedGradients
+        exact = owned and gradient_values.exact
         by_uid = None
         for group in self._param_groups:
             grads = []
@@ -286,9 +293,9 @@ class Learner(object):
                     g = by_uid.get(p.uid)
                     if g is None:
                         raise ValueError("gradient_values has no gradient for parameter %r" % (p,))
-                grads.append(as_gradient_tensor(g, t, p))
+                grads.append(g if exact else as_gradient_tensor(g, t, p))
             preprocessed = self._preprocess(grads, group.tensors, n)
-            self._grads_writable = preprocessed is not grads or (owned and _apart(grads))
+            self._grads_writable = preprocessed is not grads or exact or (owned and _apart(grads))
             self._step(group, preprocessed, lr, n)
             self._postprocess(group, lr, n)
 
@@ -385,7 +392,8 @@ class Learner(object):
 
     def _postprocess(self, group, lr, n):
         opts = self._options
-        std_dev = self._current(opts.gaussian_noise_injection_std_dev)
+        noise = opts.gaussian_noise_injection_std_dev
+        std_dev = self._current(noise) if any(noise._values) else 0.0     # (no lookup for the usual "none")
         if std_dev > 0:
             gen = self._noise_generator(group.device)
             noise = [torch.randn(t.shape, generator=gen, dtype=t.dtype, device=t.device) for t in group.tensors]
@@ -411,6 +419,16 @@ class Learner(object):
     def __repr__(self):
         return "%s(%d parameters, learning_rate=%r)" % (type(self).__name__, len(self._parameters),
                                                         self.learning_rate())
+
+
+def scalar_operand(value, group):
+    """``value`` as the scalar operand of a group's foreach op: on the CPU a 0-dim tensor of the group's dtype
+    (float32 or float64), which each op reads as it is, where a Python float is wrapped into a new double tensor
+    and cast for every tensor of the group; the product rounds the same (the float is rounded to the dtype
+    either way). Elsewhere (and for other dtypes, whose ops compute in float32) the float itself."""
+    if group.device.type == "cpu" and group.dtype in (torch.float32, torch.float64):
+        return torch.tensor(value, dtype=group.dtype)
+    return value
 
 
 def complement(x, dtype):

@@ -2,7 +2,7 @@
 import torch
 
 from .hyperparams import common_setup
-from .learner import Learner
+from .learner import Learner, scalar_operand
 
 __all__ = ["sgd"]
 
@@ -13,6 +13,7 @@ class LearnerSGD(Learner):
     parameters drift an ulp away from CNTK's and from the same rule written as a graph for ``universal``.)"""
 
     def _step(self, group, grads, lr, n):
+        lr = scalar_operand(lr, group)
         if self._grads_writable:  # the same roundings, without allocating the scaled gradients
             torch._foreach_mul_(grads, lr)
             torch._foreach_sub_(group.tensors, grads)
