@@ -48,6 +48,10 @@ class _LearnedParameters(torch.nn.Module):
         self._unused = [p for p, u in zip(parameters, used) if not u]
         self.carrier = None if carrier_dtype is None else \
             torch.nn.Parameter(torch.zeros(5, dtype=carrier_dtype, device=parameters[0].device))
+        # this worker's totals, written in place through a numpy view at each step (the backward pass of a step
+        # reads them before the next step writes them again): no new tensor per step
+        self._totals = None if carrier_dtype is None else torch.zeros(5, dtype=carrier_dtype)
+        self._totals_view = None if carrier_dtype is None else self._totals.numpy()
         self.forward_failed = False     # whether the last error came from the forward pass, not DDP's collectives
 
     def forward(self, run_forward):
@@ -57,16 +61,15 @@ class _LearnedParameters(torch.nn.Module):
             try:
                 n, loss, metric, fetched, gradient_inputs = run_forward()
             except BaseException:
-                self.forward_failed = True
+                self.forward_failed = True      # (reset by the next step only when set: nn.Module's setattr is slow)
                 raise
             if self._unused:    # parameters only the metric (or nothing) depends on: zero gradients, reduced too
                 loss = loss + sum(p.sum() * 0.0 for p in self._unused)
         carry = None
-        if self.carrier is not None:
-            totals = torch.tensor([n % _COUNT_SPLIT, n // _COUNT_SPLIT, loss.detach().item() if n else 0.0,
-                                   0.0 if metric is None or not n else metric.detach().item(), 1.0],
-                                  dtype=self.carrier.dtype)
-            carry = torch.dot(self.carrier, totals)     # d carry / d carrier = totals, exactly
+        if self._totals is not None:
+            self._totals_view[:] = (n % _COUNT_SPLIT, n // _COUNT_SPLIT, loss.item() if n else 0.0,
+                                    0.0 if metric is None or not n else metric.item(), 1.0)
+            carry = torch.dot(self.carrier, self._totals)     # d carry / d carrier = totals, exactly
         return n, loss, metric, fetched, gradient_inputs, carry
 
 
@@ -102,6 +105,7 @@ class DataParallelDistributedLearner(DistributedLearner):
         self._tensors = parameters + ([module.carrier] if module.carrier is not None else [])
         self._inputs = tuple(self._tensors)
         self._carrier = module.carrier
+        self._module = module
         self._parameters = list(self._learner.parameters)
         self._workers = Communicator.num_workers()
         self._ddp = DistributedDataParallel(module, gradient_as_bucket_view=True, init_sync=False)
@@ -178,8 +182,9 @@ class DataParallelDistributedLearner(DistributedLearner):
     def _run_ddp(self, run_forward):
         """DDP's forward: before the Trainer's forward pass it may run collectives of its own (the bucket order
         after the first step, buffers), whose failures become DistributedErrors."""
-        module = self._ddp.module
-        module.forward_failed = False
+        module = self._module
+        if module.forward_failed:
+            module.forward_failed = False
         try:
             return self._ddp(run_forward)
         except RuntimeError as e:

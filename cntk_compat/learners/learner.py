@@ -427,7 +427,7 @@ def scalar_operand(value, group):
     and cast for every tensor of the group; the product rounds the same (the float is rounded to the dtype
     either way). Elsewhere (and for other dtypes, whose ops compute in float32) the float itself."""
     if group.device.type == "cpu" and group.dtype in (torch.float32, torch.float64):
-        return torch.tensor(value, dtype=group.dtype)
+        return torch.scalar_tensor(value, dtype=group.dtype)
     return value
 
 
