@@ -259,23 +259,27 @@ def _match_gates(gates, h_delay, c_delay, dim, blocks):
     return LSTMMatch(h_delay, c_delay, x, W, H, b, dim)
 
 
-def _swap_middle_row_blocks(m):
-    """Row blocks (a, b, c, d) of m as (a, c, b, d): contiguous rows, so one memcpy-speed pass. The exchange is
-    its own inverse: CNTK's gate order (i, g, f, o) <-> torch's (i, f, g, o)."""
-    a, b, c, d = m.split(m.shape[0] // 4, 0)
-    return torch.cat([a, c, b, d], 0)
+def _gate_order(m):
+    """Row blocks (a, b, c, d) of m (contiguous or not) as (a, c, b, d), contiguous: CNTK's gate order (i, g, f, o)
+    <-> torch's (i, f, g, o), an exchange that is its own inverse. Native ops -- a view as (2, 2, rows/4, ...)
+    with its first two axes swapped, then one copy -- so under autograd the backward pass is the same exchange
+    (one copy, in C++) with no Python Function in between."""
+    n = m.shape[0]
+    return m.reshape((2, 2, n // 4) + tuple(m.shape[1:])).transpose(0, 1).reshape(m.shape)
 
 
 class _KernelLayout(torch.autograd.Function):
     """A CNTK weight matrix (input, blocks·dim) as torch's kernel takes it: (blocks·dim, input), contiguous, with
     LSTM gate blocks in torch's order when ``gates``.
 
-    A Parameter that a fused loop reads is stored transposed (``store_for_kernel``): its memory is then the
-    kernel's (blocks·dim, input) rows already, so the forward pass only exchanges the two middle row blocks
-    (a memcpy) and the backward pass exchanges them back and hands the parameter the transposed view of the
-    result, which has the parameter's own strides (no copy; learners update it as any gradient). Any other
-    matrix (computed, or a Constant) pays a 2-D transpose copy in each direction. autograd's own backward of
-    ``cat(split(W)).t().contiguous()`` would gather strided column blocks instead, about twice the time."""
+    Used for matrices not stored for the kernel (computed, a Constant, a Parameter kept in its plain layout
+    under DistributedDataParallel): they pay a 2-D transpose copy in each direction, and the parameter gets a
+    gradient with its own (contiguous) layout. A Parameter that a fused loop reads is stored transposed
+    (``store_for_kernel``): its memory is then the kernel's (blocks·dim, input) rows already, and kernel_layout
+    exchanges its gate blocks with native ops instead (``_gate_order``: one copy each way, and the parameter's
+    gradient is the transposed view of the exchanged kernel gradient, with the parameter's own strides).
+    autograd's own backward of ``cat(split(W)).t().contiguous()`` on a plain matrix would gather strided column
+    blocks instead, about twice the time."""
 
     @staticmethod
     def forward(ctx, W, gates):
@@ -284,19 +288,19 @@ class _KernelLayout(torch.autograd.Function):
         ctx.stored_transposed = rows.is_contiguous()
         if not ctx.stored_transposed:
             rows = rows.contiguous()
-        return _swap_middle_row_blocks(rows) if gates else rows
+        return _gate_order(rows) if gates else rows
 
     @staticmethod
     def backward(ctx, grad):
         if ctx.gates:
-            grad = _swap_middle_row_blocks(grad)
+            grad = _gate_order(grad)
         return (grad.t() if ctx.stored_transposed else grad.t().contiguous()), None
 
 
 def store_for_kernel(var):
     """Stores Parameter ``var`` (a 2-D weight a fused loop reads) transposed in memory: the same tensor object,
     shape, values and version, strides (1, rows). Its memory is then the layout of torch's RNN kernels, so no
-    call transposes it (see _KernelLayout). Nothing else changes for its users: ``.value``, learners (their
+    call transposes it (see kernel_layout). Nothing else changes for its users: ``.value``, learners (their
     state follows the parameter's strides), checkpoints and every other op read it by shape. Constants and
     computed weights are left alone."""
     if not getattr(var, "is_parameter", False) or _distributed():
@@ -318,23 +322,27 @@ def _distributed():
 
 
 def kernel_layout(W, gates, cache=None, slot=None):
-    """W in the layout of torch's kernel (see _KernelLayout). Where no gradient is recorded the result is kept in
-    ``cache[slot]`` while W's tensor, storage and version are unchanged (a learner's update or ``.value = ``
-    bumps the version), so inference relays out each weight once per parameter version."""
+    """W (input, blocks·dim) in the layout of torch's kernel: (blocks·dim, input), contiguous, with LSTM gate
+    blocks in torch's order when ``gates``. A weight stored for the kernel (store_for_kernel) is its transposed
+    view, exchanged by ``_gate_order`` (one copy each way, as native autograd ops); any other matrix goes through
+    _KernelLayout. Where no gradient is recorded the result is kept in ``cache[slot]`` while W's tensor, storage
+    and version are unchanged (a learner's update or ``.value = `` bumps the version), so inference relays out
+    each weight once per parameter version."""
     if torch.compiler.is_compiling():  # traced (torch.export, ONNX, torch.compile): plain ops, no state
         out = W.t().contiguous()
-        return _swap_middle_row_blocks(out) if gates else out
-    if not gates and W.t().is_contiguous():
+        return _gate_order(out) if gates else out
+    stored = W.t().is_contiguous()
+    if not gates and stored:
         return W.t()  # stored for the kernel: a view, whose gradient is a view with the parameter's strides
     if torch.is_grad_enabled() and W.requires_grad:
-        return _KernelLayout.apply(W, gates)
+        return _gate_order(W.t()) if stored else _KernelLayout.apply(W, gates)
     if cache is not None:
         key = (W._version, W.data_ptr(), W.dtype, W.device)
         held = cache.get(slot)
         if held is not None and held[0]() is W and held[1] == key:
             return held[2]
     out = W.t().contiguous()
-    out = _swap_middle_row_blocks(out) if gates else out
+    out = _gate_order(out) if gates else out
     if cache is not None:
         cache[slot] = (weakref.ref(W), key, out)
     return out
@@ -400,7 +408,7 @@ class FusedRNN(torch.nn.Module):
         w_ih = kernel_layout(W, lstm, self._layout_cache, 0)
         w_hh = kernel_layout(H, lstm, self._layout_cache, 1)
         if lstm:
-            b_ih = _swap_middle_row_blocks(b) if self.has_bias else like.new_zeros(4 * dim)
+            b_ih = _gate_order(b) if self.has_bias else like.new_zeros(4 * dim)
         else:
             b_ih = b if self.has_bias else like.new_zeros(dim)
         return [w_ih, w_hh, b_ih, torch.zeros_like(b_ih)]
