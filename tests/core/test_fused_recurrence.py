@@ -360,3 +360,28 @@ def test_weights_keep_their_layout_while_a_process_group_runs(monkeypatch):
     f = C.layers.Recurrence(C.layers.LSTM(4))(x)
     _compare(f, x, _data(rng, [2, 5, 1], 3, np.float32), np.float32, True)
     assert all(p.tensor.is_contiguous() for p in f.parameters)
+
+
+@pytest.mark.parametrize("distributed", [False, True])
+def test_weight_gradients_have_their_parameters_layout_and_the_step_loops_values(monkeypatch, distributed):
+    # stored for the kernel, the gate exchange is native autograd ops and the gradient is the transposed view of
+    # the kernel's; kept plain (a process group runs), the exchange is _KernelLayout with a contiguous gradient
+    if distributed:
+        monkeypatch.setattr(torch.distributed, "is_initialized", lambda: True)
+    rng = np.random.default_rng(4)
+    x = C.sequence.input_variable(3, dtype=np.float64)
+    with C.default_options(dtype=np.float64):
+        f = C.layers.Recurrence(C.layers.LSTM(4))(x)
+    data = _data(rng, [5, 5], 3, np.float64)
+    (out,), _ = evaluate_tensors(f.outputs, {x: data}, requires_grad=True, training=True)
+    assert _fused_modules(f)
+    params = f.parameters
+    grads = torch.autograd.grad(out.sum(), [p.tensor for p in params])
+    for p, g in zip(params, grads):
+        assert g.stride() == p.tensor.stride()
+    assert any(not p.tensor.is_contiguous() for p in params) != distributed
+    with use_fused_kernels(False):
+        (loop_out,), _ = evaluate_tensors(f.outputs, {x: data}, requires_grad=True, training=True)
+        loop_grads = torch.autograd.grad(loop_out.sum(), [p.tensor for p in params])
+    for g, h in zip(grads, loop_grads):
+        np.testing.assert_allclose(g.numpy(), h.numpy(), rtol=1e-10, atol=1e-12)
