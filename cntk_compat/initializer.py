@@ -44,6 +44,11 @@ def _fans(shape, output_rank, filter_rank):
     return fan_in, fan_out
 
 
+_CNTK_INITIALIZER_NAMES = {"uniform": "uniform1", "normal": "normal", "xavier": "xavier",
+                           "glorot_uniform": "glorotUniform", "glorot_normal": "glorotNormal",
+                           "he_uniform": "heUniform", "he_normal": "heNormal", "truncated_normal": "TruncNormal"}
+
+
 class Initializer(object):
     """A random initializer: ``kind`` names the distribution and the rule for its width."""
 
@@ -51,6 +56,9 @@ class Initializer(object):
                  filter_rank=SentinelValueForInferParamInitRank, seed=None):
         self.kind = kind
         self.scale = float(scale)
+        if not self.scale > 0:  # CNTK refuses it when the initializer is made (its message says 0 for any scale <= 0)
+            raise ValueError("CreateInitializer: scale value for initializer '%s' cannot be 0."
+                             % _CNTK_INITIALIZER_NAMES.get(kind, kind))
         self.output_rank = int(output_rank)
         self.filter_rank = int(filter_rank)
         self.seed = None if seed is None or seed == SentinelValueForAutoSelectRandomSeed else int(seed)

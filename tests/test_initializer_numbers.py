@@ -82,3 +82,15 @@ def test_fixed_seed_leaves_numpy_alone():
 def test_ranks_beyond_the_shape_are_an_error():
     with pytest.raises(ValueError, match="output rank"):
         C.parameter((4,), init=C.glorot_uniform(output_rank=2)).value
+
+
+@pytest.mark.parametrize("make, name", [(lambda: C.initializer.uniform(0), "uniform1"),
+                                        (lambda: C.initializer.uniform(-1), "uniform1"),
+                                        (lambda: C.initializer.glorot_uniform(-1), "glorotUniform"),
+                                        (lambda: C.initializer.normal(0), "normal"),
+                                        (lambda: C.initializer.he_normal(-2), "heNormal"),
+                                        (lambda: C.initializer.truncated_normal(0), "TruncNormal")])
+def test_a_scale_that_is_not_positive_is_refused_when_the_initializer_is_made(make, name):
+    # CNTK 2.7's message (it says 0 for negative scales too)
+    with pytest.raises(ValueError, match="CreateInitializer: scale value for initializer '%s' cannot be 0" % name):
+        make()
