@@ -741,7 +741,7 @@ def _clone_leaf(v, method):
     if v.is_parameter and method != CloneMethod.share:
         return Constant(v.value, name=v.name) if method == CloneMethod.freeze else \
             Parameter(v.shape, init=v.value, dtype=v.dtype, name=v.name)
-    if v.is_constant and method == CloneMethod.clone:
+    if v.is_constant and method != CloneMethod.share:  # as in CNTK, freeze copies constants too
         return Constant(v.value, dtype=v.dtype, name=v.name)
     return v
 

@@ -28,3 +28,17 @@ def test_a_block_with_nothing_substituted_is_shared():
     block, w, b = _dense_block()
     clone = block.clone("share")
     assert set(clone.parameters) == {w, b}
+
+
+def test_clone_methods_copy_or_share_parameters_and_constants_as_cntk():
+    # CNTK 2.7: share keeps both; clone copies both; freeze turns parameters into constants and copies the
+    # constants (changing the original's constant leaves the frozen clone's alone)
+    x = C.input_variable(3)
+    f = C.times(x, C.constant(np.ones((3, 5), np.float32))) + C.parameter((5,), init=1)
+    same = {m: ([a.uid == b.uid for a, b in zip(f.constants, g.constants)],
+                [a.uid == b.uid for a, b in zip(f.parameters, g.parameters)], len(g.constants), len(g.parameters))
+            for m in ('share', 'clone', 'freeze') for g in [f.clone(m)]}
+    assert same == {'share': ([True], [True], 1, 1), 'clone': ([False], [False], 1, 1), 'freeze': ([False], [], 2, 0)}
+    frozen = f.clone('freeze')
+    f.constants[0].value = np.zeros((3, 5), np.float32)
+    np.testing.assert_array_equal(frozen.eval({frozen.arguments[0]: np.ones((1, 3), np.float32)}), [[4, 4, 4, 4, 4]])
