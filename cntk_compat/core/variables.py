@@ -416,6 +416,10 @@ class Constant(_TensorHolder):
 
 class Placeholder(Variable):
     def __init__(self, shape=None, dynamic_axes=None, name=""):
+        if isinstance(shape, str):
+            # placeholder("name") passes the name as the shape: CNTK 2.7 makes an unnamed placeholder with one
+            # inferred dimension then (its own test suite does this)
+            shape = (InferredDimension,)
         self._init_variable(VariableKind.PLACEHOLDER, None if shape is None else sanitize_shape(shape),
                             None, False, sanitize_dynamic_axes(dynamic_axes), name)
 

@@ -34,3 +34,12 @@ def test_functions_repr_as_cntk_function_as_string():
     assert repr(u).startswith("Composite(Dense): Placeholder(") and repr(u).endswith(", [???], [???])")
     c = C.element_times(C.constant(2.0), 3, name='c')
     assert repr(c) == "Composite(ElementTimes):  -> Output('c', [], [])"
+
+
+def test_a_placeholder_given_a_name_as_its_shape_has_one_inferred_dimension():
+    # C.placeholder("state") passes the name as the shape; CNTK 2.7 makes an unnamed placeholder of shape [?]
+    p = C.placeholder("state")
+    assert p.shape == (C.InferredDimension,) and p.name == '' and repr(p).endswith("[???], [?])")
+    z = C.abs(C.sequence.past_value(p))
+    z = z.replace_placeholders({p: z.output})
+    assert [a.name for a in z.output.owner.arguments] == []
