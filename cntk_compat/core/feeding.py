@@ -5,7 +5,7 @@ import torch
 
 from .dtypes import to_torch_dtype
 from .hooks import provide
-from .value import NDArrayView, Value, warn_dtype_conversion
+from .value import NDArrayView, Value, warn_dtype_conversion, warn_list_for_batch_input, warn_not_c_contiguous
 from .variables import FreeDimension, InferredDimension
 
 
@@ -128,6 +128,7 @@ def _from_array(var, data, device, dtype, shape, is_seq):
     """An array (or scalar) of [batch] x [sequence] x shape, or of one sample / one sequence. The tensor shares
     the array's memory when dtype and layout already fit (no copy on the CPU)."""
     arr = data if type(data) is np.ndarray else np.asarray(data)
+    warn_not_c_contiguous(arr)
     _check_dtype(var, arr)
     if _shape_matches(arr.shape, shape):
         arr = arr[None]
@@ -153,7 +154,10 @@ def _from_array(var, data, device, dtype, shape, is_seq):
 def _from_list(var, data, device, dtype, shape, is_seq):
     """A list of samples (or of sequences): arrays, CSR matrices or nested lists."""
     samples = []
+    if not is_seq:
+        warn_list_for_batch_input(var)
     for i, s in enumerate(data):
+        warn_not_c_contiguous(s)
         arr = _as_dense_array(var, s)
         if isinstance(s, (list, tuple)):
             arr = np.asarray(s)

@@ -55,6 +55,7 @@ class NDArrayView(object):
     def from_dense(np_array, device=None, read_only=False, borrow=False):
         if not isinstance(np_array, np.ndarray):
             raise TypeError("from_dense: expected a numpy.ndarray, got %s" % type(np_array).__name__)
+        warn_not_c_contiguous(np_array)
         return NDArrayView._wrap(torch.as_tensor(np.asarray(np_array)).to(_device.resolve(device)))
 
     @staticmethod
@@ -174,6 +175,7 @@ class Value(object):
     @staticmethod
     def _from_list_or_array(batch, dtype, device):
         if isinstance(batch, np.ndarray):
+            warn_not_c_contiguous(batch)
             return Value(_tensor=torch.as_tensor(batch).to(_device.resolve(device)))
         if isinstance(batch, list):
             return Value.from_batch(batch, is_sequence=True, is_sparse=False, dtype=dtype, device=device)
@@ -349,6 +351,21 @@ class Value(object):
     def to(self, device, dtype=None):
         t = self.tensor.to(device=device, dtype=to_torch_dtype(dtype) if dtype is not None else None)
         return Value(_tensor=t, _lengths=self.lengths, _is_sparse=self._is_sparse, _slots=self.slots)
+
+
+def warn_not_c_contiguous(data):
+    """CNTK's RuntimeWarning for a numpy array that is not C contiguous (a transposed view, ...), which it
+    copies into row-major order; one per such array."""
+    if isinstance(data, np.ndarray) and not data.flags.c_contiguous:
+        warnings.warn("data is not C contiguous; rearrange your data/computation to avoid costly data conversions",
+                      RuntimeWarning)
+
+
+def warn_list_for_batch_input(var):
+    """CNTK's warning for a batch given as a list to an input without a sequence axis."""
+    warnings.warn('you provided the minibatch data as a list, but your corresponding input variable (uid "%s") has '
+                  'only one dynamic axis (batch axis). To speed up graph execution, please convert the data '
+                  'beforehand into one NumPy array to speed up training.' % var.uid)
 
 
 def warn_dtype_conversion(var, got):

@@ -240,6 +240,11 @@ class Variable(VariableMixin, TensorOpsMixin):
         return self.__repr__()
 
 
+def _warn_not_c_contiguous(value):
+    from .value import warn_not_c_contiguous
+    warn_not_c_contiguous(value)
+
+
 def _is_unknown_data_type(dtype):
     """Whether dtype is CNTK's DataType_Unknown code (0), which leaves the element type to the first op."""
     return isinstance(dtype, (int, np.integer)) and not isinstance(dtype, bool) and int(dtype) == 0
@@ -363,6 +368,7 @@ class Parameter(_TensorHolder):
             if dtype is None and not (unknown and np.isscalar(init)):
                 dtype = _dtype_of_value(init)
                 unknown = False
+            _warn_not_c_contiguous(init)
             init = arr = np.array(init)  # a copy: callers may reshape or overwrite their array later
             if shape is None or (np.ndim(init) > 0 and not isinstance(init, (int, float))):
                 shape = arr.shape if np.ndim(init) > 0 else sanitize_shape(shape)
@@ -400,6 +406,7 @@ class Constant(_TensorHolder):
         else:
             if isinstance(value, torch.Tensor):
                 value = value.detach().cpu().numpy()
+            _warn_not_c_contiguous(value)
             arr = np.array(value)
             if dtype is None and not (unknown and np.isscalar(value)):
                 dtype = _dtype_of_value(value)

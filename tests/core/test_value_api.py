@@ -93,3 +93,27 @@ def test_values_a_function_returns_are_temporaries_until_its_next_call():
     g2 = sq.grad(data, as_numpy=False)
     assert g.is_valid and not g1.is_valid and g2.is_valid
     assert C.Value(np.ones((1, 2), np.float32)).is_valid  # a Value the user makes is not a temporary
+
+
+def test_cntks_warnings_for_data_that_costs_a_conversion():
+    # CNTK 2.7 warns once per numpy array that is not C contiguous, and once per call when a batch for an input
+    # without a sequence axis comes as a list
+    import warnings
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    x = C.input_variable(2)
+    s = C.sequence.input_variable(2)
+
+    def caught(f):
+        with warnings.catch_warnings(record=True) as ws:
+            warnings.simplefilter("always")
+            f()
+        return [(w.category, str(w.message)[:30]) for w in ws]
+    nc = (RuntimeWarning, "data is not C contiguous; rear")
+    lst = (UserWarning, "you provided the minibatch dat")
+    assert caught(lambda: (x + 1).eval({x: a.T})) == [nc]
+    assert caught(lambda: (x + 1).eval({x: [a.T[0], a.T[1]]})) == [lst, nc, nc]
+    assert caught(lambda: (s + 1).eval({s: [a.T, a.T]})) == [nc, nc]
+    assert caught(lambda: C.NDArrayView.from_dense(a.T)) == [nc]
+    assert caught(lambda: C.constant(a.T)) == [nc] and caught(lambda: C.parameter(init=a.T)) == [nc]
+    assert caught(lambda: (x + 1).eval({x: np.ascontiguousarray(a.T)})) == []
+    assert caught(lambda: (x + 1).eval({x: [[1.0, 2.0]]})) == [lst]
