@@ -160,7 +160,7 @@ def _from_list(var, data, device, dtype, shape, is_seq):
         warn_not_c_contiguous(s)
         arr = _as_dense_array(var, s)
         if isinstance(s, (list, tuple)):
-            arr = np.asarray(s)
+            arr = np.asarray(s, dtype=dtype)  # Python numbers take the input's type, without a warning (as in CNTK)
         _check_dtype(var, arr)
         if is_seq:
             if sparse.issparse(s) or (isinstance(s, NDArrayView) and s.is_sparse):
