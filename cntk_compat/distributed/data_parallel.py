@@ -152,7 +152,9 @@ class DataParallelDistributedLearner(DistributedLearner):
         # learner may scale them in place (OwnedGradients); the quantizing hooks' buckets are left alone
         if self._bits == 32:
             grads = OwnedGradients()
-            grads.exact = True      # views of distinct parameters' slots of the buckets, in their layout
+            # after the warm start they are views of distinct parameters' slots of the buckets, in the (contiguous)
+            # layout of their parameters; the warm start's are autograd's own, which the learner checks
+            grads.exact = not warm_start
         else:
             grads = {}
         for p, t in zip(self._parameters, tensors):

@@ -118,6 +118,41 @@ def test_totals(rank, world, port, out):
     C.distributed.Communicator.finalize()
 
 
+def handed_gradients(rank, world, port, out):
+    """Two warm-start minibatches (6 samples: distributed_after=6), then three aggregated ones: for each, what
+    the local learner was handed (whether the mapping was vouched exact, and whether each gradient really is a
+    contiguous tensor of its parameter's dtype, shape and device, sharing memory with no other), and the
+    parameters at the end."""
+    from cntk_compat.learners.learner import OwnedGradients, _apart
+    join(rank, world, port)
+    z, loss, x, y = regression()
+    local = sgd(z.parameters)
+    handed = []
+    update = local.update
+
+    def recording_update(gradient_values, count, is_sweep_end=False):
+        grads = [gradient_values[p] for p in local.parameters]
+        handed.append({"owned": type(gradient_values) is OwnedGradients,
+                       "exact": bool(getattr(gradient_values, "exact", False)),
+                       "checks": all(type(g) is torch.Tensor and g.is_contiguous() and not g.requires_grad and
+                                     g.dtype == p.tensor.dtype and g.shape == p.tensor.shape and
+                                     g.device == p.tensor.device for p, g in zip(local.parameters, grads))
+                       and _apart(grads), "count": count})
+        return update(gradient_values, count, is_sweep_end)
+
+    local.update = recording_update
+    trainer = C.Trainer(z, (loss, loss), [C.distributed.data_parallel_distributed_learner(local,
+                                                                                          distributed_after=6)])
+    features, targets = data(30)
+    for k in range(2):      # the warm start: every worker trains on the whole minibatch
+        trainer.train_minibatch({x: features[3 * k:3 * k + 3], y: targets[3 * k:3 * k + 3]})
+    for k in range(3):
+        part = slice(6 + 6 * k + 3 * rank, 6 + 6 * k + 3 * rank + 3)
+        trainer.train_minibatch({x: features[part], y: targets[part]})
+    save(out, rank, parameter_values(z), handed=handed)
+    C.distributed.Communicator.finalize()
+
+
 def _ddp_trainer(bits, momentum=True):
     z, loss, x, y = regression()
     learner = C.distributed.data_parallel_distributed_learner(sgd(z.parameters, momentum),

@@ -38,3 +38,24 @@ def test_checkpoint_then_continue_equals_uninterrupted(tmp_path, world, bits):
     else:   # each parameter (6, 2 and 2 values) is one quantized column: 1 bit keeps the signs and two means,
         # error feedback the rest (test_hooks shows the accuracy on a classification task)
         assert 0 < np.abs(ranks[0]["parameters"] - expected).max() < 0.1
+
+
+def test_learner_gets_exact_bucket_views_after_the_warm_start(tmp_path):
+    """At 32 bits the gradients a local learner gets after the warm start are DDP's bucket views, which the
+    learner takes unchecked (OwnedGradients.exact): each really is a contiguous tensor of its parameter's dtype,
+    shape and device, none sharing memory with another. The warm start's are autograd's own and stay checked.
+    Training still equals one process on the same minibatches."""
+    ranks = run_workers(_workers.handed_gradients, tmp_path)
+    for r in ranks:
+        assert [h["exact"] for h in r["handed"]] == [False, False, True, True, True]
+        assert all(h["owned"] and h["checks"] for h in r["handed"])
+        assert [h["count"] for h in r["handed"]] == [3, 3, 6, 6, 6]
+        np.testing.assert_array_equal(r["parameters"], ranks[0]["parameters"])
+    z, loss, x, y = regression()
+    trainer = C.Trainer(z, (loss, loss), [sgd(z.parameters)])
+    features, targets = data(30)
+    for k in range(2):
+        trainer.train_minibatch({x: features[3 * k:3 * k + 3], y: targets[3 * k:3 * k + 3]})
+    for k in range(3):
+        trainer.train_minibatch({x: features[6 + 6 * k:12 + 6 * k], y: targets[6 + 6 * k:12 + 6 * k]})
+    np.testing.assert_allclose(ranks[0]["parameters"], parameter_values(z), rtol=1e-6, atol=1e-7)
