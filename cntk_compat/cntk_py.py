@@ -68,7 +68,41 @@ def __getattr__(name):
     if name in _READER_NAMES:
         from .io import source_config
         return getattr(source_config, name)
+    if name in ("Value", "NDArrayView"):
+        from .core import value
+        return getattr(value, name)
+    if name in ("DeviceKind_CPU", "DeviceKind_GPU"):
+        from .core.device import DeviceKind
+        return DeviceKind.CPU if name == "DeviceKind_CPU" else DeviceKind.GPU
+    if name in ("Parameter", "Constant"):
+        return _native_holder(name)
     raise AttributeError("module 'cntk.cntk_py' has no attribute %r" % name)
+
+
+class Dictionary(dict):
+    """CNTK's native Dictionary (configuration keys to values): here a plain dict."""
+
+
+def _native_holder(kind):
+    """The native constructors Parameter(shape, data_type, init_value=0, device=None, name='') and
+    Parameter(value, name='') (Constant alike): they give cntk.variables.Parameter / Constant."""
+    from .core import variables as _variables
+    cls = _variables.Parameter if kind == "Parameter" else _variables.Constant
+
+    def make(shape_or_value, *args, **kwargs):
+        if isinstance(shape_or_value, (tuple, list, int)) and args and isinstance(args[0], int):
+            data_type, rest = args[0], args[1:]
+            init = rest[0] if rest else kwargs.pop("init_value", 0)
+            device = rest[1] if len(rest) > 1 else kwargs.pop("device", None)
+            name = rest[2] if len(rest) > 2 else kwargs.pop("name", "")
+            if kind == "Parameter":
+                return cls(shape_or_value, init, data_type, device, name)
+            return cls(init, shape_or_value, data_type, device, name)
+        value = getattr(shape_or_value, "asarray", lambda: shape_or_value)()
+        name = args[0] if args else kwargs.pop("name", "")
+        return cls(None, value, None, None, name) if kind == "Parameter" else cls(value, None, None, None, name)
+    make.__name__ = kind
+    return make
 
 
 def universal_learner(parameters, gradients, update_function):

@@ -79,3 +79,18 @@ def test_universal_learner_applies_its_update_graph():
     loss = C.reduce_sum(p * x)
     C.Trainer(loss, (loss, None), [learner]).train_minibatch({x: np.array([[1., 2.]], np.float32)})
     assert np.allclose(p.value, [0.5, 0.0])
+
+
+def test_native_names_that_cntks_tests_use():
+    from cntk import cntk_py, variables
+    p = cntk_py.Parameter((1, 2), cntk_py.DataType_Float, 5.0)
+    assert p.__class__ == variables.Parameter and p.value.tolist() == [[5.0, 5.0]]
+    c = cntk_py.Constant((2,), cntk_py.DataType_Double, 1.5)
+    assert c.__class__ == variables.Constant and c.dtype == np.float64 and c.value.tolist() == [1.5, 1.5]
+    config = cntk_py.Dictionary()
+    config['traceLevel'] = 2
+    assert config['traceLevel'] == 2
+    assert cntk_py.Value is C.Value and cntk_py.NDArrayView is C.NDArrayView
+    assert C.cpu().type() == cntk_py.DeviceKind_CPU != cntk_py.DeviceKind_GPU
+    # DeviceDescriptor.id() is a method in CNTK; the number reads as an attribute too
+    assert C.cpu().id() == 0 and C.cpu().id == 0

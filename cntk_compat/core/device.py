@@ -10,6 +10,13 @@ class DeviceKind(enum.Enum):
     GPU = 1
 
 
+class _DeviceId(int):
+    """A device's number, which can also be called as CNTK's DeviceDescriptor.id() is."""
+
+    def __call__(self):
+        return int(self)
+
+
 class DeviceDescriptor(object):
     """A compute device: the CPU or one CUDA GPU."""
 
@@ -23,7 +30,8 @@ class DeviceDescriptor(object):
 
     @property
     def id(self):
-        return self._id
+        # CNTK's id() is a method; the number also reads as an attribute (device.id), which code here uses
+        return _DeviceId(self._id)
 
     def is_locked(self):
         return False
