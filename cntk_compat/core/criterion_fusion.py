@@ -26,21 +26,28 @@ import torch
 
 from .one_hot import recorded_one_hot_columns
 
-_reduce = _hardmax = None  # the ops' computations (ops.reductions, ops.softmax), bound on the first fuse: the ops
-# package imports the core
+# the ops' computations the patterns are made of, by role ("reduce": ops.reductions' reduction, "hardmax":
+# ops.softmax's hardmax), registered by the ops (the core does not import them); read only while lowering: the
+# fused computations below are torch alone, so a lowered module needs nothing registered in the process it runs in
+_COMPUTATIONS = {}
 
 
-def _bind_ops():
-    global _reduce, _hardmax
-    if _reduce is None:
-        from ..ops.reductions import _reduce as reduce_
-        from ..ops.softmax import _hardmax as hardmax_
-        _reduce, _hardmax = reduce_, hardmax_
+def register_computation(role, function):
+    """Declares ``function`` (an op's torch computation, the target of its fx calls) as the one of ``role``."""
+    _COMPUTATIONS[role] = function
+
+
+def _hardmax(z, n_dyn, axis):
+    """ops.softmax's hardmax: one 1 at the argmax along static axis ``axis`` (None: all static axes)."""
+    flat = z if axis is not None else z.reshape(tuple(z.shape[:n_dyn]) + (-1,))
+    dim = n_dyn + axis if axis is not None else -1
+    out = torch.zeros_like(flat).scatter_(dim, flat.argmax(dim=dim, keepdim=True), 1.0)
+    return out if axis is not None else out.reshape(z.shape)
 
 
 def _last_axis_reduction(n, kind):
     """Whether fx node n is a reduction ``kind`` over static axes only (one axis), and its kwargs."""
-    if n.op != "call_function" or n.target is not _reduce:
+    if n.op != "call_function" or n.target is not _COMPUTATIONS.get("reduce"):
         return None
     kw = n.kwargs
     if kw.get("kind") != kind or kw.get("dyn_dims") or len(kw.get("static_dims", ())) != 1:
@@ -61,8 +68,8 @@ def softmax_cross_entropy(z, y, dim, keepdims):
             and not y.requires_grad and z.dtype.is_floating_point:
         record = recorded_one_hot_columns(y)
     if record is None:
-        return torch.sub(_reduce(z, "log_sum_exp", (dim,), (), keepdims),
-                         _reduce(torch.mul(y, z), "sum", (dim,), (), keepdims))
+        return torch.sub(torch.logsumexp(z, dim=(dim,), keepdim=keepdims),
+                         torch.mul(y, z).sum(dim=(dim,), keepdim=keepdims))
     columns, every_row_hot = record
     flat = z.reshape(-1, z.shape[-1])
     if every_row_hot:
@@ -80,7 +87,7 @@ def classification_error(one, z, y, n_dyn, axis, dim, keepdims):
     axes; see the module docstring)."""
     along = n_dyn + axis if axis is not None else (n_dyn if z.dim() == n_dyn + 1 else None)
     if torch.compiler.is_compiling() or along != dim or y.shape != z.shape or y.dtype != z.dtype:
-        return torch.sub(one, _reduce(torch.mul(_hardmax(z, n_dyn, axis), y), "sum", (dim,), (), keepdims))
+        return torch.sub(one, torch.mul(_hardmax(z, n_dyn, axis), y).sum(dim=(dim,), keepdim=keepdims))
     hit = y.gather(dim, z.detach().argmax(dim, keepdim=True))
     return torch.sub(one, hit if keepdims else hit.squeeze(dim))
 
@@ -100,7 +107,8 @@ def _is_one(root, n):
 
 def fuse(graph, root):
     """Rewrites the loss and metric patterns of the module docstring as one call each."""
-    _bind_ops()
+    if "reduce" not in _COMPUTATIONS or "hardmax" not in _COMPUTATIONS:
+        return False
     changed = False
     for n in list(graph.nodes):
         if n.op != "call_function" or n.target is not torch.sub or len(n.args) != 2 or n.kwargs:
@@ -126,7 +134,7 @@ def fuse(graph, root):
             erased = (left, right, product)
         elif _is_one(root, left):
             hardmax = [a for a in operands if isinstance(a, torch.fx.Node) and a.op == "call_function" and
-                       a.target is _hardmax and _only_user(a, product)]
+                       a.target is _COMPUTATIONS["hardmax"] and _only_user(a, product)]
             if len(hardmax) != 1 or operands[0] is operands[1]:
                 continue
             h = hardmax[0]

@@ -21,6 +21,7 @@ from .hooks import hook, provide
 from .lowering import lower
 from .operators import TensorOpsMixin
 from .registry import OpDef, get_op, register_op, register_udf_loader
+from .block_arguments import block_argument_of, note_block_arguments
 from .reinference import infer_in_place, substitute_in_place
 from .uid import new_uid
 from .variable_type import function_type, input_from_type, variable_from_annotation
@@ -96,31 +97,6 @@ def _temporaries(function, result):
     if found:
         _TEMPORARIES[function] = [weakref.ref(v) for v in found]
     return result
-
-
-_BLOCK_ARGUMENTS = {}  # uid of a block's inner placeholder -> weak reference to the variable the block binds to it
-
-
-def note_block_arguments(mapping):
-    """Remembers what each inner placeholder of an applied block stands for (what str() of the block's inner
-    Functions shows, as CNTK does)."""
-    for inner, outer in mapping:
-        try:
-            _BLOCK_ARGUMENTS[inner.uid] = weakref.ref(outer)
-        except TypeError:
-            pass
-
-
-def _block_argument_of(v):
-    seen = set()
-    while v.is_placeholder and v.uid not in seen:  # a block inside a block: through each level
-        seen.add(v.uid)
-        ref = _BLOCK_ARGUMENTS.get(v.uid)
-        outer = ref() if ref is not None else None
-        if outer is None:
-            break
-        v = outer
-    return v
 
 
 def _public_axes(value):
@@ -457,7 +433,7 @@ class Function(TensorOpsMixin):
         f_name = (self.name + ": ") if self.name else ""
         # a composite shows its arguments; a primitive or block (as graph searches find them) its own operands
         # other than parameters and constants, as CNTK's do
-        args = self.signature if self._is_composite else [_block_argument_of(v) for v in self._operands()]
+        args = self.signature if self._is_composite else [block_argument_of(v) for v in self._operands()]
         return f_name + op_name + "(" + ", ".join(spec(a) for a in args) + ") -> " + out_sig
 
     def _operands(self):

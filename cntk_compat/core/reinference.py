@@ -6,6 +6,7 @@ clone of a graph that already has loops. Shape inference then has to run to a fi
 loop a node's input types can depend on its own outputs.
 """
 from . import graph_version
+from .block_arguments import note_block_arguments
 from .graph import node_inputs, node_inputs_and_body, strongly_connected_components, walk
 
 
@@ -26,7 +27,6 @@ def substitute_in_place(outputs, subs):
             node._outputs = list(node._inputs)
         if node._block_arguments is not None:
             node._block_arguments = [(ph, subs.get(o, o)) for ph, o in node._block_arguments]
-            from .function import note_block_arguments
             note_block_arguments(node._block_arguments)
         if node._block_root is not None:
             root = node._block_root

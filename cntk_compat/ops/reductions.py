@@ -2,6 +2,7 @@
 import torch
 
 from ..core.axis import Axis, BATCH_AXIS_NAME
+from ..core.criterion_fusion import register_computation
 from ..core.function import Function
 from ..core.registry import OutputSpec, register_op
 from ._common import make, normalize_axis, resolve_axes, sanitize_operands
@@ -87,6 +88,9 @@ def _reduce(x, kind, static_dims, dyn_dims, keepdims):
     if dyn_dims:
         y = _apply(_COMBINE.get(kind, kind) if static_dims else kind, y, dyn_dims, False)
     return y
+
+
+register_computation("reduce", _reduce)
 
 
 def _reduce_prepare(node):

@@ -1,6 +1,7 @@
 """softmax, log_softmax, hardmax: normalizing along one static axis (or all of them)."""
 import torch
 
+from ..core.criterion_fusion import register_computation
 from ..core.registry import OutputSpec, register_op
 from ._common import make, normalize_axis, sanitize_operands
 
@@ -33,6 +34,9 @@ def _hardmax_along(t, dim):
 
 def _hardmax(x, n_dyn, axis):
     return _flat_apply(_hardmax_along, x, n_dyn, axis)
+
+
+register_computation("hardmax", _hardmax)
 
 
 def _axis_prepare(node):
