@@ -6,6 +6,7 @@ first deserializer of a composite source it is asked for sequences by key instea
 (``sequences_for_keys``), which by default indexes the keys of all chunks once.
 """
 import collections
+import os
 import threading
 
 import numpy as np
@@ -23,6 +24,19 @@ class Chunk(object):
 
     def __len__(self):
         return len(self.keys)
+
+
+class MissingFileError(FileNotFoundError, RuntimeError):
+    """A reader's input file that does not exist: an IOError, and the RuntimeError CNTK 2.7 raises for it."""
+
+
+def check_input_file(reader, filename):
+    """CNTK's errors for a reader's file argument: an empty name is a ValueError, a missing file a
+    RuntimeError (here also an IOError)."""
+    if not filename:
+        raise ValueError("%s: ParseValue: No value given for 'file'." % reader)
+    if not os.path.isfile(filename):
+        raise MissingFileError("%s: input file '%s' does not exist" % (reader, filename))
 
 
 class Deserializer(object):

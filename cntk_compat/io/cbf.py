@@ -6,13 +6,12 @@ samples uint32), then the header's own offset as the file's last 8 bytes.  A chu
 sample counts, then per stream all its sequences: dense (N, N*dim values) or sparse (N, NNZ, values,
 indices, per-sample nnz counts).
 """
-import os
 import struct
 
 import numpy as np
 import scipy.sparse as sp
 
-from ._deserializer import Chunk, Deserializer
+from ._deserializer import Chunk, Deserializer, check_input_file
 from ._sequences import SequenceData
 
 MAGIC_NUMBER = 0x636e746b5f62696e
@@ -47,8 +46,7 @@ class _CBF(Deserializer):
 
     def __init__(self, filename, streams):
         super(_CBF, self).__init__()
-        if not os.path.isfile(filename):
-            raise IOError("CBFDeserializer: input file '%s' does not exist" % filename)
+        check_input_file("CBFDeserializer", filename)
         self.filename = filename
         self._file_streams, self._chunks = self._read_header()
         by_name = {s[0]: s for s in self._file_streams}

@@ -10,7 +10,7 @@ import threading
 import numpy as np
 
 from ._ctf_parse import CTFParser
-from ._deserializer import Deserializer
+from ._deserializer import Deserializer, check_input_file
 from .streams import stream_dim
 
 DEFAULT_CHUNK_SIZE_IN_BYTES = 32 * 1024 * 1024
@@ -120,10 +120,9 @@ class _CTF(Deserializer):
 
     def __init__(self, filename, streams):
         super(_CTF, self).__init__()
-        if os.path.isdir(filename):
+        if filename and os.path.isdir(filename):
             raise IsADirectoryError("CTFDeserializer: '%s' is a directory; give the path of a CTF file" % filename)
-        if not os.path.isfile(filename):
-            raise IOError("CTFDeserializer: input file '%s' does not exist" % filename)
+        check_input_file("CTFDeserializer", filename)
         if os.path.getsize(filename) == 0:
             raise ValueError("CTFDeserializer: input file '%s' is empty" % filename)
         self.filename = filename

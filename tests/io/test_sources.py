@@ -257,3 +257,14 @@ def test_minibatch_source_from_data_and_user_source():
     assert m.next_minibatch(4)[m['f']].shape == (4, 2)
     with pytest.raises(NotImplementedError):
         m.restore_from_checkpoint({'a': 1})
+
+
+def test_a_missing_or_unnamed_reader_file_raises_cntks_errors(tmp_path):
+    # CNTK 2.7: an empty file name is a ValueError, a missing file a RuntimeError (here an IOError as well)
+    with pytest.raises(ValueError, match="No value given for 'file'"):
+        CTFDeserializer("", streams={})
+    for make in (lambda f: CTFDeserializer(f, streams={}),
+                 lambda f: CBFDeserializer(f, streams={})):
+        with pytest.raises(RuntimeError, match="does not exist") as e:
+            make(str(tmp_path / "nothere.ctf"))
+        assert isinstance(e.value, IOError)
