@@ -5,7 +5,7 @@ from ..core.axis import Axis, BATCH_AXIS_NAME
 from ..core.criterion_fusion import register_computation
 from ..core.function import Function
 from ..core.registry import OutputSpec, register_op
-from ._common import make, normalize_axis, resolve_axes, sanitize_operands
+from ._common import make, native_axis, normalize_axis, resolve_axes, sanitize_operands
 
 
 def _parse_axes(x, axis, op_name):
@@ -125,10 +125,32 @@ def _reduce_all_sequences(x, kind, static_dims, dyn_dims, keepdims, mask):
 _OP_NAMES = {"sum": "ReduceSum", "mean": "ReduceMean", "max": "ReduceMax", "min": "ReduceMin",
              "prod": "ReduceProd", "log_sum_exp": "ReduceLogSum", "l1": "ReduceL1", "l2": "ReduceL2",
              "sum_square": "ReduceSumSquare"}
+# CNTK's reductionOpName of the kinds that are its ReduceElements primitive (L1, L2 and SumSquare are not)
+_CNTK_REDUCTION_NAMES = {"sum": "Sum", "mean": "Mean", "max": "Max", "min": "Min", "prod": "Prod",
+                         "log_sum_exp": "LogSum"}
+
+
+def _reduce_public(attrs, node):
+    """Function.attributes of a reduction as CNTK 2.7 reports them: the reduced axes (a static axis by its
+    negative column-major index, -1 for the last Python axis), whether dimensions are kept, the kind."""
+    if attrs["all_dynamic"]:
+        axes = [Axis.all_axes()]
+    elif attrs["axes"] is None:
+        axes = [Axis.all_static_axes()]
+    else:
+        axes = [Axis(-int(a) - 1) for a in attrs["axes"]]
+        if attrs["batch"]:
+            axes.append(Axis.default_batch_axis())
+    public = {"axisVec": axes, "reductionKeepDimensions": bool(attrs["keepdims"])}
+    if attrs["kind"] in _CNTK_REDUCTION_NAMES:
+        public["reductionOpName"] = _CNTK_REDUCTION_NAMES[attrs["kind"]]
+    return public
+
+
 for _kind, _name in _OP_NAMES.items():
-    register_op(_name, _reduce_infer, _reduce, prepare=_reduce_prepare)
+    register_op(_name, _reduce_infer, _reduce, prepare=_reduce_prepare, public_attributes=_reduce_public)
     register_op(_name + "OverSequences", _reduce_infer, _reduce_all_sequences, prepare=_reduce_prepare,
-                uses_mask=True)
+                uses_mask=True, public_attributes=_reduce_public)
 
 
 def _reduction(kind, x, axis, keepdims, name):
@@ -212,8 +234,16 @@ def _arg_prepare(largest):
     return prepare
 
 
-register_op("Argmax", _arg_infer, _arg_extreme, prepare=_arg_prepare(True))
-register_op("Argmin", _arg_infer, _arg_extreme, prepare=_arg_prepare(False))
+def _arg_public(op_name):
+    def public(attrs, node):
+        axis = attrs["axis"]
+        return {"axis": Axis.all_static_axes() if axis is None else native_axis(axis, len(node.inputs[0].shape)),
+                "reductionKeepDimensions": True, "reductionOpName": op_name}
+    return public
+
+
+register_op("Argmax", _arg_infer, _arg_extreme, prepare=_arg_prepare(True), public_attributes=_arg_public("Argmax"))
+register_op("Argmin", _arg_infer, _arg_extreme, prepare=_arg_prepare(False), public_attributes=_arg_public("Argmin"))
 
 
 def _arg(op_name, x, axis, name):

@@ -76,3 +76,21 @@ def test_axes_in_attributes_are_cntks_tuples():
         'endIndexVec': [2, 2], 'beginIndexVec': [1, 0], 'axisVec': [('ordered', 'static', 1), ('ordered', 'static', 0)],
         'sliceStridesVec': [-1, 1]}
     assert str(C.Axis(1)) == repr(C.Axis(1)) == "Axis('staticAxisIdx=1')" and str(C.Axis(-1)) == "Axis('staticAxisIdx=-1')"
+
+
+def test_reductions_report_cntks_attributes():
+    # values from CNTK 2.7 (a static axis by its negative column-major index)
+    x = C.input_variable((3, 4))
+    assert attrs(C.reduce_sum(x, axis=1)) == {'axisVec': [('ordered', 'static', -2)],
+                                              'reductionKeepDimensions': True, 'reductionOpName': 'Sum'}
+    assert attrs(C.reduce_mean(x, axis=(0, 1))) == {
+        'axisVec': [('ordered', 'static', -1), ('ordered', 'static', -2)], 'reductionKeepDimensions': True,
+        'reductionOpName': 'Mean'}
+    assert attrs(C.reduce_max(x, axis=0, keepdims=False))['reductionKeepDimensions'] is False
+    assert attrs(C.reduce_log_sum_exp(x, axis=1))['reductionOpName'] == 'LogSum'
+    assert attrs(C.reduce_sum(x, axis=C.Axis.default_batch_axis()))['axisVec'] == \
+        [('unordered', 'dynamic', 'defaultBatchAxis')]
+    assert attrs(C.reduce_l1(x, axis=1)) == {'axisVec': [('ordered', 'static', -2)], 'reductionKeepDimensions': True}
+    assert attrs(C.argmax(x, axis=1)) == {'axis': ('ordered', 'static', 0), 'reductionKeepDimensions': True,
+                                          'reductionOpName': 'Argmax'}
+    assert attrs(C.argmin(x, axis=0))['axis'] == ('ordered', 'static', 1)
