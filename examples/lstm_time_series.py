@@ -26,7 +26,7 @@ def make_series(days, rng):
 
 def windows(series, length):
     x = np.stack([series[i:i + length] for i in range(len(series) - length)])
-    y = series[length:, :1]
+    y = np.ascontiguousarray(series[length:, :1])  # a column slice is not C-contiguous (CNTK warns and copies)
     return x, y
 
 
