@@ -149,7 +149,7 @@ def handed_gradients(rank, world, port, out):
     for k in range(3):
         part = slice(6 + 6 * k + 3 * rank, 6 + 6 * k + 3 * rank + 3)
         trainer.train_minibatch({x: features[part], y: targets[part]})
-    save(out, rank, parameter_values(z), handed=handed)
+    save(out, rank, parameter_values(z), handed=handed, parts=trainer.parameter_learners[0]._ddp_parts)
     C.distributed.Communicator.finalize()
 
 

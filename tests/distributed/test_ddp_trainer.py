@@ -2,6 +2,7 @@
 trains as one process on the joined minibatches; checkpoint-then-continue equals an uninterrupted run."""
 import numpy as np
 import pytest
+from torch.nn.parallel import DistributedDataParallel
 
 import cntk as C
 from tests.distributed import _workers
@@ -44,9 +45,11 @@ def test_learner_gets_exact_bucket_views_after_the_warm_start(tmp_path):
     """At 32 bits the gradients a local learner gets after the warm start are DDP's bucket views, which the
     learner takes unchecked (OwnedGradients.exact): each really is a contiguous tensor of its parameter's dtype,
     shape and device, none sharing memory with another. The warm start's are autograd's own and stay checked.
-    Training still equals one process on the same minibatches."""
+    Training still equals one process on the same minibatches (also where DDP's forward runs as its halves)."""
     ranks = run_workers(_workers.handed_gradients, tmp_path)
     for r in ranks:
+        # (with a torch whose DDP has them, its forward's two halves run around the module's forward)
+        assert r["parts"] == hasattr(DistributedDataParallel, "_pre_forward")
         assert [h["exact"] for h in r["handed"]] == [False, False, True, True, True]
         assert all(h["owned"] and h["checks"] for h in r["handed"])
         assert [h["count"] for h in r["handed"]] == [3, 3, 6, 6, 6]
