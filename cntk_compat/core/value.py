@@ -132,7 +132,9 @@ class NDArrayView(object):
     def to_ndarray(self):
         return self.tensor.detach().cpu().numpy().copy()
 
-    asarray = to_ndarray
+    def asarray(self):
+        """A copy as numpy; a sparse matrix (rank 2) as a scipy CSR matrix, as in CNTK."""
+        return _sparse_as_csr(self.to_ndarray()) if self._is_sparse else self.to_ndarray()
 
     def __repr__(self):
         return "NDArrayView(%s, %s)" % (_shape_string(self.shape), _device_string(self.tensor))
@@ -339,11 +341,20 @@ class Value(object):
         return "Value(%s, %s)" % (_shape_string(self.shape), _device_string(self.tensor))
 
     def asarray(self):
+        """The data as numpy; a sparse batch of vectors (rank 2) as a scipy CSR matrix, as in CNTK."""
         self._check_valid()
-        return self.tensor.detach().cpu().numpy()
+        arr = self.tensor.detach().cpu().numpy()
+        return _sparse_as_csr(arr) if self._is_sparse else arr
 
     def as_sequences(self, variable=None):
-        arr = self.asarray()
+        """The sequences without their padding: numpy arrays; for sparse data CSR matrices of one row per step
+        (a batch without a sequence axis as one such matrix, as CNTK gives it)."""
+        self._check_valid()
+        arr = self.tensor.detach().cpu().numpy()
+        if self._is_sparse:
+            if self.lengths is None:
+                return [sparse.csr_matrix(arr.reshape(arr.shape[0], -1))]
+            return [sparse.csr_matrix(arr[i, :n].reshape(n, -1)) for i, n in enumerate(self.lengths)]
         if self.lengths is None:
             return list(arr)
         return [arr[i, :n] for i, n in enumerate(self.lengths)]
@@ -351,6 +362,11 @@ class Value(object):
     def to(self, device, dtype=None):
         t = self.tensor.to(device=device, dtype=to_torch_dtype(dtype) if dtype is not None else None)
         return Value(_tensor=t, _lengths=self.lengths, _is_sparse=self._is_sparse, _slots=self.slots)
+
+
+def _sparse_as_csr(arr):
+    """A sparse matrix's values as CNTK's asarray gives them: a CSR matrix for rank 2, dense otherwise."""
+    return sparse.csr_matrix(arr) if arr.ndim == 2 else arr
 
 
 def warn_not_c_contiguous(data):

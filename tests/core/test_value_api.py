@@ -117,3 +117,21 @@ def test_cntks_warnings_for_data_that_costs_a_conversion():
     assert caught(lambda: C.constant(a.T)) == [nc] and caught(lambda: C.parameter(init=a.T)) == [nc]
     assert caught(lambda: (x + 1).eval({x: np.ascontiguousarray(a.T)})) == []
     assert caught(lambda: (x + 1).eval({x: [[1.0, 2.0]]})) == [lst]
+
+
+def test_sparse_values_read_back_as_csr_matrices():
+    # CNTK 2.7: a sparse Value (or NDArrayView) of rank 2 reads back as a CSR matrix, and as_sequences gives one
+    # CSR matrix per sequence (a batch without a sequence axis as one)
+    seq = C.sequence.input_variable(3, is_sparse=True)
+    val = C.asvalue(seq, [sp.csr_matrix(np.array([[1, 0, 2], [5, 0, 1]], np.float32)),
+                          sp.csr_matrix(np.array([[0, 0, 1]], np.float32))])
+    parts = val.as_sequences(seq)
+    assert [type(p) for p in parts] == [sp.csr_matrix] * 2 and [p.shape for p in parts] == [(2, 3), (1, 3)]
+    assert parts[0].toarray().tolist() == [[1, 0, 2], [5, 0, 1]]
+    x = C.input_variable(3, is_sparse=True)
+    val = C.asvalue(x, sp.csr_matrix(np.array([[1, 0, 2], [5, 0, 1]], np.float32)))
+    for v in (val, val.data):
+        assert isinstance(v.asarray(), sp.csr_matrix) and v.asarray().shape == (2, 3)
+    assert [p.shape for p in val.as_sequences(x)] == [(2, 3)]
+    d = C.input_variable(3)
+    assert isinstance(C.asvalue(d, np.ones((2, 3), np.float32)).asarray(), np.ndarray)
