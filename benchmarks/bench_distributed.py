@@ -17,7 +17,8 @@ The CNTK Trainer (``data_parallel_distributed_learner`` over sgd, 32 bits) on th
 hand-written torch DDP loop in the same workers: DDP's default all-reduce, ``torch.optim.SGD``, zero_grad with
 ``set_to_none``, on the same data (the numpy features and one-hot labels the CNTK script feeds, converted with
 ``torch.from_numpy`` each step), the same loss (softmax cross entropy summed over the samples) and the same update
-(CNTK sums the workers' gradients, DDP averages them: the loop's learning rate is N times the Trainer's). The two
+(the Trainer's learning rate 1e-3 applies to the mean gradient of the global minibatch of N·b samples; DDP averages
+the workers' summed gradients, a sum over N·b samples divided by N, so the loop's learning rate is 1e-3 / b). The two
 alternate in blocks of ``--steps`` steps, ``--trainer-reps`` times (each first every other time). Reported: the
 median over the workers of each one's median step time, and the paired ratios (each block of the Trainer over
 the adjacent block of the loop; median and quartiles over all blocks of all workers), wall and process CPU time
@@ -178,7 +179,7 @@ def worker(rank, world, port, out, steps, reps, trainer_reps, hooks):
     feed = {features: x.numpy(), labels: np.eye(10, dtype=np.float32)[y.numpy()]}
     arrays = (feed[features], feed[labels])
     plain = DistributedDataParallel(_mlp())
-    plain_optimizer = torch.optim.SGD(plain.parameters(), lr=1e-3 * world)    # DDP averages, CNTK sums
+    plain_optimizer = torch.optim.SGD(plain.parameters(), lr=1e-3 / x.shape[0])   # the Trainer's update (docstring)
     for _ in range(3):
         trainer.train_minibatch(feed)
         _plain_step(plain, plain_optimizer, arrays)
@@ -196,6 +197,7 @@ def worker(rank, world, port, out, steps, reps, trainer_reps, hooks):
                          "cpu": [a[1] / b[1] for a, b in zip(ours, theirs)]}
     with open(os.path.join(out, "rank%d.json" % rank), "w") as f:
         json.dump(results, f)
+    dist.barrier()      # no worker closes its connections while a peer's last collective still uses them
     dist.destroy_process_group()
 
 
