@@ -79,3 +79,18 @@ def test_recurrences_run_step_by_step_are_refused_clearly():
     s = C.sequence.input_variable(3)
     with pytest.raises(ValueError, match="export_torch.*others run step by step"):
         generate(Recurrence(RNNStep(2, activation=C.sigmoid))(s), "m", "m.pt")
+
+
+def test_a_cpu_copy_of_a_lowered_module_keeps_the_lowerings_attributes_and_values():
+    """Export traces a copy on the CPU when the model lives on a GPU; the copy must still say what it needs."""
+    import torch
+    from cntk_compat.model_formats.exportable import cpu_copy
+    s = C.sequence.input_variable(3, name="x")
+    model = Dense(2, init=C.glorot_uniform(seed=3))(Recurrence(LSTM(4, init=C.glorot_uniform(seed=1)))(s))
+    module = model.torch_module(list(model.arguments))
+    twin = cpu_copy(module)
+    assert twin is not module and (twin.mask_axes, twin.made_mask_axes) == (module.mask_axes, module.made_mask_axes)
+    x = torch.randn(2, 5, 3, device=next(module.parameters()).device)
+    mask = torch.ones(2, 5, dtype=torch.bool, device=x.device)
+    np.testing.assert_allclose(twin(x.cpu(), mask.cpu())[0].detach().numpy(), module(x, mask)[0].detach().cpu().numpy(),
+                               rtol=1e-5, atol=1e-6)

@@ -4,6 +4,7 @@ import scipy.sparse as sparse
 import torch
 
 from .dtypes import to_torch_dtype
+from .one_hot import carry_one_hot_record
 from .hooks import provide
 from .value import NDArrayView, Value, warn_dtype_conversion, warn_list_for_batch_input, warn_not_c_contiguous
 from .variables import FreeDimension, InferredDimension
@@ -105,6 +106,7 @@ def _from_value(var, data, device, dtype, shape, is_seq):
 
 def _from_tensor(var, data, device, dtype, shape, is_seq):
     t = data.to(device=device, dtype=to_torch_dtype(dtype))
+    t = carry_one_hot_record(data, t) if t.is_floating_point() else t
     if _shape_matches(tuple(t.shape), shape):
         t = t.unsqueeze(0)
     lengths = [t.shape[1]] * t.shape[0] if is_seq else None

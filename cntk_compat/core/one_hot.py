@@ -39,6 +39,16 @@ def _record(tensor):
     return record
 
 
+def carry_one_hot_record(source, moved):
+    """``moved`` (``source`` converted to another device or float dtype: the same 0s and 1s) with ``source``'s
+    record, if it has one."""
+    record = _record(source)
+    if record is not None and moved is not source:
+        present = None if record[3] is None else tuple(t.to(moved.device) for t in record[3])
+        setattr(moved, _ATTRIBUTE, (record[0].to(moved.device), record[1], moved._version, present))
+    return moved
+
+
 def recorded_one_hot_columns(tensor):
     """(columns of the flattened rows, whether every row has its 1) as recorded on ``tensor`` while it is
     unchanged, else None."""

@@ -12,7 +12,7 @@ import torch
 from . import device as _device
 from .dtypes import data_type_code, sanitize_dtype, to_torch_dtype
 from .hooks import hook
-from .one_hot import csr_one_hot_columns, record_one_hot_columns
+from .one_hot import carry_one_hot_record, csr_one_hot_columns, record_one_hot_columns
 from .sequence_masks import record_host_lengths
 
 
@@ -361,6 +361,7 @@ class Value(object):
 
     def to(self, device, dtype=None):
         t = self.tensor.to(device=device, dtype=to_torch_dtype(dtype) if dtype is not None else None)
+        t = carry_one_hot_record(self.tensor, t) if t.is_floating_point() else t
         return Value(_tensor=t, _lengths=self.lengths, _is_sparse=self._is_sparse, _slots=self.slots)
 
 

@@ -48,6 +48,15 @@ def assume_full_sequences(module):
             m.sequences_are_full = False
 
 
+def cpu_copy(module):
+    """A copy of a lowered module on the CPU. A GraphModule's deep copy is rebuilt from its graph and keeps none
+    of the lowering's own attributes (its mask axes...): they are carried over."""
+    twin = copy.deepcopy(module)
+    for key, value in vars(module).items():
+        vars(twin).setdefault(key, value)
+    return twin.cpu()
+
+
 class Traceable(object):
     """wrapper (the module to trace), examples, dynamic_shapes (for the wrapper's *args), input_names,
     output_names, sequence_dims (axis name -> torch.export.Dim), and context() to trace under."""
@@ -56,8 +65,7 @@ class Traceable(object):
         arguments = list(function.arguments)
         module = function.torch_module(arguments)
         if any(t.device.type != "cpu" for t in itertools.chain(module.parameters(), module.buffers())):
-            # traced on the CPU, as the examples are: what is written names no device
-            module = copy.deepcopy(module).cpu()
+            module = cpu_copy(module)   # traced on the CPU, as the examples are: what is written names no device
         if module.made_mask_axes:
             raise ValueError("export: the outputs lie on a sequence axis made inside the graph (%s); export covers "
                              "graphs whose outputs keep their inputs' axes" % ", ".join(module.made_mask_axes))

@@ -9,6 +9,7 @@ import cntk as C
 from cntk_compat.core.engine import call_plan, evaluate_tensors
 from cntk_compat.core.fused_gru import FusedGRU
 from cntk_compat.core.fused_recurrence import FusedRNN, use_fused_kernels
+from tests._tolerance import float32_tolerance
 
 
 def _fused_modules(f, kinds=(FusedRNN, FusedGRU)):
@@ -37,7 +38,7 @@ def _compare(f, x, data, dtype, expect_fused):
     assert bool(_fused_modules(f)) == expect_fused
     with use_fused_kernels(False):
         loop_out, loop_grads = _run(f, x, data, params, weights)
-    tol = 1e-10 if dtype == np.float64 else 1e-5
+    tol = 1e-10 if dtype == np.float64 else float32_tolerance(1e-5)
     np.testing.assert_allclose(fused_out, loop_out, rtol=tol, atol=tol)
     for a, b in zip(fused_grads, loop_grads):
         np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
@@ -310,9 +311,10 @@ def test_last_state_of_a_fused_loop_comes_from_the_kernel_with_the_step_loops_va
         assert len(_final_state_calls(f)) == 1
         with use_fused_kernels(False):
             loop_out, loop_grads = _values_and_gradients(f, x, data)
-        np.testing.assert_allclose(fused_out, loop_out, rtol=1e-5, atol=1e-6)
+        tol = float32_tolerance(1e-5), float32_tolerance(1e-6)
+        np.testing.assert_allclose(fused_out, loop_out, rtol=tol[0], atol=tol[1])
         for a, b in zip(fused_grads, loop_grads):
-            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+            np.testing.assert_allclose(a, b, rtol=tol[0], atol=tol[1])
 
 
 def test_a_step_other_than_the_final_state_or_a_sequence_read_twice_keeps_the_sequence():
@@ -384,4 +386,4 @@ def test_weight_gradients_have_their_parameters_layout_and_the_step_loops_values
         (loop_out,), _ = evaluate_tensors(f.outputs, {x: data}, requires_grad=True, training=True)
         loop_grads = torch.autograd.grad(loop_out.sum(), [p.tensor for p in params])
     for g, h in zip(grads, loop_grads):
-        np.testing.assert_allclose(g.numpy(), h.numpy(), rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(g.cpu().numpy(), h.cpu().numpy(), rtol=1e-10, atol=1e-12)

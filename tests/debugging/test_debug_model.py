@@ -7,6 +7,7 @@ import pytest
 import cntk as C
 from cntk.debugging import DEBUG_USAGE, debug_model, save_as_legacy_model
 from cntk.debugging.debug import _DebugNode
+from tests._tolerance import float32_tolerance
 
 
 class ScriptedInput(object):
@@ -181,4 +182,5 @@ def test_a_model_with_a_recurrence_is_debugged_where_debug_nodes_fit():
         debugged = C.debugging.debug_model(model, in_stream=io.StringIO(""), out_stream=io.StringIO())
     assert any("no debug stop after" in str(w.message) for w in caught)
     data = {debugged.arguments[0]: [np.eye(3, dtype=np.float32)]}
-    np.testing.assert_allclose(debugged.eval(data), model.eval({x: data[debugged.arguments[0]]}), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(debugged.eval(data), model.eval({x: data[debugged.arguments[0]]}),
+                               rtol=float32_tolerance(1e-5), atol=float32_tolerance(1e-7))

@@ -14,6 +14,7 @@ ort = pytest.importorskip("onnxruntime")
 import cntk_compat as C  # noqa: E402
 from cntk_compat.layers import (LSTM, GRU, BatchNormalization, Convolution, Dense, Embedding,  # noqa: E402
                                 GlobalAveragePooling, LayerNormalization, MaxPooling, Recurrence, RNNStep, Sequential)
+from tests._tolerance import float32_tolerance  # noqa: E402
 
 ORACLE = "/root/.cache/cntk27/bin/python-cntk27"
 
@@ -49,8 +50,10 @@ def test_lstm_exports_as_one_onnx_lstm_and_matches_for_every_length(tmp_path, go
         batch = rng.uniform(-1, 1, (1, length, 3)).astype(np.float32)
         ours = np.asarray(model.eval({s: batch}))[0]
         seq_first = batch.transpose(1, 0, 2)
-        np.testing.assert_allclose(session.run(None, {"s": seq_first})[0][:, 0], ours, rtol=1e-5, atol=1e-6)
-        np.testing.assert_allclose(loaded.eval({loaded.arguments[0]: seq_first})[:, 0], ours, rtol=1e-5, atol=1e-6)
+        tol = float32_tolerance(1e-5), float32_tolerance(1e-6)
+        np.testing.assert_allclose(session.run(None, {"s": seq_first})[0][:, 0], ours, rtol=tol[0], atol=tol[1])
+        np.testing.assert_allclose(loaded.eval({loaded.arguments[0]: seq_first})[:, 0], ours, rtol=tol[0],
+                                   atol=tol[1])
 
 
 def test_dense_export_keeps_cntk_names_imports_back_and_trains(tmp_path):
@@ -203,8 +206,10 @@ def test_gru_and_rnn_export_as_one_onnx_node_and_match_for_every_length(tmp_path
         x = rng.uniform(-1, 1, (1, length, 3)).astype(np.float32)
         ours = np.asarray(model.eval({s: x}))[0]
         seq_first = x.transpose(1, 0, 2)
-        np.testing.assert_allclose(session.run(None, {"s": seq_first})[0][:, 0], ours, rtol=1e-5, atol=1e-6)
-        np.testing.assert_allclose(loaded.eval({loaded.arguments[0]: seq_first})[:, 0], ours, rtol=1e-5, atol=1e-6)
+        tol = float32_tolerance(1e-5), float32_tolerance(1e-6)
+        np.testing.assert_allclose(session.run(None, {"s": seq_first})[0][:, 0], ours, rtol=tol[0], atol=tol[1])
+        np.testing.assert_allclose(loaded.eval({loaded.arguments[0]: seq_first})[:, 0], ours, rtol=tol[0],
+                                   atol=tol[1])
     loaded.save(str(tmp_path / "again.onnx"), format=C.ModelFormat.ONNX)  # the imported loop exports again
     assert [n.op_type for n in onnx.load(str(tmp_path / "again.onnx")).graph.node].count(onnx_op) == 1
 

@@ -168,3 +168,14 @@ def test_sparse_left_operand_with_inferred_reduction_axes_builds_clones_and_load
     assert m.clone(C.CloneMethod.clone).shape == (4,)
     m.save(str(tmp_path / "m.model"))
     assert C.load_model(str(tmp_path / "m.model")).shape == (4,)
+
+
+def test_a_one_hot_record_follows_the_fed_tensor_to_the_models_device_and_dtype():
+    from cntk_compat.core.feeding import to_value
+    from cntk_compat.core.one_hot import record_one_hot_columns, recorded_one_hot_columns
+    hot = record_one_hot_columns(torch.eye(4)[[1, 3, 0]], [1, 3, 0])
+    x = C.input_variable(4, dtype=np.float64, is_sparse=True)
+    fed = to_value(x, hot, C.use_default_device().torch_device()).tensor
+    assert fed.dtype == torch.float64 and fed is not hot
+    columns, every_row = recorded_one_hot_columns(fed)
+    assert columns.cpu().tolist() == [1, 3, 0] and every_row
