@@ -74,9 +74,11 @@ def as_variable(x, argument="operand"):
 _TEMPORARIES = weakref.WeakKeyDictionary()  # Function -> weak references to the Values its last call returned
 
 
-def _temporaries(function, result):
+def _temporaries(function, result, as_numpy):
     """As in CNTK: the Values (as_numpy=False) that eval, forward or grad of a Function return stay valid until
     its next such call, which erases them (reading one then raises RuntimeError; Value.is_valid turns False)."""
+    if as_numpy and function not in _TEMPORARIES:  # numpy results, and no earlier Values to erase: the common call
+        return result
     from .value import Value
     found = []
 
@@ -572,19 +574,21 @@ class Function(TensorOpsMixin):
     # ------------------------------------------------------------------ computing
     def eval(self, arguments=None, outputs=None, device=None, as_numpy=True):
         outs = self.outputs if outputs is None else output_variables(outputs)
-        result = _temporaries(self, hook("evaluate")(self, arguments, outs, device=device, as_numpy=as_numpy))
+        result = _temporaries(self, hook("evaluate")(self, arguments, outs, device=device, as_numpy=as_numpy),
+                              as_numpy)
         if len(outs) == 1:
             return result[outs[0]]
         return result
 
     def forward(self, arguments, outputs=None, keep_for_backward=None, device=None, as_numpy=True):
-        return _temporaries(self, hook("forward")(self, arguments, outputs, keep_for_backward, device, as_numpy))
+        return _temporaries(self, hook("forward")(self, arguments, outputs, keep_for_backward, device, as_numpy),
+                            as_numpy)
 
     def backward(self, state, root_gradients, variables, as_numpy=True):
         return hook("backward")(state, root_gradients, variables, as_numpy)
 
     def grad(self, at, wrt=None, outputs=None, device=None, as_numpy=True, grad_root=None):
-        return _temporaries(self, hook("grad")(self, at, wrt, outputs, device, as_numpy, grad_root))
+        return _temporaries(self, hook("grad")(self, at, wrt, outputs, device, as_numpy, grad_root), as_numpy)
 
     def train(self, minibatch_source, minibatch_size=32, streams=None, model_inputs_to_streams=None,
               parameter_learners=[], callbacks=[], progress_frequency=None, max_epochs=None, epoch_size=None,

@@ -135,3 +135,12 @@ def test_sparse_values_read_back_as_csr_matrices():
     assert [p.shape for p in val.as_sequences(x)] == [(2, 3)]
     d = C.input_variable(3)
     assert isinstance(C.asvalue(d, np.ones((2, 3), np.float32)).asarray(), np.ndarray)
+
+
+def test_a_numpy_evaluation_erases_the_values_an_earlier_one_returned():
+    x = C.input_variable(2)
+    f = x * 2
+    kept = f.eval({x: np.ones((1, 2), np.float32)}, as_numpy=False)
+    assert kept.is_valid
+    np.testing.assert_array_equal(f.eval({x: np.ones((1, 2), np.float32)}), [[2, 2]])
+    assert not kept.is_valid
