@@ -68,9 +68,9 @@ def __getattr__(name):
     if name in _READER_NAMES:
         from .io import source_config
         return getattr(source_config, name)
-    if name in ("Value", "NDArrayView"):
+    if name in ("Value", "NDArrayView"):  # the bases of cntk.Value / cntk.NDArrayView, as CNTK's SWIG classes
         from .core import value
-        return getattr(value, name)
+        return getattr(value, "_Native" + name)
     if name in ("DeviceKind_CPU", "DeviceKind_GPU"):
         from .core.device import DeviceKind
         return DeviceKind.CPU if name == "DeviceKind_CPU" else DeviceKind.GPU

@@ -90,7 +90,16 @@ def test_native_names_that_cntks_tests_use():
     config = cntk_py.Dictionary()
     config['traceLevel'] = 2
     assert config['traceLevel'] == 2
-    assert cntk_py.Value is C.Value and cntk_py.NDArrayView is C.NDArrayView
+    assert issubclass(C.Value, cntk_py.Value) and issubclass(C.NDArrayView, cntk_py.NDArrayView)
     assert C.cpu().type() == cntk_py.DeviceKind_CPU != cntk_py.DeviceKind_GPU
     # DeviceDescriptor.id() is a method in CNTK; the number reads as an attribute too
     assert C.cpu().id() == 0 and C.cpu().id == 0
+
+
+def test_the_native_value_classes_are_the_bases_of_the_public_ones():
+    # CNTK's tests call the SWIG base directly: super(C.Value, v).asarray(), cntk_py.Value(ndarrayview)
+    from cntk import cntk_py
+    v = C.Value(np.arange(6, dtype=np.float32).reshape(2, 3))
+    np.testing.assert_array_equal(super(C.Value, v).asarray(), v.asarray())
+    np.testing.assert_array_equal(super(C.NDArrayView, v.data).asarray(), v.asarray())
+    np.testing.assert_array_equal(cntk_py.Value(v.data).asarray(), v.asarray())

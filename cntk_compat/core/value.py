@@ -30,7 +30,7 @@ def _device_string(tensor):
     return "GPU[%d]" % (tensor.device.index or 0) if tensor.device.type == "cuda" else "CPU"
 
 
-class NDArrayView(object):
+class _NativeNDArrayView(object):
     """A dense tensor without dynamic axes (a view on device memory).
 
     ``NDArrayView(shape, data_type, device=None)`` allocates a zero-filled array, as CNTK's constructor does;
@@ -140,7 +140,12 @@ class NDArrayView(object):
         return "NDArrayView(%s, %s)" % (_shape_string(self.shape), _device_string(self.tensor))
 
 
-class Value(object):
+class NDArrayView(_NativeNDArrayView):
+    """A dense tensor without dynamic axes (a view on device memory). Its methods live in the base class, which
+    cntk.cntk_py exposes as the native NDArrayView (as CNTK's Python class derives from the SWIG one)."""
+
+
+class _NativeValue(object):
     """A batch of samples or sequences for one Variable."""
 
     # a class index that Value.one_hot turns into an all-zero sample (CNTK: the largest uint32)
@@ -363,6 +368,11 @@ class Value(object):
         t = self.tensor.to(device=device, dtype=to_torch_dtype(dtype) if dtype is not None else None)
         t = carry_one_hot_record(self.tensor, t) if t.is_floating_point() else t
         return Value(_tensor=t, _lengths=self.lengths, _is_sparse=self._is_sparse, _slots=self.slots)
+
+
+class Value(_NativeValue):
+    """A batch of samples or sequences for one Variable. Its methods live in the base class, which
+    cntk.cntk_py exposes as the native Value (as CNTK's Python class derives from the SWIG one)."""
 
 
 def _sparse_as_csr(arr):
