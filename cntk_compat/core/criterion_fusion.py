@@ -27,22 +27,14 @@ import torch
 from .one_hot import recorded_one_hot_columns
 
 # the ops' computations the patterns are made of, by role ("reduce": ops.reductions' reduction, "hardmax":
-# ops.softmax's hardmax), registered by the ops (the core does not import them); read only while lowering: the
-# fused computations below are torch alone, so a lowered module needs nothing registered in the process it runs in
+# ops.softmax's hardmax), registered by the ops (the core does not import them; importing any part of the
+# package imports the ops, so they are registered wherever a lowered module runs)
 _COMPUTATIONS = {}
 
 
 def register_computation(role, function):
     """Declares ``function`` (an op's torch computation, the target of its fx calls) as the one of ``role``."""
     _COMPUTATIONS[role] = function
-
-
-def _hardmax(z, n_dyn, axis):
-    """ops.softmax's hardmax: one 1 at the argmax along static axis ``axis`` (None: all static axes)."""
-    flat = z if axis is not None else z.reshape(tuple(z.shape[:n_dyn]) + (-1,))
-    dim = n_dyn + axis if axis is not None else -1
-    out = torch.zeros_like(flat).scatter_(dim, flat.argmax(dim=dim, keepdim=True), 1.0)
-    return out if axis is not None else out.reshape(z.shape)
 
 
 def _last_axis_reduction(n, kind):
@@ -68,8 +60,9 @@ def softmax_cross_entropy(z, y, dim, keepdims):
             and not y.requires_grad and z.dtype.is_floating_point:
         record = recorded_one_hot_columns(y)
     if record is None:
-        return torch.sub(torch.logsumexp(z, dim=(dim,), keepdim=keepdims),
-                         torch.mul(y, z).sum(dim=(dim,), keepdim=keepdims))
+        reduce = _COMPUTATIONS["reduce"]
+        return torch.sub(reduce(z, "log_sum_exp", (dim,), (), keepdims),
+                         reduce(torch.mul(y, z), "sum", (dim,), (), keepdims))
     columns, every_row_hot = record
     flat = z.reshape(-1, z.shape[-1])
     if every_row_hot:
@@ -87,7 +80,8 @@ def classification_error(one, z, y, n_dyn, axis, dim, keepdims):
     axes; see the module docstring)."""
     along = n_dyn + axis if axis is not None else (n_dyn if z.dim() == n_dyn + 1 else None)
     if torch.compiler.is_compiling() or along != dim or y.shape != z.shape or y.dtype != z.dtype:
-        return torch.sub(one, torch.mul(_hardmax(z, n_dyn, axis), y).sum(dim=(dim,), keepdim=keepdims))
+        product = torch.mul(_COMPUTATIONS["hardmax"](z, n_dyn, axis), y)
+        return torch.sub(one, _COMPUTATIONS["reduce"](product, "sum", (dim,), (), keepdims))
     hit = y.gather(dim, z.detach().argmax(dim, keepdim=True))
     return torch.sub(one, hit if keepdims else hit.squeeze(dim))
 
@@ -107,8 +101,6 @@ def _is_one(root, n):
 
 def fuse(graph, root):
     """Rewrites the loss and metric patterns of the module docstring as one call each."""
-    if "reduce" not in _COMPUTATIONS or "hardmax" not in _COMPUTATIONS:
-        return False
     changed = False
     for n in list(graph.nodes):
         if n.op != "call_function" or n.target is not torch.sub or len(n.args) != 2 or n.kwargs:
