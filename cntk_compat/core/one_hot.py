@@ -6,8 +6,9 @@ A sparse input is held densely (batch-first, padded). ``times`` of such an input
 of one-hot data (``Value.one_hot``, CSR sequences from users and readers) know the columns already; they record
 them on the tensor they make, and ``times`` reads them instead of searching. The record is the column of each
 row's single 1 (-1 for a row of zeros: padding, or a skipped sample); it holds while the tensor is unchanged (its
-version counter). A tensor derived from the recorded one (reshaped, converted, moved) carries no record, and
-``times`` searches its nonzeros as before.
+version counter). A copy of the recorded tensor on another device or in another float dtype, made when it is fed,
+takes the record along (``carry_one_hot_record``); any other tensor derived from it (reshaped, computed) carries
+no record, and ``times`` searches its nonzeros as before.
 """
 import numpy as np
 import scipy.sparse as sparse
@@ -26,9 +27,14 @@ def record_one_hot_columns(tensor, columns):
     rows = np.flatnonzero(columns >= 0)
     every_row = rows.size == columns.size
     # the rows that have their 1, found here on the host: on a GPU, finding them there would wait for the device
-    present = None if every_row else (torch.from_numpy(rows).to(tensor.device),
-                                      torch.from_numpy(columns[rows]).to(tensor.device))
-    setattr(tensor, _ATTRIBUTE, (torch.from_numpy(columns).to(tensor.device), every_row, tensor._version, present))
+    present = None if every_row else (torch.from_numpy(rows), torch.from_numpy(columns[rows]))
+    return _store(tensor, torch.from_numpy(columns), every_row, present)
+
+
+def _store(tensor, columns, every_row, present):
+    """Sets the record (its tensors moved to ``tensor``'s device) on ``tensor``, valid for its current version."""
+    present = None if present is None else tuple(t.to(tensor.device) for t in present)
+    setattr(tensor, _ATTRIBUTE, (columns.to(tensor.device), every_row, tensor._version, present))
     return tensor
 
 
@@ -44,8 +50,7 @@ def carry_one_hot_record(source, moved):
     record, if it has one."""
     record = _record(source)
     if record is not None and moved is not source:
-        present = None if record[3] is None else tuple(t.to(moved.device) for t in record[3])
-        setattr(moved, _ATTRIBUTE, (record[0].to(moved.device), record[1], moved._version, present))
+        _store(moved, record[0], record[1], record[3])
     return moved
 
 

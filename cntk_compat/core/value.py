@@ -13,7 +13,7 @@ from . import device as _device
 from .dtypes import data_type_code, sanitize_dtype, to_torch_dtype
 from .hooks import hook
 from .one_hot import carry_one_hot_record, csr_one_hot_columns, record_one_hot_columns
-from .sequence_masks import record_host_lengths
+from .sequence_masks import mask_from_lengths, record_host_lengths
 
 
 def _dense_sample(sample, dtype):
@@ -336,8 +336,7 @@ class _NativeValue(object):
         if self.lengths is None:
             return None
         lengths = torch.as_tensor(self.lengths, device=self.tensor.device)
-        mask = torch.arange(self.tensor.shape[1], device=self.tensor.device)[None, :] < lengths[:, None]
-        return record_host_lengths(mask, self.lengths)
+        return record_host_lengths(mask_from_lengths(lengths, self.tensor.shape[1]), self.lengths)
 
     def __len__(self):
         return self.tensor.shape[0]
