@@ -4,8 +4,8 @@ import scipy.sparse as sparse
 import torch
 
 from .dtypes import to_torch_dtype
-from .one_hot import carry_one_hot_record
 from .hooks import provide
+from .one_hot import carry_one_hot_record
 from .value import NDArrayView, Value, warn_dtype_conversion, warn_list_for_batch_input, warn_not_c_contiguous
 from .variables import FreeDimension, InferredDimension
 

@@ -18,6 +18,7 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 
 from . import hooks
+from ..core import autograd_calls
 from .communicator import Communicator, DistributedError, collective, describe_failure, process_group_ready
 from ..learners.learner import OwnedGradients
 from .learner import DistributedLearner
@@ -172,8 +173,8 @@ class DataParallelDistributedLearner(DistributedLearner):
         self._hook_state.failure = None
         try:
             # inputs with needs_gradient=True get theirs too (computed and dropped, as CNTK)
-            _backward((loss,) if carry is None else (loss, carry),
-                      self._inputs + tuple(gradient_inputs) if gradient_inputs else self._inputs)
+            autograd_calls.backward((loss,) if carry is None else (loss, carry),
+                                    self._inputs + tuple(gradient_inputs) if gradient_inputs else self._inputs)
         except RuntimeError as e:
             if self._hook_state.failure is not None:
                 raise DistributedError(self._hook_state.failure) from e
@@ -254,24 +255,6 @@ def _runs_through_parts(ddp):
         not (module._forward_hooks or module._forward_pre_hooks or module._backward_hooks or
              any(getattr(torch.nn.modules.module, "_global_%s_hooks" % kind, None)
                  for kind in ("forward", "forward_pre", "backward", "backward_pre")))
-
-
-# the C++ engine's entry point that torch.autograd.backward ends in (private, present since torch 2.3; before,
-# the engine itself, with the same arguments)
-_run_engine = getattr(torch.autograd.graph, "_engine_run_backward", None) or \
-    torch.autograd.Variable._execution_engine.run_backward
-
-
-def _backward(roots, inputs):
-    """``torch.autograd.backward(roots, inputs=inputs)`` for scalar roots that all require gradients: the engine
-    gets the same arguments (a gradient of ones per root, accumulating into ``inputs``), without the Python
-    wrapper's argument checks, which cost as much as a small model's backward pass. Anything else (a root that
-    needs no gradient, so that torch names the error) goes through the wrapper."""
-    if all(type(r) is torch.Tensor and r.requires_grad and r.dim() == 0 for r in roots):
-        _run_engine(roots, tuple(torch.ones_like(r, memory_format=torch.preserve_format) for r in roots),
-                    False, False, inputs, allow_unreachable=True, accumulate_grad=True)
-    else:
-        torch.autograd.backward(roots, inputs=inputs)
 
 
 def _sum_without_hook(ddp):

@@ -3,7 +3,7 @@ import sys
 
 import torch
 
-from ..core import graph_version, node_timing, random_stream
+from ..core import autograd_calls, graph_version, node_timing, random_stream
 from ..core.engine import evaluate_tensors, to_numpy
 from ..core.function import Function, as_variable
 from ..distributed.communicator import Communicator, all_gather_object, all_reduce_sum
@@ -16,22 +16,6 @@ from ._feed import (argument_map, as_function, criterion_pair, progress_writer_l
 __all__ = [
     "Trainer", "MinibatchData", "use_default_device"
 ]
-
-# the C++ engine's entry point that torch.autograd.grad ends in (private, present since torch 2.3; before, the
-# engine itself, with the same arguments)
-_run_engine = getattr(torch.autograd.graph, "_engine_run_backward", None) or \
-    torch.autograd.Variable._execution_engine.run_backward
-
-
-def _grad(loss, inputs):
-    """``torch.autograd.grad(loss, inputs, allow_unused=True)`` for a scalar loss and inputs that all require
-    gradients: the engine gets the same arguments (a gradient of one for the loss), without the Python wrapper's
-    argument checks (about 15 us, some 3% of a small model's training step). Anything else goes through the
-    wrapper, which names the error."""
-    if type(loss) is torch.Tensor and loss.dim() == 0 and all(t.requires_grad for t in inputs):
-        return _run_engine((loss,), (torch.ones_like(loss, memory_format=torch.preserve_format),), False, False,
-                           tuple(inputs), allow_unreachable=True, accumulate_grad=False)
-    return torch.autograd.grad(loss, inputs, allow_unused=True)
 
 
 class Trainer(object):
@@ -215,7 +199,7 @@ class Trainer(object):
         grads = ()
         if params and loss is not None and loss.requires_grad:
             tensors = [p.tensor for p in params]
-            grads = _grad(loss, tensors + list(gradient_inputs))[:len(tensors)]
+            grads = autograd_calls.grad(loss, tensors + list(gradient_inputs))[:len(tensors)]
             grads = [torch.zeros_like(t) if g is None else g for g, t in zip(grads, tensors)]
         return dict(zip(params, grads)) if grads else {p: torch.zeros_like(p.tensor) for p in params}
 

@@ -135,20 +135,3 @@ def test_trainer_notes_parameters_no_learner_covers(capsys):
     C.Trainer(d_real, (d_loss, None), C.sgd(d_real.parameters + g.parameters, C.learning_parameter_schedule(0.1)))
     captured = capsys.readouterr()
     assert captured.err == note * 2 and captured.out == ""
-
-
-def test_gradients_from_the_engine_equal_autograd_grad_and_unused_inputs_get_none():
-    import torch
-    from cntk_compat.train.trainer import _grad
-    a = torch.randn(3, requires_grad=True)
-    b = torch.randn(3, requires_grad=True)
-    unused = torch.randn(2, requires_grad=True)
-    loss = (a * b).sum() + a.square().sum()
-    expected = torch.autograd.grad(loss, [a, b, unused], allow_unused=True, retain_graph=True)
-    got = _grad(loss, [a, b, unused])
-    assert got[2] is None and expected[2] is None
-    for g, e in zip(got[:2], expected[:2]):
-        assert torch.equal(g, e)
-    frozen = torch.randn(3)  # an input without gradient goes through autograd.grad, which names the error
-    with pytest.raises(RuntimeError, match="does not require grad"):
-        _grad((a * frozen).sum(), [a, frozen])
