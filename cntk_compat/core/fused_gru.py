@@ -23,6 +23,7 @@ differentiable once: for higher-order gradients lower with ``use_fused_kernels(F
 import torch
 from torch.autograd.function import once_differentiable
 
+from . import gru_triton
 from .fused_recurrence import (_ENABLED, _Resolver, _slice_block, _split_pair, _static_shape, _unary,
                                _reversal_index)
 from .initial_state import initial_state_steps
@@ -223,6 +224,8 @@ class FusedGRU(torch.nn.Module):
         if steps == 0:
             raise ValueError("a recurrent loop cannot run over empty sequences")
         x = x.to(self.dtype)
+        if gru_triton.available(x, self.dim):
+            return self._padded_kernels(mask, x, W, b, H, H1, init_h, batch, steps)
         lengths = host_lengths(mask)  # on the host: the batch sizes below are Python numbers
         if self.backward:
             index = _reversal_index(lengths.to(x.device), steps, x.device)
@@ -241,6 +244,21 @@ class FusedGRU(torch.nn.Module):
         batch_sizes = (sorted_lengths[None, :] > torch.arange(steps)[:, None]).sum(1).tolist()
         out = _GRUSequence.apply(gx.contiguous(), H, H1, h0, batch_sizes)
         out = out.transpose(0, 1).index_select(0, torch.argsort(order))
+        if self.backward:
+            out = out.gather(1, index[..., None].expand(out.shape))
+        return out
+
+    def _padded_kernels(self, mask, x, W, b, H, H1, init_h, batch, steps):
+        """The recurrence as core.gru_triton's two kernels over the padded batch: no sorting, no host lengths."""
+        lengths = mask.sum(1, dtype=torch.int32)
+        if self.backward:
+            index = _reversal_index(lengths, steps, x.device)
+            x = x.gather(1, index[..., None].expand(x.shape))
+        x = x.transpose(0, 1)
+        gx = x if W is None else torch.matmul(x, W)
+        gx = gx + b if b is not None else gx
+        h0 = initial_state_steps(init_h, self.init_dynamic, batch, 1, (self.dim,), self.dtype)[:, 0]
+        out = gru_triton.GRUSequence.apply(gx, H, H1, h0.expand(batch, self.dim), lengths).transpose(0, 1)
         if self.backward:
             out = out.gather(1, index[..., None].expand(out.shape))
         return out
