@@ -41,6 +41,8 @@ class CallPlan(object):
         # (a batch axis only, dense, a fully known shape), so that a C-contiguous array of that dtype and shape
         # is its tensor as it is; None when some argument does not
         self.plain = _plain_specs(self.needed)
+        # the needed inputs with inferred (-1) dimensions, still to be fixed by the first data they are fed
+        self.inferred = [a for a in self.needed if _has_inferred_dimension(a)]
         self.modules = {}
         self.known_uids = None  # uids of every variable of the graph, when forward() asked for them
 
@@ -55,6 +57,10 @@ class CallPlan(object):
 def _layout(a):
     axis = a._sequence_axis
     return (None if axis is None else axis.name), a._has_batch
+
+
+def _has_inferred_dimension(a):
+    return a.is_input and a._shape is not None and InferredDimension in a._shape
 
 
 def _plain_specs(needed):
@@ -144,31 +150,32 @@ def _brief(lengths):
     return str(list(lengths[:8])) + ("..." if len(lengths) > 8 else "")
 
 
-def _fix_inferred_dimensions(outputs, order, values):
+def _fix_inferred_dimensions(outputs, values):
     """As CNTK does when it first computes a graph: an input's inferred (-1) dimensions take the sizes of the
     data it is first fed, for good (later data of other sizes is refused), and the graph's shapes follow. If
-    the graph cannot take those sizes (say times by a weight of another size), a ValueError says so."""
+    the graph cannot take those sizes (say times by a weight of another size), a ValueError says so.
+    ``values``: {input with inferred dimensions: its Value}. The inputs' types change in place, so the graph's
+    version moves on and call plans made before are made again (without inferred inputs to fix)."""
     fixed = []
-    for a, v in zip(order, values):
+    for a, v in values.items():
         shape = a._shape
-        if not a.is_input or shape is None or InferredDimension not in shape:
-            continue
         data = tuple(v.tensor.shape[v.tensor.dim() - len(shape):])
         fixed.append((a, shape))
         a._shape = tuple(n if d == InferredDimension else d for d, n in zip(shape, data))
-    if fixed:
-        try:
-            infer_in_place(outputs)
-        except ValueError as e:
-            for a, shape in fixed:
-                a._shape = shape
-            infer_in_place(outputs)
-            raise ValueError("the data for %s do not fit the graph: %s"
-                             % (", ".join("%s (shape %s)" % (_quoted(a), tuple(s)) for a, s in fixed), e)) from None
+    graph_version.bump()
+    try:
+        infer_in_place(outputs)
+    except ValueError as e:
+        for a, shape in fixed:
+            a._shape = shape
+        infer_in_place(outputs)
+        raise ValueError("the data for %s do not fit the graph: %s"
+                         % (", ".join("%s (shape %s)" % (_quoted(a), tuple(s)) for a, s in fixed), e)) from None
 
 
 def prepare_inputs(outputs, arguments, device=None, plan=None):
-    """(lowering arguments, their tensors + masks, BatchInfo, per-axis lengths) for a computation."""
+    """(call plan, lowering arguments, their tensors + masks, BatchInfo, per-axis lengths) for a computation;
+    the plan is made again when the data fixed inferred dimensions of the graph's inputs."""
     plan = plan or call_plan(outputs)
     needed = plan.needed
     if plan.unbound:
@@ -179,7 +186,7 @@ def prepare_inputs(outputs, arguments, device=None, plan=None):
     if plan.plain is not None and not seq_starts and len(args) == len(needed):
         plain = _plain_inputs(plan, args, dev)
         if plain is not None:
-            return needed, plain[0], plain[1], {}
+            return plan, needed, plain[0], plain[1], {}
     order, layout = needed, plan.layout
     if len(args) != len(needed) or not all(a in args for a in needed):
         missing = [a for a in needed if a not in args]
@@ -188,9 +195,15 @@ def prepare_inputs(outputs, arguments, device=None, plan=None):
                 ("argument '%s' (%s)" % (a.name, a.uid)) if a.name else a.uid for a in missing))
         extra = [a for a in args if a not in plan.needed_set and (a.is_input or a.is_placeholder)]
         order, layout = needed + extra, layout + [_layout(a) for a in extra]
+        inferred = plan.inferred + [a for a in extra if _has_inferred_dimension(a)]
+    else:
+        inferred = plan.inferred
     values = [Value.create(a, args[a], seq_starts[a], dev) if a in seq_starts else to_value(a, args[a], dev)
               for a in order]
-    _fix_inferred_dimensions(outputs, order, values)
+    if inferred:
+        by_input = dict(zip(order, values))
+        _fix_inferred_dimensions(outputs, {a: by_input[a] for a in inferred})
+        plan = call_plan(outputs)
     lengths_by_axis, masks, slots = {}, [], []
     info, first_of_axis, first_batched = None, {}, None
     for a, (axis, has_batch), v in zip(order, layout, values):
@@ -216,7 +229,7 @@ def prepare_inputs(outputs, arguments, device=None, plan=None):
             info = BatchInfo(n_samples, n_seq, v.lengths)
     # sequence slots (truncated BPTT) follow the masks only when some batch has them
     tail = masks + slots if any(s is not None for s in slots) else masks
-    return order, [v.tensor for v in values] + tail, info or BatchInfo(0, 0, None), lengths_by_axis
+    return plan, order, [v.tensor for v in values] + tail, info or BatchInfo(0, 0, None), lengths_by_axis
 
 
 def _plain_inputs(plan, args, dev):
@@ -243,7 +256,7 @@ def _plain_inputs(plan, args, dev):
 def evaluate_tensors(outputs, arguments, requires_grad=False, training=False, device=None):
     """Outputs (batch-first torch tensors) of the given output Variables on the given data."""
     plan = call_plan(outputs)
-    order, tensors, info, lengths = prepare_inputs(outputs, arguments, device, plan)
+    plan, order, tensors, info, lengths = prepare_inputs(outputs, arguments, device, plan)
     module = plan.module(order, bool(training))
     info.gradient_inputs = []
     if requires_grad:
@@ -313,7 +326,7 @@ def forward(function, arguments, outputs=None, keep_for_backward=None, device=No
     compute = outs + [k for k in keep if k not in outs]
     _check_in_graph(function, compute)
     plan = call_plan(compute)
-    order, tensors, info, lengths = prepare_inputs(compute, arguments, device, plan)
+    plan, order, tensors, info, lengths = prepare_inputs(compute, arguments, device, plan)
     # as in CNTK, a forward pass that keeps state for backward runs in training mode (dropout is active)
     module = plan.module(order, bool(keep))
     wrt = {}

@@ -103,7 +103,7 @@ def test_plain_arrays_are_fed_as_they_are_and_anything_else_takes_the_checked_pa
     with pytest.raises(ValueError, match="different numbers of samples"):
         f.eval({x: xs, y: ys[:3]})
     assert _plain_inputs(plan, {x: xs, y: ys[:3]}, dev) is None
-    order, tensors, info, lengths = prepare_inputs(f.outputs, {x: xs, y: ys})
+    _, order, tensors, info, lengths = prepare_inputs(f.outputs, {x: xs, y: ys})
     assert order == [x, y] and lengths == {} and info.num_samples == 5
 
 

@@ -68,3 +68,21 @@ def test_first_data_fixes_an_inferred_input_dimension():
     with pytest.raises(ValueError):  # the graph knows the size already (4)
         s.eval({z: np.ones((1, 3), np.float32)})
     assert np.array_equal(s.eval({z: np.ones((1, 4), np.float32)}), [[2., 2., 2., 2.]])
+
+
+def test_an_inferred_dimension_is_fixed_once_and_later_calls_take_the_plain_path(monkeypatch):
+    from cntk_compat.core import engine, reinference
+    x = C.input_variable(-1)
+    y = C.times(x, C.parameter((3, 2), init=1))  # fixing x leaves every node's output type as it was
+    data = np.ones((2, 3), np.float32)
+    assert np.array_equal(y.eval({x: data}), [[3., 3.], [3., 3.]]) and x.shape == (3,)
+    fixes, walks, plain = [], [], []
+    fix, walk, plain_inputs = engine._fix_inferred_dimensions, reinference.walk, engine._plain_inputs
+    monkeypatch.setattr(engine, "_fix_inferred_dimensions", lambda *a: fixes.append(1) or fix(*a))
+    monkeypatch.setattr(reinference, "walk", lambda *a, **k: walks.append(1) or walk(*a, **k))
+    monkeypatch.setattr(engine, "_plain_inputs", lambda *a: plain.append(plain_inputs(*a)) or plain[-1])
+    for _ in range(2):
+        assert np.array_equal(y.eval({x: 2 * data}), [[6., 6.], [6., 6.]])
+    # the call plan (made again once x's type changed) knows x has nothing left to infer: no fixing, no graph
+    # walk, and the data go in as they are
+    assert fixes == [] and walks == [] and len(plain) == 2 and all(p is not None for p in plain)
