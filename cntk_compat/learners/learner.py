@@ -35,6 +35,13 @@ class OwnedGradients(dict):
     exact = False
 
 
+class ScratchGradients(list):
+    """The gradients of one parameter group as ``_apply`` hands them to a learner's ``_step`` when the step may
+    overwrite them (use them as its scratch): they are the learner's own (``_preprocess`` made them), or the
+    caller gave them up (:class:`OwnedGradients`) and no two share memory. Any other sequence must be left as
+    it is. (Which it is depends on the minibatch, so it travels with the gradients, not with the learner.)"""
+
+
 def _apart(tensors):
     """Whether each tensor is contiguous and no two share memory, so that writing into one changes nothing else.
     Autograd hands out expanded gradients (of a sum over a broadcast) and one buffer for several parameters (of
@@ -124,7 +131,6 @@ class Learner(object):
         self._noise_generators = {}
         self._progress_writers = []
         self._reported = {}
-        self._grads_writable = False  # set by _apply for _step: whether it may overwrite the gradient tensors
 
     # -- public API -------------------------------------------------------------------------------------------
     @property
@@ -279,7 +285,6 @@ class Learner(object):
 
     # -- the update -------------------------------------------------------------------------------------------
     def _apply(self, gradient_values, lr, n):
-        # whether _step may overwrite the gradient tensors: the caller gave them up, or _preprocess made them
         owned = type(gradient_values) is OwnedGradients
         exact = owned and gradient_values.exact
         by_uid = None
@@ -295,11 +300,14 @@ class Learner(object):
                         raise ValueError("gradient_values has no gradient for parameter %r" % (p,))
                 grads.append(g if exact else as_gradient_tensor(g, t, p))
             preprocessed = self._preprocess(grads, group.tensors, n)
-            self._grads_writable = preprocessed is not grads or exact or (owned and _apart(grads))
+            if preprocessed is not grads or exact or (owned and _apart(grads)):
+                preprocessed = ScratchGradients(preprocessed)
             self._step(group, preprocessed, lr, n)
             self._postprocess(group, lr, n)
 
     def _step(self, group, grads, lr, n):
+        """Update ``group``'s tensors with its gradients ``grads`` (a :class:`ScratchGradients` when the step
+        may overwrite them) at the effective learning rate ``lr`` for a minibatch of ``n`` samples."""
         raise NotImplementedError("%s does not implement _step" % type(self).__name__)
 
     def _on_minibatch(self, n):

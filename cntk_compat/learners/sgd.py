@@ -2,7 +2,7 @@
 import torch
 
 from .hyperparams import common_setup
-from .learner import Learner, scalar_operand
+from .learner import Learner, ScratchGradients, scalar_operand
 
 __all__ = ["sgd"]
 
@@ -14,7 +14,7 @@ class LearnerSGD(Learner):
 
     def _step(self, group, grads, lr, n):
         lr = scalar_operand(lr, group)
-        if self._grads_writable:  # the same roundings, without allocating the scaled gradients
+        if type(grads) is ScratchGradients:  # the same roundings, without allocating the scaled gradients
             torch._foreach_mul_(grads, lr)
             torch._foreach_sub_(group.tensors, grads)
         else:
