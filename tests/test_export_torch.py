@@ -9,6 +9,7 @@ import pytest
 
 import cntk_compat as C
 from cntk_compat.layers import LSTM, Dense, Recurrence, RNNStep, Sequential
+from tests._tolerance import float32_tolerance
 
 _CHECK = r'''
 import sys
@@ -71,7 +72,7 @@ def test_lstm_model_exports_for_every_sequence_length_without_cntk_compat(tmp_pa
     rng = np.random.RandomState(5)
     inputs = [rng.uniform(-1, 1, (2, t, 3)).astype(np.float32) for t in (1, 2, 5, 11)]
     for data, got in zip(inputs, _run_without_cntk_compat(tmp_path, inputs)):
-        np.testing.assert_allclose(got, model.eval({s: data}), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(got, model.eval({s: data}), rtol=float32_tolerance(1e-5), atol=float32_tolerance(1e-6))
 
 
 def test_recurrences_run_step_by_step_are_refused_clearly():
