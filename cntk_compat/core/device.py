@@ -141,3 +141,18 @@ def resolve(device):
     if isinstance(device, DeviceDescriptor):
         return device.torch_device()
     return torch.device(device)
+
+
+def copy_to(tensor, device, dtype=None):
+    """``tensor`` on ``device`` (and ``dtype``). A copy from pageable host memory to a GPU does not wait for the
+    GPU: torch's blocking copy synchronizes the stream after it, so the host would stop queuing work at every fed
+    minibatch. The copy is staged before the call returns, so the source may change right after; pinned memory
+    keeps the blocking copy, since its asynchronous copy reads the source later."""
+    device = torch.device(device)
+    non_blocking = device.type != "cpu" and tensor.device.type == "cpu" and not tensor.is_pinned()
+    return tensor.to(device=device, dtype=dtype, non_blocking=non_blocking)
+
+
+def host_values_to(values, device, dtype=None):
+    """Python numbers or a numpy array (sequence lengths, indices) as a tensor on ``device``, by copy_to."""
+    return copy_to(torch.as_tensor(values, dtype=dtype), device)

@@ -248,7 +248,7 @@ def _plain_inputs(plan, args, dev):
             return None
         tensor = torch.from_numpy(data)
         if tensor.device != dev:
-            tensor = tensor.to(dev)
+            tensor = _device.copy_to(tensor, dev)
         tensors.append(tensor)
     return tensors, BatchInfo(batch, batch, None)
 
@@ -387,7 +387,7 @@ def backward(state, root_gradients, variables, as_numpy=True):
             g = g.tensor
         if isinstance(g, (list, tuple)) and var._sequence_axis is not None:
             g = _pad_sequences(g, t)
-        g = torch.as_tensor(np.asarray(g) if not isinstance(g, torch.Tensor) else g).to(t.device, t.dtype)
+        g = _device.copy_to(torch.as_tensor(np.asarray(g) if not isinstance(g, torch.Tensor) else g), t.device, t.dtype)
         roots.append(t)
         grads.append(g.reshape(t.shape))
     wanted = [as_variable(v) for v in variables]
@@ -448,7 +448,7 @@ def _valid_steps(var, tensor, lengths_by_axis):
     lengths = lengths_by_axis.get(axis.name) if axis is not None else None
     if lengths is None:
         return tensor
-    lengths = torch.as_tensor(lengths, device=tensor.device)
+    lengths = _device.host_values_to(lengths, tensor.device)
     valid = torch.arange(tensor.shape[1], device=tensor.device)[None, :] < lengths[:, None]
     return tensor * valid.reshape(tuple(valid.shape) + (1,) * (tensor.dim() - 2)).to(tensor.dtype)
 

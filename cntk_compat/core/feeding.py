@@ -3,6 +3,7 @@ import numpy as np
 import scipy.sparse as sparse
 import torch
 
+from .device import copy_to
 from .dtypes import to_torch_dtype
 from .hooks import provide
 from .one_hot import carry_one_hot_record
@@ -85,7 +86,7 @@ def _static_value(var, data, dtype, shape, device):
     if not _shape_matches(arr.shape, shape):
         raise ValueError("%s has no dynamic axes and expects data of shape %s, got %s"
                          % (_describe(var), shape, arr.shape))
-    return Value(_tensor=torch.as_tensor(np.ascontiguousarray(arr, dtype=dtype)).to(device))
+    return Value(_tensor=copy_to(torch.as_tensor(np.ascontiguousarray(arr, dtype=dtype)), device))
 
 
 def _from_value(var, data, device, dtype, shape, is_seq):
@@ -105,7 +106,7 @@ def _from_value(var, data, device, dtype, shape, is_seq):
 
 
 def _from_tensor(var, data, device, dtype, shape, is_seq):
-    t = data.to(device=device, dtype=to_torch_dtype(dtype))
+    t = copy_to(data, device, to_torch_dtype(dtype))
     t = carry_one_hot_record(data, t) if t.is_floating_point() else t
     if _shape_matches(tuple(t.shape), shape):
         t = t.unsqueeze(0)
@@ -148,7 +149,7 @@ def _from_array(var, data, device, dtype, shape, is_seq):
         arr = np.ascontiguousarray(arr, dtype=dtype)
     tensor = torch.from_numpy(arr)
     if tensor.device != device:
-        tensor = tensor.to(device)
+        tensor = copy_to(tensor, device)
     return Value(_tensor=tensor, _lengths=[arr.shape[1]] * arr.shape[0] if is_seq else None,
                  _is_sparse=var.is_sparse)
 

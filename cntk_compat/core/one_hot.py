@@ -14,6 +14,8 @@ import numpy as np
 import scipy.sparse as sparse
 import torch
 
+from .device import copy_to
+
 _ATTRIBUTE = "_cntk_one_hot_columns"
 
 
@@ -33,8 +35,8 @@ def record_one_hot_columns(tensor, columns):
 
 def _store(tensor, columns, every_row, present):
     """Sets the record (its tensors moved to ``tensor``'s device) on ``tensor``, valid for its current version."""
-    present = None if present is None else tuple(t.to(tensor.device) for t in present)
-    setattr(tensor, _ATTRIBUTE, (columns.to(tensor.device), every_row, tensor._version, present))
+    present = None if present is None else tuple(copy_to(t, tensor.device) for t in present)
+    setattr(tensor, _ATTRIBUTE, (copy_to(columns, tensor.device), every_row, tensor._version, present))
     return tensor
 
 

@@ -56,7 +56,7 @@ class _NativeNDArrayView(object):
         if not isinstance(np_array, np.ndarray):
             raise TypeError("from_dense: expected a numpy.ndarray, got %s" % type(np_array).__name__)
         warn_not_c_contiguous(np_array)
-        return NDArrayView._wrap(torch.as_tensor(np.asarray(np_array)).to(_device.resolve(device)))
+        return NDArrayView._wrap(_device.copy_to(torch.as_tensor(np.asarray(np_array)), _device.resolve(device)))
 
     @staticmethod
     def from_csr(csr_array, device=None, read_only=False, borrow=False, shape=None):
@@ -65,7 +65,7 @@ class _NativeNDArrayView(object):
         dense = np.asarray(csr_array.todense())
         if shape is not None:
             dense = dense.reshape(shape)
-        return NDArrayView._wrap(torch.as_tensor(dense).to(_device.resolve(device)), is_sparse=True)
+        return NDArrayView._wrap(_device.copy_to(torch.as_tensor(dense), _device.resolve(device)), is_sparse=True)
 
     @staticmethod
     def from_data(data, device=None, read_only=False, borrow=False):
@@ -154,7 +154,7 @@ class _NativeValue(object):
     def __init__(self, batch=None, seq_starts=None, device=None, _tensor=None, _lengths=None,
                  _is_sparse=False, _slots=None):
         if isinstance(batch, NDArrayView):
-            _tensor, _is_sparse = batch.tensor.to(_device.resolve(device)) if device is not None else batch.tensor, \
+            _tensor, _is_sparse = _device.copy_to(batch.tensor, _device.resolve(device)) if device is not None else batch.tensor, \
                 batch.is_sparse
         if _tensor is None:
             v = Value._from_list_or_array(batch, None, device)
@@ -183,7 +183,7 @@ class _NativeValue(object):
     def _from_list_or_array(batch, dtype, device):
         if isinstance(batch, np.ndarray):
             warn_not_c_contiguous(batch)
-            return Value(_tensor=torch.as_tensor(batch).to(_device.resolve(device)))
+            return Value(_tensor=_device.copy_to(torch.as_tensor(batch), _device.resolve(device)))
         if isinstance(batch, list):
             return Value.from_batch(batch, is_sequence=True, is_sparse=False, dtype=dtype, device=device)
         raise TypeError("Value: batch must be a numpy array or a list of arrays, got %s" % type(batch).__name__)
@@ -198,7 +198,7 @@ class _NativeValue(object):
             if shape is not None and not is_sequence:
                 arr = arr.reshape((arr.shape[0],) + tuple(shape))
             lengths = [arr.shape[1]] * arr.shape[0] if is_sequence else None
-            return Value(_tensor=torch.from_numpy(np.ascontiguousarray(arr)).to(dev), _lengths=lengths,
+            return Value(_tensor=_device.copy_to(torch.from_numpy(np.ascontiguousarray(arr)), dev), _lengths=lengths,
                          _is_sparse=is_sparse)
         if not isinstance(batch, (list, tuple)):
             raise TypeError("batch must be a numpy array, a scipy CSR matrix or a list of them, got %s"
@@ -208,7 +208,7 @@ class _NativeValue(object):
             arr = np.stack(samples) if samples else np.zeros((0,) + tuple(shape or ()), dtype)
             if shape is not None:
                 arr = arr.reshape((arr.shape[0],) + tuple(shape))
-            return Value(_tensor=torch.from_numpy(arr).to(dev), _is_sparse=is_sparse)
+            return Value(_tensor=_device.copy_to(torch.from_numpy(arr), dev), _is_sparse=is_sparse)
         if shape is not None:
             samples = [s.reshape((s.shape[0] if s.ndim else 1,) + tuple(shape)) for s in samples]
         lengths = [s.shape[0] for s in samples]
@@ -217,7 +217,7 @@ class _NativeValue(object):
         out = np.zeros((len(samples), t_max) + inner, dtype=dtype)
         for i, s in enumerate(samples):
             out[i, :s.shape[0]] = s
-        tensor = torch.from_numpy(out).to(dev)
+        tensor = _device.copy_to(torch.from_numpy(out), dev)
         if is_sparse and len(inner) == 1 and batch and all(sparse.issparse(s) for s in batch):
             columns = csr_one_hot_columns(batch, t_max)
             if columns is not None:  # one-hot words: times reads their columns instead of searching them
@@ -335,7 +335,7 @@ class _NativeValue(object):
     def mask_tensor(self):
         if self.lengths is None:
             return None
-        lengths = torch.as_tensor(self.lengths, device=self.tensor.device)
+        lengths = _device.host_values_to(self.lengths, self.tensor.device)
         return record_host_lengths(mask_from_lengths(lengths, self.tensor.shape[1]), self.lengths)
 
     def __len__(self):
@@ -364,7 +364,7 @@ class _NativeValue(object):
         return [arr[i, :n] for i, n in enumerate(self.lengths)]
 
     def to(self, device, dtype=None):
-        t = self.tensor.to(device=device, dtype=to_torch_dtype(dtype) if dtype is not None else None)
+        t = _device.copy_to(self.tensor, _device.resolve(device), to_torch_dtype(dtype) if dtype is not None else None)
         t = carry_one_hot_record(self.tensor, t) if t.is_floating_point() else t
         return Value(_tensor=t, _lengths=self.lengths, _is_sparse=self._is_sparse, _slots=self.slots)
 

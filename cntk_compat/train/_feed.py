@@ -3,6 +3,7 @@ one test minibatch."""
 import torch
 
 from ..core import graph_version
+from ..core.device import host_values_to
 from ..core.engine import evaluate_tensors, normalize_arguments
 from ..core.function import Function, as_variable
 from ..io.minibatch_data import MinibatchData
@@ -60,7 +61,7 @@ def _mask(var, tensor, info):
     lengths = info.lengths_by_axis.get(axis.name)
     if lengths is None or all(n == tensor.shape[1] for n in lengths):
         return None
-    lengths = torch.as_tensor(lengths, device=tensor.device)
+    lengths = host_values_to(lengths, tensor.device)
     mask = torch.arange(tensor.shape[1], device=tensor.device)[None, :] < lengths[:, None]
     return mask.reshape(mask.shape + (1,) * (tensor.dim() - 2))
 
