@@ -24,6 +24,7 @@ import torch
 from torch.autograd.function import once_differentiable
 
 from . import gru_triton
+from .device import copy_to
 from .fused_recurrence import (_ENABLED, _Resolver, _slice_block, _split_pair, _static_shape, _unary,
                                _reversal_index)
 from .initial_state import initial_state_steps
@@ -228,11 +229,11 @@ class FusedGRU(torch.nn.Module):
             return self._padded_kernels(mask, x, W, b, H, H1, init_h, batch, steps)
         lengths = host_lengths(mask)  # on the host: the batch sizes below are Python numbers
         if self.backward:
-            index = _reversal_index(lengths.to(x.device), steps, x.device)
+            index = _reversal_index(copy_to(lengths, x.device), steps, x.device)
             x = x.gather(1, index[..., None].expand(x.shape))
         order = torch.argsort(lengths, descending=True, stable=True)
         sorted_lengths = lengths.index_select(0, order)
-        order = order.to(x.device)
+        order = copy_to(order, x.device)
         x = x.index_select(0, order).transpose(0, 1)
         if W is not None:
             gx = torch.matmul(x, W)

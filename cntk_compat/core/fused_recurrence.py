@@ -28,6 +28,7 @@ import weakref
 
 import torch
 
+from .device import copy_to
 from .initial_state import initial_state_steps
 from .sequence_masks import first_step, host_lengths, last_step
 
@@ -362,7 +363,7 @@ def _packed_rows(lengths, steps, backward, device):
     step = sorted_lengths[None, :] - 1 - t if backward else t.expand(running.shape)
     index = (order[None, :] * steps + step)[running]
     batch_sizes = running.sum(1)
-    return index.to(device), batch_sizes, order.to(device)
+    return copy_to(index, device), batch_sizes, copy_to(order, device)
 
 
 def _reversal_index(lengths, steps, device):
