@@ -387,5 +387,8 @@ def load(data, what, udf_callbacks, device=None):
         name = None  # the composite's name is its root's (CNTK writes it in both places)
     f = Function._composite(outputs, name=name)
     f._uid = top.get("uid") or f._uid
+    root = reader._root_record(top, top["root"])
+    if root is not None and root.get("op") == _OP_COMBINE and f._root._op.name == "Combine":
+        f._root._uid = root["uid"]  # as CNTK keeps it: the file's Combine is the composite's root
     return f
 

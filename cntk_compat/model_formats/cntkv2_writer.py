@@ -5,9 +5,12 @@ CNTK reads them as), an expansion into encodable ops written as a block function
 itself writes ELU, Softplus, ElementDivide, ...), or is listed in NOT_EXPRESSIBLE with the reason; a graph that
 uses one of those cannot be written in this format (save() then keeps this package's archive format).
 """
+import re
+
 import numpy as np
 
 from ..core.reinference import primitive_nodes
+from ..core.uid import new_uid
 from .cntkv2_ops import OP_NAMES
 from .cntkv2_values import (AXIS_ALL, AXIS_ALL_STATIC, AXIS_DYNAMIC, CODE_OF_DTYPE, Float32, Shape, SizeT, StoredAxis,
                             dictionary_to_message)
@@ -592,14 +595,14 @@ class _Writer(object):
         self.leaves = {}      # uid -> record (the model's "inputs")
         self.uid_of = {}      # id(Variable) -> uid in the file
         self.node_uids = {}   # id(node) -> uid in the file
-        self.counter = 0
         self.keep = []        # write-time expansions, kept alive while writing
         self.records = []     # every primitive function, blocks' bodies included, each after its inputs
         self.written = set()
 
     def fresh(self, prefix):
-        self.counter += 1
-        return "%s_w%d" % (prefix, self.counter)
+        """A uid for a record the writer adds itself, in CNTK's form (the kind, then a number): the number
+        from the process-wide counter of uids, so that it is no uid of the graph's."""
+        return new_uid(prefix)
 
     def variable_uid(self, v):
         if v.is_output:
@@ -614,7 +617,11 @@ class _Writer(object):
     def node_uid(self, node):
         uid = self.node_uids.get(id(node))
         if uid is None:
-            uid = self.node_uids[id(node)] = node.uid
+            uid = node.uid
+            if _written_as_block(node):  # CNTK builds it as a block of primitives: its uid names a Block
+                number = re.search(r"\d+$", uid)
+                uid = "Block" + number.group() if number else self.fresh("Block")
+            self.node_uids[id(node)] = uid
         return uid
 
     def variable_record(self, v, uid, kind=None):
@@ -639,9 +646,11 @@ class _Writer(object):
             self.leaves[uid] = record
         return uid
 
-    def composite(self, outputs, uid, name=""):
+    def composite(self, outputs, uid, name="", combine=None):
         """A composite's record; its functions go to the one flat list (CNTK lists a block's body functions
-        among the model's, before the block, and the block's composite names only its root)."""
+        among the model's, before the block, and the block's composite names only its root). ``combine``: the
+        composite's own Combine root, if it has one (its uid is the record's), else one is written when the
+        outputs are not those of one function."""
         written = self.written
         for node in primitive_nodes(outputs, into_blocks=False):
             if id(node) not in written:
@@ -650,15 +659,17 @@ class _Writer(object):
                 self.records.append(record)
         owners = {id(o.owner) for o in outputs if o.is_output}
         root = None
-        if len(owners) == 1 and outputs and all(o.is_output for o in outputs):
+        if combine is None and len(owners) == 1 and outputs and all(o.is_output for o in outputs):
             node = outputs[0].owner
             if list(node._outputs) == list(outputs) and node._op.name != "Combine":
                 root = self.node_uid(node)
         if root is None:
-            root = self.fresh("Combine")
-            self.records.append({"version": SizeT(PRIMITIVE_VERSION), "type": "PrimitiveFunction", "op": SizeT(44),
-                            "uid": root, "name": "", "inputs": [self.variable_uid(o) for o in outputs],
-                            "attributes": {}})
+            root = self.node_uid(combine) if combine is not None else self.fresh("Combine")
+            record = {"version": SizeT(PRIMITIVE_VERSION), "type": "PrimitiveFunction", "op": SizeT(44),
+                      "uid": root, "inputs": [self.variable_uid(o) for o in outputs], "attributes": {}}
+            if combine is not None and combine.name:
+                record["name"] = combine.name
+            self.records.append(record)
         record = {"version": SizeT(COMPOSITE_VERSION), "type": "CompositeFunction", "uid": uid, "root": root}
         if name:
             record["name"] = name
@@ -684,7 +695,8 @@ class _Writer(object):
         where = "%s%s" % (node.op_name, " '%s'" % node.name if node.name else "")
         if op == "Block":
             return self.block(node, uid, node.op_name, [(ph, outer) for ph, outer in node._block_arguments],
-                              node._block_root._outputs, written)
+                              node._block_root._outputs, written, composite_uid=node._block_root.uid,
+                              combine=_combine_root(node._block_root))
         if op == "Combine":
             return {"version": SizeT(PRIMITIVE_VERSION), "type": "PrimitiveFunction", "op": SizeT(44), "uid": uid,
                     "name": node.name, "inputs": [self._input_uid(i, written) for i in node._inputs],
@@ -902,7 +914,7 @@ class _Writer(object):
                 if u in self.leaves and int(self.leaves[u]["kind"]) == _KIND["Constant"] and u not in captured:
                     captured.append(u)
         outer = [self._input_uid(i, written) for i in ins]
-        body = {"version": SizeT(COMPOSITE_VERSION), "type": "CompositeFunction", "uid": self.fresh("Composite"),
+        body = {"version": SizeT(COMPOSITE_VERSION), "type": "CompositeFunction", "uid": self.fresh("CompositeFunction"),
                 "root": root[:-len("_Output_0")]}
         return {"version": SizeT(PRIMITIVE_VERSION), "type": "PrimitiveFunction", "op": SizeT(57), "uid": uid,
                 "name": node.name, "attributes": {}, "inputs": captured + outer,
@@ -910,10 +922,14 @@ class _Writer(object):
                 "block_function_composite_arguments_map_keys": uids,
                 "block_function_composite_arguments_map_values": outer}
 
-    def block(self, node, uid, op_name, arguments, inner_outputs, written, attributes=None):
+    def block(self, node, uid, op_name, arguments, inner_outputs, written, attributes=None, composite_uid=None,
+              combine=None):
+        """A block's record; its composite has the uid ``composite_uid`` (the uid of the block's own composite,
+        as CNTK writes it; ``combine``: that composite's Combine root) or, for a body the writer built, a fresh
+        one."""
         for ph, _ in arguments:
             self.variable_uid(ph)
-        body = self.composite(list(inner_outputs), self.fresh("CompositeFunction"))
+        body = self.composite(list(inner_outputs), composite_uid or self.fresh("CompositeFunction"), combine=combine)
         mapped = {id(ph) for ph, _ in arguments}
         captured = []  # as CNTK lists them: the leaves the body captures (parameters, constants), then arguments
         for inner in primitive_nodes(list(inner_outputs), into_blocks=True):
@@ -959,7 +975,6 @@ def _udf_value(v, where):
 
 def _typeinfo(axis):
     """The (scaling, additive) factors a where/gather axis was made with (its name says them), as attributes."""
-    import re
     m = re.search(r"_times_(-?\d+)_plus_(-?\d+)$", axis.name)
     if m is None:
         if "_times_" in axis.name:
@@ -969,10 +984,21 @@ def _typeinfo(axis):
             "newSequenceAxisLengthAdditiveFactor": int(m.group(2))}
 
 
+def _written_as_block(node):
+    """Whether the writer writes a node of ours that is no Block as one (an expansion or a chain)."""
+    op = node._op.name
+    return op in EXPANSIONS or CHAINS.get(op) is not None or (op == "Gather" and node._attributes.get("axis") is not None)
+
+
+def _combine_root(composite):
+    root = composite.root_function
+    return root if root._op.name == "Combine" else None
+
+
 def model_dictionary(function):
     """The CNTK v2 Dictionary (as Python values) of ``function``; NotExpressible names what cannot be written."""
     writer = _Writer()
-    top = writer.composite(list(function.outputs), function.uid, function.name)
+    top = writer.composite(list(function.outputs), function.uid, function.name, _combine_root(function))
     top["inputs"] = list(writer.leaves.values())
     top["primitive_functions"] = writer.records
     return top
