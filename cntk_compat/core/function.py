@@ -293,9 +293,10 @@ class Function(TensorOpsMixin):
 
     @property
     def block_root(self):
+        """As CNTK's: the root Function of the block's body (its last primitive, or a Combine of several)."""
         if not self.is_block:
             raise ValueError("block_root: %s is not a block function" % self.op_name)
-        return self._block_root
+        return self._block_root._root
 
     @property
     def block_arguments_mapping(self):

@@ -129,7 +129,7 @@ def depth_first_search(root, visitor, depth=0):
                 mapping = node.block_arguments_mapping
                 pending.extend((actual, level - 1) for _, actual in mapping)
                 visited.update(inner.uid for inner, _ in mapping)
-                pending.append((node.block_root.root_function, level - 1))
+                pending.append((node.block_root, level - 1))
             else:
                 pending[:0] = [(i, level) for i in node.root_function.inputs]
         elif node.is_output:
