@@ -19,9 +19,10 @@ def asarray(value, dtype=None):
 
 
 def asvalue(variable, data_array):
-    """A Value for ``variable`` holding ``data_array``."""
-    from .device import default_torch_device
-    return hook("to_value")(variable, data_array, default_torch_device())
+    """A Value for ``variable`` holding ``data_array`` (a Value as it is), laid out as Value.create lays it out."""
+    if isinstance(data_array, Value):
+        return data_array
+    return Value.create(variable, data_array)
 
 
 def __getattr__(name):

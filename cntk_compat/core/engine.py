@@ -198,7 +198,7 @@ def prepare_inputs(outputs, arguments, device=None, plan=None):
         inferred = plan.inferred + [a for a in extra if _has_inferred_dimension(a)]
     else:
         inferred = plan.inferred
-    values = [Value.create(a, args[a], seq_starts[a], dev) if a in seq_starts else to_value(a, args[a], dev)
+    values = [to_value(a, Value.create(a, args[a], seq_starts[a], dev) if a in seq_starts else args[a], dev)
               for a in order]
     if inferred:
         by_input = dict(zip(order, values))

@@ -35,9 +35,10 @@ def _check_dtype(var, arr):
 
 
 def _sample_shape_error(var, got, what):
-    seq = " [sequence length] x" if var._sequence_axis is not None else ""
-    return ValueError("%s expects %s of shape [batch] x%s %s, got data of shape %s"
-                      % (_describe(var), what, seq, tuple(var.shape), tuple(got)))
+    axes = ("[batch] x [sequence length] x " if var._sequence_axis is not None else "[batch] x ") \
+        if var._dynamic_axes else ""
+    return ValueError("%s expects %s of shape %s%s, got data of shape %s"
+                      % (_describe(var), what, axes, tuple(var.shape), tuple(got)))
 
 
 def _as_dense_array(var, sample):
@@ -89,18 +90,50 @@ def _static_value(var, data, dtype, shape, device):
     return Value(_tensor=copy_to(torch.as_tensor(np.ascontiguousarray(arr, dtype=dtype)), device))
 
 
+def _unmasked_value(var, data, shape, is_seq):
+    """A Value without sequence lengths (made from one array, CSR matrix or NDArrayView) as CNTK reads it: the
+    axes it has beyond the input's rank are dynamic axes, the innermost being the sequence axis. For a sequence
+    input: none, one sequence of one step; one, one sequence; two, [batch] x [sequence]. For an input with only
+    the batch axis: none, one sample; two, [batch] x [sequence of length 1]. For an input without dynamic axes:
+    leading axes of size 1 only."""
+    t = data.tensor
+    extra = t.dim() - len(shape)
+    if extra < 0 or (is_seq and not var._has_batch):
+        return data  # left to the shape check
+    if extra > 2:
+        raise ValueError("%s: a Value of shape %s has rank %d, but it can have at most 2 axes (batch and sequence) "
+                         "beyond the input's rank %d (shape %s)"
+                         % (_describe(var), tuple(t.shape), t.dim(), len(shape), tuple(shape)))
+    if is_seq and var._has_batch:
+        t = t.reshape((1,) * (2 - extra) + tuple(t.shape))
+        return Value(_tensor=t, _lengths=[t.shape[1]] * t.shape[0], _is_sparse=data.is_sparse, _slots=data.slots)
+    lead = 0 if var._n_dynamic == 0 else (1 if var._has_batch else 0)
+    if extra > lead:
+        for axis in range(lead, extra):
+            if t.shape[axis] != 1:
+                raise ValueError("%s: axis %d of the Value (shape %s) must have size 1, because the input has no "
+                                 "dynamic axis there (its dynamic axes: %s)"
+                                 % (_describe(var), axis, tuple(t.shape), [a.name for a in var._dynamic_axes]))
+        t = t.reshape(tuple(t.shape[:lead]) + tuple(t.shape[extra:]))
+    elif extra < lead:
+        t = t[None]  # one sample
+    return Value(_tensor=t, _is_sparse=data.is_sparse)
+
+
 def _from_value(var, data, device, dtype, shape, is_seq):
     from_reader = data.from_reader
-    if not is_seq and data.lengths is not None and all(n == 1 for n in data.lengths):
+    if not is_seq and data.lengths is not None:
+        if any(n != 1 for n in data.lengths):
+            raise ValueError("%s has no sequence axis, but the Value (shape %s) holds sequences of lengths %s; "
+                             "each must have length 1" % (_describe(var), data.shape, list(data.lengths[:8])))
         # readers deliver every stream as sequences; a non-sequence input takes their single steps
         data = Value(_tensor=data.tensor[:, 0], _is_sparse=data.is_sparse)
     if from_reader:
         data = _unflatten_reader_samples(var, data, is_seq)
-    if not is_seq and data.lengths is None and _shape_matches(data.shape, shape) and var._has_batch:
-        # a Value without a batch axis (e.g. a parameter's gradient) is one sample
-        data = Value(_tensor=data.tensor[None], _is_sparse=data.is_sparse)
-    got = data.shape[2:] if (is_seq and data.lengths is not None) else data.shape[1:]
-    if not _shape_matches(got, shape):
+    if data.lengths is None:
+        data = _unmasked_value(var, data, shape, is_seq)
+    lead = 2 if (is_seq and data.lengths is not None) else (0 if not var._dynamic_axes else 1)
+    if not _shape_matches(data.shape[lead:], shape):
         raise _sample_shape_error(var, data.shape, "a Value")
     return data.to(device, dtype)
 
@@ -163,11 +196,11 @@ def _from_list(var, data, device, dtype, shape, is_seq):
         warn_not_c_contiguous(s)
         arr = _as_dense_array(var, s)
         if isinstance(s, (list, tuple)):
-            arr = np.asarray(s, dtype=dtype)  # Python numbers take the input's type, without a warning (as in CNTK)
+            arr = _nested_list_array(var, s, dtype)  # Python numbers take the input's type, without a warning
         _check_dtype(var, arr)
         if is_seq:
-            if sparse.issparse(s) or (isinstance(s, NDArrayView) and s.is_sparse):
-                arr = arr.reshape((arr.shape[0],) + shape)
+            if sparse.issparse(s) and not (len(shape) > 1 and _shape_matches(arr.shape, shape)):
+                arr = arr.reshape((-1,) + shape)  # a CSR matrix's rows are the steps (flattened samples)
             elif _shape_matches(arr.shape, shape) and not _shape_matches(arr.shape[1:], shape):
                 arr = arr[None]
             elif arr.ndim == 1 and shape in ((1,), ()):  # a sequence of scalars
@@ -188,6 +221,78 @@ def _from_list(var, data, device, dtype, shape, is_seq):
                             is_sparse=var.is_sparse or any(sparse.issparse(s) or
                                                            (isinstance(s, NDArrayView) and s.is_sparse)
                                                            for s in data))
+
+
+def _nested_list_array(var, data, dtype):
+    """Nested Python lists as one array of the input's dtype (CNTK converts them without a warning)."""
+    try:
+        return np.asarray(data, dtype=dtype)
+    except (ValueError, TypeError):
+        leaf = data
+        while isinstance(leaf, (list, tuple)) and len(leaf) > 0:
+            leaf = leaf[0]
+        if sparse.issparse(leaf):
+            raise ValueError("%s: sparse data must come as one CSR matrix per sequence (its rows the steps), not as "
+                             "a list of %d CSR matrices" % (_describe(var), len(data))) from None
+        raise ValueError("%s: these nested lists do not form one array (sequences of different lengths go in a "
+                         "list of arrays, one per sequence, for an input with a sequence axis)"
+                         % _describe(var)) from None
+
+
+def _whole_value(var, data, dtype, device):
+    """A Value of exactly ``data``'s shape (no sequence lengths), as CNTK's Value.create makes one from a single
+    array, CSR matrix or NDArrayView: the axes beyond the input's rank are read as dynamic axes when it is fed."""
+    if isinstance(data, NDArrayView):
+        return Value(_tensor=data.tensor.to(device), _is_sparse=data.is_sparse)
+    if isinstance(data, (list, tuple)):
+        arr = _nested_list_array(var, data, dtype)
+    else:
+        arr = _as_dense_array(var, data)
+        _check_dtype(var, arr)
+    tensor = torch.from_numpy(np.ascontiguousarray(arr, dtype=dtype)).to(device)
+    return Value(_tensor=tensor, _is_sparse=sparse.issparse(data))
+
+
+def create_value(var, data, seq_starts, device):
+    """CNTK's Value.create: one array, CSR matrix or NDArrayView becomes a Value of its own shape (read when fed,
+    see _unmasked_value); a list holds one sequence per entry (a sample, or [steps] x sample), padded to the
+    longest, whatever the input's dynamic axes; for an input without dynamic axes any data is one array."""
+    if isinstance(data, Value):
+        if seq_starts:
+            raise ValueError("%s: sequence start flags cannot be given with a Value; give them when creating it"
+                             % _describe(var))
+        return data
+    if seq_starts and var._sequence_axis is None:
+        raise ValueError("%s: seq_starts were given, but the input has no sequence axis" % _describe(var))
+    if not isinstance(data, (np.ndarray, list, NDArrayView)) and not sparse.issparse(data):
+        inner = getattr(data, "data", None)  # reader data (MinibatchData) carries its Value
+        if isinstance(inner, Value):
+            return inner
+    dtype = var._dtype or _FLOAT32
+    if not var._dynamic_axes:
+        return _whole_value(var, data, dtype, device)
+    if isinstance(data, np.ndarray):
+        if data.dtype == object:
+            raise ValueError("%s: dtype object is not supported; pass a batch of sequences as a Python list of "
+                             "numpy arrays" % _describe(var))
+        if seq_starts:
+            data = list(np.atleast_1d(data))  # one sequence per row
+        else:
+            return _whole_value(var, data, dtype, device)
+    elif sparse.issparse(data) or isinstance(data, NDArrayView):
+        if seq_starts:
+            raise ValueError("%s: seq_starts cannot be used with data given as a single %s; pass a list of them, one "
+                             "per sequence" % (_describe(var), type(data).__name__))
+        return _whole_value(var, data, dtype, device)
+    if not isinstance(data, list):
+        raise ValueError("%s: batch must be a numpy array, a SciPy CSR matrix or a list of them (one per "
+                         "sequence), got %s" % (_describe(var), type(data).__name__))
+    if var._sequence_axis is None and len(data) > 1:
+        warn_list_for_batch_input(var)
+    value = _from_list(var, data, device, dtype, tuple(var.shape), True)
+    if seq_starts:
+        value._set_seq_starts(seq_starts)
+    return value
 
 
 # (kind of data, converter) in the order they are tried; the converter an exact type resolves to is remembered
@@ -221,8 +326,8 @@ def to_value(var, data, device):
         inner = getattr(data, "data", None)
         if isinstance(inner, Value):  # reader data (MinibatchData) carries its Value
             data = inner
-        elif isinstance(data, NDArrayView):
-            data = data.tensor
+        elif isinstance(data, NDArrayView):  # read as a Value without sequence lengths
+            data = Value(_tensor=data.tensor, _is_sparse=data.is_sparse)
     dtype = var._dtype or _FLOAT32
     shape = tuple(var.shape)
     if var._dynamic_axes == () and not isinstance(data, Value):
@@ -237,4 +342,4 @@ def to_value(var, data, device):
 _FLOAT32 = np.dtype(np.float32)
 
 
-provide(to_value=to_value)
+provide(to_value=to_value, create_value=create_value)

@@ -226,14 +226,11 @@ class _NativeValue(object):
 
     @staticmethod
     def create(var, data, seq_starts=None, device=None, read_only=False):
-        if seq_starts and var._sequence_axis is None:
-            raise ValueError("seq_starts were given, but the input %s has no sequence axis" % (var.name or var.uid))
-        if seq_starts and isinstance(data, np.ndarray):
-            data = list(np.atleast_1d(data))  # an array is one sequence per row
-        value = hook("to_value")(var, data, _device.resolve(device))
-        if seq_starts:
-            value._set_seq_starts(seq_starts)
-        return value
+        """A Value for ``var`` holding ``data``, laid out as CNTK lays it out: one array, CSR matrix or NDArrayView
+        keeps its own shape; a list is a batch of sequences (one per entry), padded to the longest."""
+        if not hasattr(var, "_dynamic_axes"):
+            raise TypeError('Variable expected, but got "%s"' % type(var).__name__)
+        return hook("create_value")(var, data, seq_starts, _device.resolve(device))
 
     @staticmethod
     def one_hot(batch, num_classes, dtype=None, device=None):
@@ -357,7 +354,11 @@ class _NativeValue(object):
         arr = self.tensor.detach().cpu().numpy()
         if self._is_sparse:
             if self.lengths is None:
-                return [sparse.csr_matrix(arr.reshape(arr.shape[0], -1))]
+                # read as a sequence input reads it: the axes beyond the variable's rank are [batch] x [sequence]
+                extra = arr.ndim - len(variable.shape) if variable is not None else 1
+                if extra == 2:
+                    return [sparse.csr_matrix(s.reshape(s.shape[0], -1)) for s in arr]
+                return [sparse.csr_matrix(arr.reshape(arr.shape[0] if extra == 1 else 1, -1))]
             return [sparse.csr_matrix(arr[i, :n].reshape(n, -1)) for i, n in enumerate(self.lengths)]
         if self.lengths is None:
             return list(arr)
