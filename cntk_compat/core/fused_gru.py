@@ -225,7 +225,7 @@ class FusedGRU(torch.nn.Module):
         if steps == 0:
             raise ValueError("a recurrent loop cannot run over empty sequences")
         x = x.to(self.dtype)
-        if gru_triton.available(x, self.dim):
+        if batch and gru_triton.available(x, self.dim):
             return self._padded_kernels(mask, x, W, b, H, H1, init_h, batch, steps)
         lengths = host_lengths(mask)  # on the host: the batch sizes below are Python numbers
         if self.backward:

@@ -14,6 +14,7 @@ BLOCK_B x 3d products per step, which stops paying beside cuBLAS when d is large
 import os
 
 import torch
+from torch.autograd.function import once_differentiable
 
 try:
     import triton
@@ -157,7 +158,7 @@ def _blocks(d):
 
 class GRUSequence(torch.autograd.Function):
     """(gx (T, B, 3d): the input projections, time-major; H (d, 2d); H1 (d, d); h0 (B, d); lengths (B,) int32 on
-    gx's device) -> h (T, B, d), zero past each sequence's end."""
+    gx's device) -> h (T, B, d), zero past each sequence's end. Differentiable once, as core.fused_gru's loop."""
 
     @staticmethod
     def forward(ctx, gx, H, H1, h0, lengths):
@@ -173,6 +174,7 @@ class GRUSequence(torch.autograd.Function):
         return hs[1:]
 
     @staticmethod
+    @once_differentiable
     def backward(ctx, grad_out):
         H, H1, lengths, hs, gates, cands = ctx.saved_tensors
         steps, batch, d = cands.shape
