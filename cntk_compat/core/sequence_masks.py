@@ -1,25 +1,58 @@
 """Torch helpers for padded sequence batches: values (B, T, *shape) with a (B, T) bool mask. They live in the
 core because the lowering's own rewrites (fused recurrences reading final states) pick steps as the sequence ops do."""
+import numpy as np
 import torch
+
+from .device import copy_to
 
 
 _HOST_LENGTHS = "_cntk_host_lengths"
 
 
+class HostLengths(object):
+    """A mask's sequence lengths as the host knows them: ``tensor`` (CPU int64), ``total`` and ``shortest``
+    (Python ints), ``full`` (every sequence spans the mask's steps)."""
+    __slots__ = ("tensor", "total", "shortest", "full", "version")
+
+    def __init__(self, tensor, steps, version, lengths=None):
+        self.tensor, self.version = tensor, version
+        values = lengths if lengths is not None else tensor.tolist()
+        self.total = int(sum(values))
+        self.shortest = int(min(values)) if len(values) else steps
+        self.full = self.shortest == steps
+
+
 def record_host_lengths(mask, lengths):
     """Records on a (B, T) mask the sequence lengths it was made from, as the host knew them: the fused
     recurrences read these instead of counting the mask, which on a GPU makes the host wait for the device."""
-    setattr(mask, _HOST_LENGTHS, (torch.as_tensor(lengths, dtype=torch.int64), mask._version))
+    tensor = torch.from_numpy(np.asarray(lengths, dtype=np.int64).reshape(-1))
+    setattr(mask, _HOST_LENGTHS, HostLengths(tensor, mask.shape[1], mask._version, lengths))
     return mask
 
 
-def host_lengths(mask):
-    """The mask's sequence lengths as a CPU int64 tensor: the recorded ones while the mask is unchanged, else
-    counted (on a GPU, a wait for the device)."""
+def host_lengths_record(mask):
+    """The mask's HostLengths: the recorded one while the mask is unchanged, else counted (on a GPU, a wait for
+    the device)."""
     record = getattr(mask, _HOST_LENGTHS, None)
-    if record is not None and record[1] == mask._version:
-        return record[0]
-    return lengths_of(mask).cpu()
+    if record is not None and record.version == mask._version:
+        return record
+    return HostLengths(lengths_of(mask).cpu(), mask.shape[1], mask._version)
+
+
+def host_lengths(mask):
+    """The mask's sequence lengths as a CPU int64 tensor (see host_lengths_record)."""
+    return host_lengths_record(mask).tensor
+
+
+def host_mask(lengths, steps, device):
+    """The (B, steps) bool mask of sequences of ``lengths`` (host numbers), made on the host and sent to
+    ``device`` in one copy (copy_to: the host does not wait for the GPU), with the lengths recorded
+    (record_host_lengths)."""
+    n = np.asarray(lengths, dtype=np.int64).reshape(-1)
+    mask = torch.from_numpy(np.arange(steps)[None, :] < n[:, None])
+    if mask.device != device:
+        mask = copy_to(mask, device)
+    return record_host_lengths(mask, lengths)
 
 
 def expand_mask(mask, x):

@@ -13,7 +13,7 @@ from . import device as _device
 from .dtypes import data_type_code, sanitize_dtype, to_torch_dtype
 from .hooks import hook
 from .one_hot import carry_one_hot_record, csr_one_hot_columns, record_one_hot_columns
-from .sequence_masks import mask_from_lengths, record_host_lengths
+from .sequence_masks import host_mask
 
 
 def _dense_sample(sample, dtype):
@@ -332,8 +332,7 @@ class _NativeValue(object):
     def mask_tensor(self):
         if self.lengths is None:
             return None
-        lengths = _device.host_values_to(self.lengths, self.tensor.device)
-        return record_host_lengths(mask_from_lengths(lengths, self.tensor.shape[1]), self.lengths)
+        return host_mask(self.lengths, self.tensor.shape[1], self.tensor.device)
 
     def __len__(self):
         return self.tensor.shape[0]
@@ -365,8 +364,12 @@ class _NativeValue(object):
         return [arr[i, :n] for i, n in enumerate(self.lengths)]
 
     def to(self, device, dtype=None):
-        t = _device.copy_to(self.tensor, _device.resolve(device), to_torch_dtype(dtype) if dtype is not None else None)
-        t = carry_one_hot_record(self.tensor, t) if t.is_floating_point() else t
+        t = self.tensor
+        device = _device.resolve(device)
+        dtype = to_torch_dtype(dtype) if dtype is not None else None
+        if t.device != device or (dtype is not None and t.dtype != dtype):
+            t = _device.copy_to(t, device, dtype)
+            t = carry_one_hot_record(self.tensor, t) if t.is_floating_point() else t
         return Value(_tensor=t, _lengths=self.lengths, _is_sparse=self._is_sparse, _slots=self.slots)
 
 
