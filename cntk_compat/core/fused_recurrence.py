@@ -26,11 +26,12 @@ Anything else runs on the generic step loop (core.recurrence), which is also the
 import warnings
 import weakref
 
+import numpy as np
 import torch
 
 from .device import copy_to
 from .initial_state import initial_state_steps
-from .sequence_masks import first_step, host_lengths, last_step
+from .sequence_masks import first_step, host_lengths_record, last_step
 
 
 # cuDNN copies weights that are not views of one buffer into one at every call, and torch warns about it (once).
@@ -262,11 +263,24 @@ def _match_gates(gates, h_delay, c_delay, dim, blocks):
 
 def _gate_order(m):
     """Row blocks (a, b, c, d) of m (contiguous or not) as (a, c, b, d), contiguous: CNTK's gate order (i, g, f, o)
-    <-> torch's (i, f, g, o), an exchange that is its own inverse. Native ops -- a view as (2, 2, rows/4, ...)
-    with its first two axes swapped, then one copy -- so under autograd the backward pass is the same exchange
-    (one copy, in C++) with no Python Function in between."""
+    <-> torch's (i, f, g, o), an exchange that is its own inverse. One native op, an index_select by a row index
+    kept per size and device, so under autograd the backward pass is one C++ node too (index_select_backward:
+    the gradient's rows put back, into zeros) with no Python Function in between, and a training step pays one
+    dispatch each way per weight. Traced graphs (torch.export, ONNX, torch.compile) get the same exchange as a
+    view as (2, 2, rows/4, ...) with its first two axes swapped, then one copy: plain ops, no state."""
     n = m.shape[0]
-    return m.reshape((2, 2, n // 4) + tuple(m.shape[1:])).transpose(0, 1).reshape(m.shape)
+    if torch.compiler.is_compiling():
+        return m.reshape((2, 2, n // 4) + tuple(m.shape[1:])).transpose(0, 1).reshape(m.shape)
+    key = (n, m.device)
+    index = _EXCHANGE.get(key)
+    if index is None:
+        d = n // 4
+        rows = torch.arange(n).reshape(2, 2, d).transpose(0, 1).reshape(n)
+        index = _EXCHANGE[key] = rows.to(m.device)
+    return m.index_select(0, index)
+
+
+_EXCHANGE = {}  # (rows, device) -> the row index of _gate_order's exchange
 
 
 class _KernelLayout(torch.autograd.Function):
@@ -332,17 +346,18 @@ def kernel_layout(W, gates, cache=None, slot=None):
     if torch.compiler.is_compiling():  # traced (torch.export, ONNX, torch.compile): plain ops, no state
         out = W.t().contiguous()
         return _gate_order(out) if gates else out
-    stored = W.t().is_contiguous()
+    rows = W.t()
+    stored = rows.is_contiguous()
     if not gates and stored:
-        return W.t()  # stored for the kernel: a view, whose gradient is a view with the parameter's strides
+        return rows  # stored for the kernel: a view, whose gradient is a view with the parameter's strides
     if torch.is_grad_enabled() and W.requires_grad:
-        return _gate_order(W.t()) if stored else _KernelLayout.apply(W, gates)
+        return _gate_order(rows) if stored else _KernelLayout.apply(W, gates)
     if cache is not None:
         key = (W._version, W.data_ptr(), W.dtype, W.device)
         held = cache.get(slot)
         if held is not None and held[0]() is W and held[1] == key:
             return held[2]
-    out = W.t().contiguous()
+    out = rows.contiguous()
     out = _gate_order(out) if gates else out
     if cache is not None:
         cache[slot] = (weakref.ref(W), key, out)
@@ -351,19 +366,26 @@ def kernel_layout(W, gates, cache=None, slot=None):
 
 def _packed_rows(lengths, steps, backward, device):
     """Where each row of torch's packed layout comes from in a (batch, steps) grid flattened to batch·steps rows:
-    (index, batch_sizes, order). Packed rows are step-major and, within a step, the sequences still running in
-    descending length (``order``, stable); for a backward loop step t of sequence b reads its step
-    lengths[b] - 1 - t, so the packed input is the reversed sequence. One index_select of the padded input
-    packs it (reversing it too), one index_copy of the kernel's result to the same rows unpacks it: two copies
-    where pack_padded_sequence, the unpacking and the reversals otherwise copy the data five times."""
-    lengths = lengths.cpu()
-    sorted_lengths, order = torch.sort(lengths, descending=True, stable=True)
-    t = torch.arange(steps)[:, None]
+    (index, batch_sizes, order, unsort). Packed rows are step-major and, within a step, the sequences still
+    running in descending length (``order``, stable; ``unsort`` its inverse); for a backward loop step t of
+    sequence b reads its step lengths[b] - 1 - t, so the packed input is the reversed sequence. One index_select
+    of the padded input packs it (reversing it too), one index_copy of the kernel's result to the same rows
+    unpacks it: two copies where pack_padded_sequence, the unpacking and the reversals otherwise copy the data
+    five times. Worked out on the host (numpy, from the host's lengths), index, order and unsort reach
+    ``device`` in one copy; batch_sizes stays on the host, where the kernel reads it."""
+    n = lengths.numpy()
+    order = np.argsort(-n, kind="stable")
+    sorted_lengths = n[order]
+    t = np.arange(steps)[:, None]
     running = sorted_lengths[None, :] > t                                   # (steps, batch), packed order
-    step = sorted_lengths[None, :] - 1 - t if backward else t.expand(running.shape)
+    step = sorted_lengths[None, :] - 1 - t if backward else np.broadcast_to(t, running.shape)
     index = (order[None, :] * steps + step)[running]
-    batch_sizes = running.sum(1)
-    return copy_to(index, device), batch_sizes, copy_to(order, device)
+    unsort = np.empty_like(order)
+    unsort[order] = np.arange(order.size)
+    rows = torch.from_numpy(np.concatenate([index, order, unsort]).astype(np.int64))
+    rows = rows if rows.device == device else copy_to(rows, device)
+    k, b = index.size, order.size
+    return rows[:k], torch.from_numpy(running.sum(1).astype(np.int64)), rows[k:k + b], rows[k + b:]
 
 
 def _reversal_index(lengths, steps, device):
@@ -384,6 +406,21 @@ def _full_sequence_kernel(mode, x, hx, weights, training):
 full_sequence_kernel = _full_sequence_kernel
 
 
+_ZEROS = {}
+
+
+def _zeros(n, like):
+    """A zero vector of n elements of ``like``'s dtype and device, made once (the kernel's second bias, which
+    CNTK's cells do not have): constant, read by the kernel, never written."""
+    if torch.compiler.is_compiling():
+        return like.new_zeros(n)
+    key = (n, like.dtype, like.device)
+    z = _ZEROS.get(key)
+    if z is None:
+        z = _ZEROS[key] = torch.zeros(n, dtype=like.dtype, device=like.device)
+    return z
+
+
 class FusedRNN(torch.nn.Module):
     """forward(mask, slots, x, W, H, b, init_h, init_c, *generic_externals) -> (B, T, dim) sequence of h.
 
@@ -402,17 +439,35 @@ class FusedRNN(torch.nn.Module):
         self.sequences_are_full = False
         # the weights in the kernel's layout while they are unchanged, for calls that record no gradient
         self._layout_cache = {}
+        self._init_cache = {}  # constant initial states in the kernel's layout (_initial_state)
 
-    def _weights(self, W, H, b, like):
-        dim = self.dim
+    def _weights(self, W, H, b):
         lstm = self.mode == "lstm"
         w_ih = kernel_layout(W, lstm, self._layout_cache, 0)
         w_hh = kernel_layout(H, lstm, self._layout_cache, 1)
-        if lstm:
-            b_ih = _gate_order(b) if self.has_bias else like.new_zeros(4 * dim)
+        zeros = _zeros(4 * self.dim if lstm else self.dim, w_ih)
+        if self.has_bias:
+            b_ih = _gate_order(b) if lstm else b
         else:
-            b_ih = b if self.has_bias else like.new_zeros(dim)
-        return [w_ih, w_hh, b_ih, torch.zeros_like(b_ih)]
+            b_ih = zeros
+        return [w_ih, w_hh, b_ih, zeros]
+
+    def _initial_state(self, init, which, batch):
+        """The initial state ``which`` (0: h, 1: c) as the kernel takes it, (1, B, dim) contiguous, and whether it
+        is one value for every sequence. A constant one (no dynamic axis, no gradient: the usual zeros) is laid
+        out once and kept while it is unchanged (its tensor, storage and version), like the weights' layout."""
+        dynamic = self.init_dynamic[which]
+        constant = not dynamic and not init.requires_grad and not torch.compiler.is_compiling()
+        if constant:
+            key = (init._version, init.data_ptr(), init.dtype, init.device, batch)
+            held = self._init_cache.get(which)
+            if held is not None and held[0]() is init and held[1] == key:
+                return held[2], True
+        # contiguous: an exported graph's loop carries the states with their strides
+        out = initial_state_steps(init, dynamic, batch, 1, (self.dim,), self.dtype)[:, 0][None].contiguous()
+        if constant:
+            self._init_cache[which] = (weakref.ref(init), key, out)
+        return out, not dynamic
 
     def forward(self, mask, slots, x, W, H, b, init_h, init_c, *generic_externals, final_state=False):
         """final_state (set by use_final_states): return only each sequence's final h, (B, dim) -- what
@@ -428,49 +483,50 @@ class FusedRNN(torch.nn.Module):
         batch, steps = mask.shape[0], mask.shape[1]
         if steps == 0:
             raise ValueError("a recurrent loop cannot run over empty sequences")
-        dim = self.dim
         lstm = self.mode == "lstm"
-        h0 = initial_state_steps(init_h, self.init_dynamic[0], batch, 1, (dim,), self.dtype)[:, 0]
-        c0 = initial_state_steps(init_c, self.init_dynamic[1], batch, 1, (dim,), self.dtype)[:, 0] if lstm else None
-        weights = self._weights(W, H, b, x)
-        x = x.to(self.dtype)
-        lengths = None if self.sequences_are_full else host_lengths(mask)
-        full = self.sequences_are_full or bool((lengths == steps).all())
-        if not full and _pads_on_mkldnn(self.mode, x, lengths, dim):
-            return self._padded(x, h0, c0, weights, mask, final_state)
+        h0, shared_h = self._initial_state(init_h, 0, batch)
+        c0, shared_c = self._initial_state(init_c, 1, batch) if lstm else (None, True)
+        weights = self._weights(W, H, b)
+        if x.dtype != self.dtype:
+            x = x.to(self.dtype)
+        record = None if self.sequences_are_full else host_lengths_record(mask)
+        full = record is None or record.full
+        if not full and _pads_on_mkldnn(self.mode, x, record, self.dim):
+            return self._padded(x, h0, c0, weights, mask, record.tensor, final_state)
         if not full:
-            index, batch_sizes, order = _packed_rows(lengths, steps, self.backward, x.device)
+            index, batch_sizes, order, unsort = _packed_rows(record.tensor, steps, self.backward, x.device)
             data = x.reshape((batch * steps,) + tuple(x.shape[2:])).index_select(0, index)
-            hx = (h0.index_select(0, order)[None], c0.index_select(0, order)[None]) if lstm else \
-                h0.index_select(0, order)[None]
-            result = self.kernel(data, batch_sizes, hx, weights, True, 1, 0.0, self.training, False)
+            # a state that is one value for every sequence needs no sorting
+            h0 = h0 if shared_h else h0.index_select(1, order)
+            c0 = c0 if shared_c else c0.index_select(1, order)
+            result = self.kernel(data, batch_sizes, (h0, c0) if lstm else h0, weights, True, 1, 0.0, self.training,
+                                 False)
             if final_state:  # the kernel's final h per sequence, in the packed (length-sorted) order
-                return result[1][0].index_select(0, torch.argsort(order))
-            return result[0].new_zeros((batch * steps, dim)).index_copy(0, index, result[0]).view(batch, steps, dim)
+                return result[1][0].index_select(0, unsort)
+            return result[0].new_zeros((batch * steps, self.dim)).index_copy(0, index, result[0]) \
+                .view(batch, steps, self.dim)
         if self.backward:
             x = x.flip(1)
-        # contiguous initial states: an exported graph's loop carries them with their strides
-        hx = (h0[None].contiguous(), c0[None].contiguous()) if lstm else h0[None].contiguous()
+        hx = (h0, c0) if lstm else h0
         if final_state:
             return self.kernel(x, hx, weights, True, 1, 0.0, self.training, False, True)[1][0]
         out = full_sequence_kernel(self.mode, x, hx, weights, self.training)
         return out.flip(1) if self.backward else out
 
-
-    def _padded(self, x, h0, c0, weights, mask, final_state):
-        """Sequences of different lengths through the full-sequence kernel (see _pads_on_mkldnn): each sequence
-        starts at step 0 (a backward loop's reversed per sequence first), so its steps never read the padding
-        after its end; the padded steps' outputs are zeroed (their gradient is zero, so they add nothing to
-        the weights' gradients) and the final state is read at each sequence's last step."""
-        batch, steps = mask.shape[0], mask.shape[1]
-        lengths = mask.sum(1)
+    def _padded(self, x, h0, c0, weights, mask, lengths, final_state):
+        """Sequences of different lengths (``lengths``: the mask's, on the host) through the full-sequence kernel
+        (see _pads_on_mkldnn): each sequence starts at step 0 (a backward loop's reversed per sequence first), so
+        its steps never read the padding after its end; the padded steps' outputs are zeroed (their gradient is
+        zero, so they add nothing to the weights' gradients) and the final state is read at each sequence's last
+        step."""
+        batch, steps = x.shape[0], x.shape[1]
         if self.backward:
             index = _reversal_index(lengths, steps, x.device)[..., None]
             x = x.gather(1, index.expand(x.shape))
-        hx = (h0[None].contiguous(), c0[None].contiguous()) if c0 is not None else h0[None].contiguous()
-        out = full_sequence_kernel(self.mode, x, hx, weights, self.training)
-        if final_state:
-            return out.gather(1, (lengths - 1)[:, None, None].expand(batch, 1, self.dim))[:, 0]
+        out = full_sequence_kernel(self.mode, x, (h0, c0) if c0 is not None else h0, weights, self.training)
+        if final_state:  # row b·steps + lengths[b] - 1 of the flattened steps: each sequence's last one
+            last = torch.from_numpy(np.arange(batch) * steps + lengths.numpy() - 1)
+            return out.reshape(batch * steps, self.dim).index_select(0, last)
         out = out * mask[..., None].to(out.dtype)
         return out.gather(1, index.expand(out.shape)) if self.backward else out
 
@@ -487,15 +543,15 @@ _SMALL_RNN = (256, 1.9)  # a tanh/relu RNN of at most this many units: its limit
 
 
 def _pads_on_mkldnn(mode, x, lengths, dim):
-    """Whether sequences of different lengths run faster through the full-sequence kernel over the padded batch
-    than through the packed kernel: on the CPU in float32 while the padding is at most _PADDING_LIMIT[mode]
-    (_SMALL_RNN's for a small tanh/relu RNN of ``dim`` units) times the real steps. cuDNN's packed kernels skip
-    the padding themselves."""
+    """Whether sequences of different lengths (``lengths``: their HostLengths) run faster through the
+    full-sequence kernel over the padded batch than through the packed kernel: on the CPU in float32 while the
+    padding is at most _PADDING_LIMIT[mode] (_SMALL_RNN's for a small tanh/relu RNN of ``dim`` units) times the
+    real steps. cuDNN's packed kernels skip the padding themselves."""
     if x.device.type != "cpu" or x.dtype != torch.float32 or \
             not (torch.backends.mkldnn.is_available() and torch.backends.mkldnn.enabled):
         return False
     limit = _SMALL_RNN[1] if mode != "lstm" and dim <= _SMALL_RNN[0] else _PADDING_LIMIT[mode]
-    return lengths.numel() * x.shape[1] <= limit * int(lengths.sum())
+    return lengths.tensor.numel() * x.shape[1] <= limit * lengths.total
 
 
 def use_final_states(graph, root):
