@@ -160,7 +160,7 @@ class Trainer(object):
             return (False, {}) if outputs else False
         n, loss, metric, fetched, gradient_inputs = self._training_forward(args, outputs, device)
         updated = self._step(loss, n, sweep_end, gradient_inputs)
-        self._record_training(loss.detach(), None if metric is None else metric.detach(), n)
+        self._record_training(loss.detach(), None if metric is None else _detached(metric), n)
         if updated:
             self._samples_seen += n
         return (updated, fetched) if outputs else updated
@@ -233,6 +233,8 @@ class Trainer(object):
 
     def _record_training(self, loss, metric, n):
         self._prev = (loss, metric, n)
+        if not self._progress_writers:
+            return  # the running sums are only ever written to progress writers (none, from construction)
         acc = self._train_acc
         acc[0] = loss if acc[0] is None else acc[0] + loss
         if metric is not None:
@@ -393,3 +395,8 @@ def _distributed_learner(learners):
 # names CNTK's cntk.train.trainer also exposes
 from ..core.device import use_default_device  # noqa: F401,E402
 from ..io.minibatch_data import MinibatchData  # noqa: F401,E402
+
+
+def _detached(t):
+    """t without its autograd history (the metric usually has none: classification_error is not differentiated)."""
+    return t.detach() if t.requires_grad else t
