@@ -276,7 +276,7 @@ def _gate_order(m):
     if index is None:
         d = n // 4
         rows = torch.arange(n).reshape(2, 2, d).transpose(0, 1).reshape(n)
-        index = _EXCHANGE[key] = rows.to(m.device)
+        index = _EXCHANGE[key] = rows if m.device.type == "cpu" else copy_to(rows, m.device)
     return m.index_select(0, index)
 
 
