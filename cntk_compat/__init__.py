@@ -27,6 +27,7 @@ from .eval import *  # noqa: E402,F401,F403
 from . import eval, io, learners, logging, random, train  # noqa: E402
 from . import debugging  # noqa: E402
 from . import model_formats  # noqa: E402,F401
+from .model_formats.dictionary_value import to_dictionary_value as _to_cntk_dict_value  # noqa: E402,F401
 from . import misc  # noqa: E402
 # CNTK star-imports cntk.train, whose distributed module (and its names) thereby become cntk's
 from . import distributed  # noqa: E402

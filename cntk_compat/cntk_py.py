@@ -76,6 +76,8 @@ def __getattr__(name):
         return DeviceKind.CPU if name == "DeviceKind_CPU" else DeviceKind.GPU
     if name in ("Parameter", "Constant"):
         return _native_holder(name)
+    if name == "DictionaryValue":
+        return _hook("dictionary_value")
     raise AttributeError("module 'cntk.cntk_py' has no attribute %r" % name)
 
 

@@ -14,7 +14,7 @@ import cntk.io
 raise SystemExit("the script must not run")
 x = C.input_variable(3)
 y = D(2)(x)
-z = C.custom_proxy_op(x)
+z = C.native_user_function('MyOp', [x])
 w = C.no_such_api(x)
 r = cntk.io.MinibatchSource
 '''
@@ -24,7 +24,7 @@ def test_names_status_and_equivalents():
     rows = {name: (lines, status, eq) for name, lines, status, eq in analyse(SCRIPT)}
     assert rows["layers.Dense"][1] == "supported" and rows["layers.Dense"][2] == "torch.nn.Linear"
     assert rows["input_variable"][0] == [6]
-    assert rows["custom_proxy_op"][1] == "raises NotImplementedError"
+    assert rows["native_user_function"][1] == "raises NotImplementedError"
     assert rows["no_such_api"][1] == "missing"
     assert rows["io.MinibatchSource"][2] == "torch.utils.data.DataLoader"
     assert "layers.Recurrence" in rows

@@ -7,6 +7,12 @@ _TO_TORCH = {
     np.dtype(np.float64): torch.float64,
     np.dtype(np.float16): torch.float16,
 }
+# element types CNTK stores (Parameters, inputs, NDArrayViews, saved tensors) but computes with no op:
+# custom_proxy_op records such operands for export
+_STORAGE_TO_TORCH = {
+    np.dtype(np.int8): torch.int8,
+    np.dtype(np.int16): torch.int16,
+}
 _PRECISION_NAMES = {
     "float": np.float32, "float32": np.float32, "single": np.float32,
     "double": np.float64, "float64": np.float64,
@@ -28,8 +34,22 @@ def data_type_code(dtype):
     return 0 if dtype is None else _CODE_OF.get(np.dtype(dtype), 0)
 
 
-def sanitize_dtype(dtype, argument="dtype"):
-    """A numpy float dtype from anything CNTK accepts as a dtype; None stays None (to be inferred)."""
+def sanitize_dtype(dtype, argument="dtype", storage=False):
+    """A numpy float dtype from anything CNTK accepts as a dtype; None stays None (to be inferred). With
+    ``storage``, also int8 and int16 (CNTK's DataType_Int8 / DataType_Int16), which CNTK stores but computes
+    with no op."""
+    if storage:
+        if isinstance(dtype, (int, np.integer)) and not isinstance(dtype, bool) and \
+                int(dtype) in (DataType_Int8, DataType_Int16):
+            return np.dtype(np.int8 if int(dtype) == DataType_Int8 else np.int16)
+        if isinstance(dtype, torch.dtype) and dtype in (torch.int8, torch.int16):
+            return np.dtype(np.int8 if dtype == torch.int8 else np.int16)
+        if isinstance(dtype, type) or isinstance(dtype, np.dtype):
+            try:
+                if np.dtype(dtype) in _STORAGE_TO_TORCH:
+                    return np.dtype(dtype)
+            except TypeError:
+                pass
     if dtype is None:
         return None
     if isinstance(dtype, str):
@@ -53,12 +73,19 @@ def sanitize_dtype(dtype, argument="dtype"):
         raise TypeError("%s: expected a numpy float dtype (np.float32, np.float64, np.float16), got %r"
                         % (argument, dtype)) from None
     if dt not in _TO_TORCH:
-        raise TypeError("%s: CNTK supports float32, float64 and float16 data, got %s" % (argument, dt))
+        also = " (int8 and int16 for parameters, inputs and custom_proxy_op)" if dt in _STORAGE_TO_TORCH else ""
+        raise TypeError("%s: CNTK supports float32, float64 and float16 data%s, got %s" % (argument, also, dt))
     return dt
 
 
+def is_storage_only(dtype):
+    """Whether dtype is one CNTK stores but computes with no op (int8, int16)."""
+    return dtype is not None and np.dtype(dtype) in _STORAGE_TO_TORCH
+
+
 def to_torch_dtype(dtype):
-    return _TO_TORCH[np.dtype(dtype)]
+    dtype = np.dtype(dtype)
+    return _TO_TORCH[dtype] if dtype in _TO_TORCH else _STORAGE_TO_TORCH[dtype]
 
 
 def promote(*dtypes):

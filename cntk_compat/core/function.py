@@ -618,7 +618,9 @@ class Function(TensorOpsMixin):
     def custom_attributes(self, values):
         if values is not None and not isinstance(values, dict):
             raise TypeError("custom_attributes: expected a dict, got %s" % type(values).__name__)
-        self._root._custom_attributes = dict(values or {})
+        # a cntk_py.DictionaryValue (cntk._to_cntk_dict_value) is kept as its Python value, as CNTK reads it back
+        self._root._custom_attributes = {k: v._python_value() if hasattr(v, "_python_value") else v
+                                         for k, v in (values or {}).items()}
 
     def print_node_timing(self):
         """Writes to stderr each node's average forward/backward time and counts, gathered while

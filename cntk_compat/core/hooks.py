@@ -22,6 +22,7 @@ PROVIDERS = {
     "save": "cntk_compat.core.serialization", "load": "cntk_compat.core.serialization",
     "restore": "cntk_compat.core.serialization",
     "save_as_legacy_model": "cntk_compat.model_formats",
+    "dictionary_value": "cntk_compat.model_formats.dictionary_value",
 }
 
 _IMPLEMENTATIONS = {}

@@ -233,8 +233,8 @@ class _Builder(object):
                         module.add_module(segment, torch.nn.Module())
                     module = getattr(module, segment)
                 attr = self.unique_name(v.name or ("parameter" if v.is_parameter else "constant"))
-                if v.is_parameter:
-                    module.register_parameter(attr, v.tensor)
+                if v.is_parameter and isinstance(v.tensor, torch.nn.Parameter):
+                    module.register_parameter(attr, v.tensor)  # (an int8/int16 Parameter is a plain tensor)
                 else:
                     module.register_buffer(attr, v.tensor)
                 path = self.leaf_paths[v.uid] = ".".join(self.scope + (attr,))

@@ -37,7 +37,7 @@ class _NativeNDArrayView(object):
     data_type is a numpy dtype or CNTK's DataType code (cntk.cntk_py.DataType_Float, ...)."""
 
     def __init__(self, shape, data_type, device=None):
-        dtype = sanitize_dtype(data_type, "NDArrayView data_type")
+        dtype = sanitize_dtype(data_type, "NDArrayView data_type", storage=True)
         if dtype is None:
             raise ValueError("NDArrayView: data_type must be a float type, got %r" % (data_type,))
         shape = (int(shape),) if np.isscalar(shape) else tuple(int(d) for d in shape)

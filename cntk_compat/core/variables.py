@@ -9,7 +9,7 @@ import torch
 from . import device as _device
 from ..default_options import default_override_or, get_default_override
 from .axis import Axis, BATCH_AXIS_NAME, SEQUENCE_AXIS_NAME, UNKNOWN_AXES_NAME
-from .dtypes import data_type_code, sanitize_dtype, to_torch_dtype
+from .dtypes import data_type_code, is_storage_only, sanitize_dtype, to_torch_dtype
 from .hooks import hook
 from .operators import TensorOpsMixin
 from .type_string import type_string
@@ -150,7 +150,7 @@ class Variable(VariableMixin, TensorOpsMixin):
     def __init__(self, shape=None, dtype=None, needs_gradient=False, is_sparse=False,
                  dynamic_axes=Axis.default_input_variable_dynamic_axes(), name=""):
         self._init_variable(VariableKind.INPUT, sanitize_shape(shape),
-                            sanitize_dtype(dtype) or np.dtype(np.float32), is_sparse,
+                            sanitize_dtype(dtype, storage=True) or np.dtype(np.float32), is_sparse,
                             sanitize_dynamic_axes(dynamic_axes), name, needs_gradient)
 
     def _init_variable(self, kind, shape, dtype, is_sparse, dynamic_axes, name, needs_gradient=False,
@@ -292,13 +292,17 @@ class _TensorHolder(Variable):
         if self._dtype is None:
             self._dtype = np.dtype(np.float32)
         init = self._init
+        if hasattr(init, "generate") and is_storage_only(self._dtype):
+            raise ValueError("%s '%s': random initializers fill float tensors only; give this %s %s a number or "
+                             "an array as its init" % (self._kind, self._name or self._uid,
+                                                       np.dtype(self._dtype).name, self._kind))
         if hasattr(init, "generate"):
             data = init.generate(self._shape, self._dtype)
         else:
             data = _value_array(init, self._shape, self._dtype, "%s '%s'" % (self._kind, self._name))
         t = torch.as_tensor(np.ascontiguousarray(data) if isinstance(data, np.ndarray) else data)
         t = t.to(device=self._device, dtype=to_torch_dtype(self._dtype)).reshape(self._shape)
-        if requires_grad:
+        if requires_grad and t.is_floating_point():
             self._tensor = torch.nn.Parameter(t.clone(), requires_grad=True)
         else:
             self._tensor = t.clone()
@@ -361,7 +365,7 @@ class Parameter(_TensorHolder):
         # cntk.parameter() passes) keeps a numpy array's precision
         dtype = get_default_override(Parameter, dtype=dtype)
         unknown = _is_unknown_data_type(dtype)
-        dtype = sanitize_dtype(dtype)
+        dtype = sanitize_dtype(dtype, storage=True)
         if init is None:
             init = 0
         if isinstance(init, (np.ndarray, list, tuple)) or (np.isscalar(init) and not isinstance(init, str)):

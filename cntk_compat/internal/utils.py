@@ -2,6 +2,7 @@
 import numpy as np
 
 from ..core.function import Function, as_variable
+from ..core.hooks import hook
 from ..core.value import NDArrayView, Value
 from ..core.variables import Variable
 from ..ops._common import is_symbolic, sanitize_operand
@@ -96,3 +97,8 @@ def get_data_type(*args):
                 if dt in found:
                     return dt
     return None
+
+
+def _to_cntk_dict_value(py_value):
+    """CNTK's conversion of a Python value (a numpy array as a tensor) to a cntk_py.DictionaryValue."""
+    return hook("dictionary_value")(py_value)

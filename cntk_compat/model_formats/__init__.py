@@ -2,7 +2,7 @@
 default format of Function.save), and CNTK's legacy v1 (CNTK 1.x / BrainScript) format, read."""
 from ..core import atomic_file as _atomic_file, serialization as _serialization
 from ..core.hooks import provide as _provide
-from . import cntkv1_reader, cntkv1_writer, cntkv2_reader, cntkv2_writer
+from . import cntkv1_reader, cntkv1_writer, cntkv2_reader, cntkv2_writer, dictionary_value  # noqa: F401
 
 _serialization.register_model_reader("CNTKv2", cntkv2_reader.looks_like_cntkv2, cntkv2_reader.load)
 _serialization.register_model_reader("CNTKv1", cntkv1_reader.looks_like_cntkv1, cntkv1_reader.load)

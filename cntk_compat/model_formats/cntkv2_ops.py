@@ -8,7 +8,7 @@ per-axis flags are stored innermost first (reversed here).
 """
 import numpy as np
 
-from .cntkv2_values import (AXIS_ALL, AXIS_ALL_STATIC, AXIS_DYNAMIC, AXIS_END_STATIC, Shape, StoredAxis,
+from .cntkv2_values import (AXIS_ALL, AXIS_ALL_STATIC, AXIS_DYNAMIC, AXIS_END_STATIC, DTYPE_OF_CODE, Shape, StoredAxis,
                             StoredArray)
 
 OP_NAMES = {
@@ -473,6 +473,8 @@ BUILDERS = {
     59: lambda inputs, attrs, name: _C().lambda_rank(inputs[0], inputs[1], inputs[2], name=name),
     60: lambda inputs, attrs, name: _C().ndcg_at_1(inputs[0], inputs[1], inputs[2], name=name),
     94: lambda inputs, attrs, name: _C().straight_through_impl(inputs[0], name=name),
+    93: lambda inputs, attrs, name: _C().custom_proxy_op(attrs["customOp"], tuple(attrs["outputShape"]),
+                                                         DTYPE_OF_CODE[int(attrs["newDataType"])], inputs, name=name),
     83: _pad, 84: _crop, 89: _constant_like, 92: _eye_like, 47: _roipooling, 67: _cosine_negative,
     75: _unary("sigmoid"), 77: _unary("sinh"), 78: _unary("cosh"), 79: _unpack_batch, 80: _to_batch,
     81: _unary("asin"), 82: _unary("acos"), 85: _unary("atanh"), 86: _unary("asinh"), 88: _squeeze, 91: _cast,

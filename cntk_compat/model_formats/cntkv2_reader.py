@@ -262,7 +262,7 @@ class _Reader(object):
         node = f.root_function if f.is_composite else f
         node._uid = uid
         if custom:
-            node._custom_attributes = dict(custom)
+            node._custom_attributes = {k: _plain(v) for k, v in custom.items()}
         closing = {}
         for i, out in enumerate(f.outputs):
             key = "%s_Output_%d" % (uid, i)

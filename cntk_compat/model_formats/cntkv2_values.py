@@ -14,6 +14,8 @@ DTYPE_OF_CODE = {1: np.dtype(np.float32), 2: np.dtype(np.float64), 4: np.dtype(n
                  5: np.dtype(np.int8), 6: np.dtype(np.int16)}
 CODE_OF_DTYPE = {v: k for k, v in DTYPE_OF_CODE.items()}
 
+FORMAT_VERSION = 2  # the version CNTK 2.7 writes in every Dictionary and DictionaryValue
+
 SIZE_T_INFERRED = (1 << 64) - 1  # NDShape::InferredDimension
 SIZE_T_FREE = (1 << 64) - 3      # NDShape::FreeDimension
 
@@ -120,9 +122,9 @@ def dictionary_from_message(message, where="model"):
 
 
 # ------------------------------------------------------------------------------------------------ writing
-def _fill(target, value):
+def fill_value(target, value):
     """Fill the DictionaryValue ``target`` from a Python value (the inverse of from_message)."""
-    target.version = 1
+    target.version = FORMAT_VERSION
     T = P.DictionaryValue
     if value is None:
         target.value_type = T.None_ if hasattr(T, "None_") else 0
@@ -156,7 +158,7 @@ def _fill(target, value):
         target.value_type = T.Vector
         target.vector_value.SetInParent()
         for v in value:
-            _fill(target.vector_value.value.add(), v)
+            fill_value(target.vector_value.value.add(), v)
     elif isinstance(value, dict):
         target.value_type = T.Dictionary
         dictionary_to_message(value, target.dictionary_value)
@@ -183,17 +185,19 @@ def _array_to_file(array, view):
     view.storage_format = 0
     view.shape.shape_dim.extend(int(d) for d in reversed(array.shape))
     flat = np.ascontiguousarray(array).reshape(-1)
-    if dtype == np.float32:
-        view.float_values.value.extend(flat.tolist())
+    if dtype in (np.float32, np.float16):  # as CNTK writes them: float16 values widened to float
+        view.float_values.value.extend(flat.astype(np.float32).tolist())
     elif dtype == np.float64:
         view.double_values.value.extend(flat.tolist())
+    elif dtype == np.int16:
+        view.sint32_values.value.extend(flat.astype(np.int32).tolist())
     else:
         view.bytes_value.value = flat.tobytes()
 
 
 def dictionary_to_message(values, message=None):
     message = P.Dictionary() if message is None else message
-    message.version = 1
+    message.version = FORMAT_VERSION
     for key, value in values.items():
-        _fill(message.data[key], value)
+        fill_value(message.data[key], value)
     return message

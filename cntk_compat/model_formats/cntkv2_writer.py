@@ -329,8 +329,14 @@ def _crop(node):
     return 84, list(node._inputs), {"offset": [SizeT(a["offset_x"]), SizeT(a["offset_y"])]}
 
 
+def _custom_proxy(node):
+    a = node._attributes
+    return 93, list(node._inputs), {"customOp": a["custom_op"], "outputShape": _shape(a["output_shape"]),
+                                    "newDataType": int(CODE_OF_DTYPE[np.dtype(a["output_dtype"])])}
+
+
 ENCODERS = {
-    "Pad": _pad, "Crop": _crop,
+    "Pad": _pad, "Crop": _crop, "CustomProxyOp": _custom_proxy,
     "EyeLikeOp": lambda n: (92, list(n._inputs), {"OutputSparse": bool(n._attributes.get("sparse_output", False))}),
     "ConstantLike": lambda n: (89, list(n._inputs), {"fillValue": float(n._attributes["value"])}),
     "Negate": _plain(0), "Sigmoid": _plain(75), "Tanh": _plain(2), "ReLU": _plain(3), "Exp": _plain(4),
@@ -582,10 +588,18 @@ def encodable(op_name):
 
 
 def _custom_value(v, key):
+    if hasattr(v, "_python_value"):  # a cntk_py.DictionaryValue
+        v = v._python_value()
     if isinstance(v, (bool, str, float)) or v is None:
         return v
     if isinstance(v, (int, np.integer)):
         return SizeT(v) if v >= 0 else int(v)
+    if isinstance(v, np.ndarray) and np.dtype(v.dtype) in CODE_OF_DTYPE:
+        return v  # an NDArrayView
+    if isinstance(v, (list, tuple)):
+        return [_custom_value(x, key) for x in v]
+    if isinstance(v, dict):
+        return {str(k): _custom_value(x, key) for k, x in v.items()}
     raise NotExpressible("custom attribute %r of type %s" % (key, type(v).__name__))
 
 

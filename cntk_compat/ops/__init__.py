@@ -38,7 +38,7 @@ from .functions import (BlockFunction, CloneMethod, Function, ModelFormat, load_
 from .batch_axis import to_batch, unpack_batch  # noqa: E402,F401
 from .crop import crop_automatic, crop_automatic_with_ancestors, crop_manual  # noqa: E402,F401
 from .ctc import forward_backward, labels_to_graph  # noqa: E402,F401
-from .unsupported import custom_proxy_op  # noqa: E402,F401
+from .custom_proxy import custom_proxy_op  # noqa: E402,F401
 from .optimized_rnnstack import optimized_rnnstack  # noqa: E402,F401
 from ..core.device import use_default_device  # noqa: E402,F401
 from ..default_options import default_override_or, get_default_override  # noqa: E402,F401

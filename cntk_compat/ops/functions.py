@@ -6,21 +6,12 @@ from ..core.value import Value
 from ..core.variables import Variable
 from ..variables import Record
 from ._user_function import UserFunction
+from .unsupported import native_user_function, register_native_user_function  # noqa: F401 (cntk.ops.functions')
 
 
 def load_model(model, device=None, format=ModelFormat.CNTKv2):
     """The Function saved by Function.save(): ``model`` is a file name or a bytes buffer."""
     return Function.load(model, device, format)
-
-
-def register_native_user_function(op_id, module_name, factory_method_name):
-    raise NotImplementedError("register_native_user_function: native (C++) user functions are not supported; "
-                              "write the op as a Python UserFunction")
-
-
-def native_user_function(op_id, operands, attributes=None, user_function_instance_name=''):
-    raise NotImplementedError("native_user_function: native (C++) user functions are not supported; "
-                              "write the op as a Python UserFunction")
 
 
 def BlockFunction(op_name, name):

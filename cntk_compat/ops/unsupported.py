@@ -1,9 +1,12 @@
-"""CNTK ops whose native kernels have no counterpart here: they raise a NotImplementedError naming the op."""
+"""CNTK entry points whose native parts have no counterpart here: they raise a NotImplementedError naming
+themselves (the migration report lists the functions of this module as unsupported)."""
 
 
-def _unsupported(op, why):
-    raise NotImplementedError("%s is not supported by cntk-compat: %s" % (op, why))
+def register_native_user_function(op_id, module_name, factory_method_name):
+    raise NotImplementedError("register_native_user_function: native (C++) user functions are not supported; "
+                              "write the op as a Python UserFunction")
 
 
-def custom_proxy_op(custom_op, output_shape, output_data_type, *operands, **kw_name):
-    _unsupported("custom_proxy_op", "proxy nodes exist only for CNTK's ONNX export of custom ops")
+def native_user_function(op_id, operands, attributes=None, user_function_instance_name=''):
+    raise NotImplementedError("native_user_function: native (C++) user functions are not supported; "
+                              "write the op as a Python UserFunction")

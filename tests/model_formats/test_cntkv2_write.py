@@ -203,8 +203,10 @@ def test_every_registered_op_is_mapped_or_says_why_not():
 
 
 def test_every_mapped_op_has_a_case():
+    # CustomProxyOp computes nothing: tests/ops/test_custom_proxy.py saves and loads it (with CNTK 2.7 too)
     assert sorted(op for op in list(W.ENCODERS) + list(W.EXPANSIONS) + list(W.CHAINS) +
-                  ["Block", "Combine", "SequentialConvolution", "UserFunction"] if op not in CASES) == []
+                  ["Block", "Combine", "SequentialConvolution", "UserFunction"]
+                  if op not in CASES and op != "CustomProxyOp") == []
 
 
 def _build(name):
