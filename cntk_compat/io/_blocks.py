@@ -69,10 +69,15 @@ class BlockPlanner(object):
         return self.seed + sweep
 
     def chunk_order(self, sweep, parts, part):
-        """(the block positions this worker reads in this sweep, whether sequences are decimated instead)."""
-        decimate = parts > 1 and self.num_chunks < parts
+        """(the block positions this worker reads in this sweep, whether sequences are decimated instead).
+
+        As in CNTK 2.7: randomized reading gives each worker the chunks whose position in the sweep's chunk
+        order is its index modulo the number of workers (a worker left without a chunk reads nothing); reading
+        in order does so too when there are at least as many chunks as workers, and else deals out the
+        sequences."""
         if self.randomize:
-            return np.arange(self.num_chunks), decimate
+            return np.arange(self.num_chunks), False
+        decimate = parts > 1 and self.num_chunks < parts
         order = np.arange(self.num_chunks)
         if parts > 1 and not decimate:
             return order[part::parts], False
@@ -152,12 +157,7 @@ class BlockPlanner(object):
         for c in np.unique(chunk_ids).tolist():
             at = np.flatnonzero(chunk_ids == c)
             sizes_all[at] = self._sizes_per_chunk[c][index[at]]
-        if parts == 1:
-            mine = None
-        elif self.num_chunks < parts:
-            mine = np.arange(part, hi - lo, parts)
-        else:
-            mine = np.flatnonzero(source % parts == part)
+        mine = None if parts == 1 else np.flatnonzero(source % parts == part)
         picked = np.arange(hi - lo) if mine is None else mine
         streams = self._gather(chunk_ids[picked], index[picked], seed)
         # keep in memory the chunks of the next position's window (this worker's), drop the others

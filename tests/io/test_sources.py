@@ -49,6 +49,37 @@ def test_partitions_are_disjoint_and_cover_the_sweep(tmp_path, randomize):
         assert read_ids(source(path, max_sweeps=1, randomize=False)) == list(range(200))
 
 
+def _lines_read(path, chunk_bytes, parts, part, mb_size, randomize=True):
+    d = CTFDeserializer(path, StreamDefs(x=StreamDef(field='x', shape=1)))
+    if chunk_bytes:
+        d['chunkSizeInBytes'] = chunk_bytes
+    src = MinibatchSource(d, max_sweeps=1, randomize=randomize)
+    out = []
+    while True:
+        mb = src.next_minibatch(mb_size, num_data_partitions=parts, partition_index=part)
+        if not mb:
+            return out
+        out.append([int(s[0, 0]) for s in mb[src.streams.x].as_sequences()])
+
+
+def test_randomized_partitions_take_whole_chunks_even_when_there_are_fewer_chunks_than_workers(tmp_path):
+    # CNTK 2.7 (golden orders read by it): randomized reading deals out chunks, so a worker left without one
+    # reads nothing; reading in order deals out the sequences of a single chunk instead
+    path = tmp_path / 'lines.ctf'
+    path.write_text(''.join('|x %d\n' % i for i in range(40)))
+    path = str(path)
+    assert _lines_read(path, None, 2, 0, 8) == [
+        [0, 29, 16, 38], [19, 18, 23, 28], [4, 15, 26, 32], [11, 30, 14, 6], [10, 8, 3, 21], [2, 17, 34, 12],
+        [13, 24, 37, 33], [25, 27, 22, 39], [7, 36, 20, 31], [35, 1, 9, 5]]
+    assert _lines_read(path, None, 2, 1, 8) == []
+    assert _lines_read(path, None, 2, 1, 8, randomize=False) == [
+        [1, 3, 5, 7], [9, 11, 13, 15], [17, 19, 21, 23], [25, 27, 29, 31], [33, 35, 37, 39]]
+    # two chunks of 150 bytes, three workers: the third reads nothing
+    three = [sum(_lines_read(path, 150, 3, k, 8), []) for k in range(3)]
+    assert three == [[0, 16, 19, 18, 23, 4, 15, 11, 14, 6, 10, 8, 3, 21, 2, 17, 12, 13, 24, 25, 22, 7, 20, 1, 9, 5],
+                     [29, 38, 28, 26, 32, 30, 34, 37, 33, 27, 39, 36, 31, 35], []]
+
+
 def test_max_samples_counts_the_samples_of_all_partitions(tmp_path):
     """As CNTK: the workers together stop at max_samples; the sequence that crosses it is still read."""
     path = ctf_file(tmp_path, n=12)       # sequence i has 1 + i % 3 samples: 24 per sweep
