@@ -371,9 +371,9 @@ def _packed_rows(lengths, steps, backward, device):
     sequence b reads its step lengths[b] - 1 - t, so the packed input is the reversed sequence. One index_select
     of the padded input packs it (reversing it too), one index_copy of the kernel's result to the same rows
     unpacks it: two copies where pack_padded_sequence, the unpacking and the reversals otherwise copy the data
-    five times. Worked out on the host (numpy, from the host's lengths), index, order and unsort reach
-    ``device`` in one copy; batch_sizes stays on the host, where the kernel reads it."""
-    n = lengths.numpy()
+    five times. Worked out on the host (numpy, from the host's lengths, a numpy array), index, order and unsort
+    reach ``device`` in one copy; batch_sizes stays on the host, where the kernel reads it."""
+    n = lengths
     order = np.argsort(-n, kind="stable")
     sorted_lengths = n[order]
     t = np.arange(steps)[:, None]
@@ -492,9 +492,9 @@ class FusedRNN(torch.nn.Module):
         record = None if self.sequences_are_full else host_lengths_record(mask)
         full = record is None or record.full
         if not full and _pads_on_mkldnn(self.mode, x, record, self.dim):
-            return self._padded(x, h0, c0, weights, mask, record.tensor, final_state)
+            return self._padded(x, h0, c0, weights, mask, record, final_state)
         if not full:
-            index, batch_sizes, order, unsort = _packed_rows(record.tensor, steps, self.backward, x.device)
+            index, batch_sizes, order, unsort = _packed_rows(record.array, steps, self.backward, x.device)
             data = x.reshape((batch * steps,) + tuple(x.shape[2:])).index_select(0, index)
             # a state that is one value for every sequence needs no sorting
             h0 = h0 if shared_h else h0.index_select(1, order)
@@ -514,18 +514,18 @@ class FusedRNN(torch.nn.Module):
         return out.flip(1) if self.backward else out
 
     def _padded(self, x, h0, c0, weights, mask, lengths, final_state):
-        """Sequences of different lengths (``lengths``: the mask's, on the host) through the full-sequence kernel
+        """Sequences of different lengths (``lengths``: the mask's HostLengths) through the full-sequence kernel
         (see _pads_on_mkldnn): each sequence starts at step 0 (a backward loop's reversed per sequence first), so
         its steps never read the padding after its end; the padded steps' outputs are zeroed (their gradient is
         zero, so they add nothing to the weights' gradients) and the final state is read at each sequence's last
         step."""
         batch, steps = x.shape[0], x.shape[1]
         if self.backward:
-            index = _reversal_index(lengths, steps, x.device)[..., None]
+            index = _reversal_index(lengths.tensor, steps, x.device)[..., None]
             x = x.gather(1, index.expand(x.shape))
         out = full_sequence_kernel(self.mode, x, (h0, c0) if c0 is not None else h0, weights, self.training)
         if final_state:  # row b·steps + lengths[b] - 1 of the flattened steps: each sequence's last one
-            last = torch.from_numpy(np.arange(batch) * steps + lengths.numpy() - 1)
+            last = torch.from_numpy(np.arange(batch) * steps + lengths.array - 1)
             return out.reshape(batch * steps, self.dim).index_select(0, last)
         out = out * mask[..., None].to(out.dtype)
         return out.gather(1, index.expand(out.shape)) if self.backward else out

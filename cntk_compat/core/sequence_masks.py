@@ -10,23 +10,29 @@ _HOST_LENGTHS = "_cntk_host_lengths"
 
 
 class HostLengths(object):
-    """A mask's sequence lengths as the host knows them: ``tensor`` (CPU int64), ``total`` and ``shortest``
-    (Python ints), ``full`` (every sequence spans the mask's steps)."""
-    __slots__ = ("tensor", "total", "shortest", "full", "version")
+    """A mask's sequence lengths as the host knows them: ``array`` (numpy int64), ``tensor`` (the same numbers as a
+    CPU int64 tensor, made when first asked for), ``total`` and ``shortest`` (Python ints), ``full`` (every
+    sequence spans the mask's steps)."""
+    __slots__ = ("array", "_tensor", "total", "shortest", "full", "version")
 
-    def __init__(self, tensor, steps, version, lengths=None):
-        self.tensor, self.version = tensor, version
-        values = lengths if lengths is not None else tensor.tolist()
-        self.total = int(sum(values))
-        self.shortest = int(min(values)) if len(values) else steps
+    def __init__(self, array, steps, version):
+        self.array, self._tensor, self.version = array, None, version
+        self.total = int(array.sum())
+        self.shortest = int(array.min()) if array.size else steps
         self.full = self.shortest == steps
+
+    @property
+    def tensor(self):
+        if self._tensor is None:
+            self._tensor = torch.from_numpy(self.array)
+        return self._tensor
 
 
 def record_host_lengths(mask, lengths):
     """Records on a (B, T) mask the sequence lengths it was made from, as the host knew them: the fused
     recurrences read these instead of counting the mask, which on a GPU makes the host wait for the device."""
-    tensor = torch.from_numpy(np.asarray(lengths, dtype=np.int64).reshape(-1))
-    setattr(mask, _HOST_LENGTHS, HostLengths(tensor, mask.shape[1], mask._version, lengths))
+    array = np.asarray(lengths, dtype=np.int64).reshape(-1)
+    setattr(mask, _HOST_LENGTHS, HostLengths(array, mask.shape[1], mask._version))
     return mask
 
 
@@ -36,7 +42,7 @@ def host_lengths_record(mask):
     record = getattr(mask, _HOST_LENGTHS, None)
     if record is not None and record.version == mask._version:
         return record
-    return HostLengths(lengths_of(mask).cpu(), mask.shape[1], mask._version)
+    return HostLengths(lengths_of(mask).cpu().numpy().astype(np.int64, copy=False), mask.shape[1], mask._version)
 
 
 def host_lengths(mask):
@@ -52,7 +58,7 @@ def host_mask(lengths, steps, device):
     mask = torch.from_numpy(np.arange(steps)[None, :] < n[:, None])
     if mask.device != device:
         mask = copy_to(mask, device)
-    return record_host_lengths(mask, lengths)
+    return record_host_lengths(mask, n)
 
 
 def expand_mask(mask, x):

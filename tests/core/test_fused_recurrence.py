@@ -354,6 +354,39 @@ def test_sequences_of_different_lengths_packed_or_padded_equal_the_step_loop(mon
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
 
+def test_a_constant_initial_state_is_laid_out_once_and_follows_its_value_and_the_batch_size():
+    rng = np.random.default_rng(0)
+    x = C.sequence.input_variable(3)
+    start = C.constant(np.full(4, 0.3, np.float32))
+    f = C.layers.Recurrence(C.layers.LSTM(4), initial_state=start)(x)
+    for lengths, value in (([2, 5, 1], 0.3), ([4, 4], 0.3), ([3, 1, 2, 6], -0.7), ([3, 1, 2, 6], -0.7)):
+        if value != float(start.value[0]):
+            start.value = np.full(4, value, np.float32)
+        _compare(f, x, _data(rng, lengths, 3, np.float32), np.float32, True)
+        (module,) = _fused_modules(f)
+        held = module._init_cache[0][2]  # h's initial state as the kernel took it at the last call
+        assert tuple(held.shape) == (1, len(lengths), 4) and held.is_contiguous()
+        np.testing.assert_array_equal(held.numpy(), np.full((1, len(lengths), 4), value, np.float32))
+
+
+@pytest.mark.parametrize("go_backwards", [False, True])
+def test_per_sequence_initial_states_are_sorted_with_their_sequences_on_the_packed_kernel(monkeypatch, go_backwards):
+    from cntk_compat.core import fused_recurrence
+    monkeypatch.setitem(fused_recurrence._PADDING_LIMIT, "lstm", 0.0)  # always the packed kernel
+    rng = np.random.default_rng(0)
+    x = C.sequence.input_variable(3)
+    init = C.input_variable(4)
+    g = C.layers.RecurrenceFrom(C.layers.LSTM(4), go_backwards=go_backwards)(init, init, x)
+    data = _data(rng, [3, 7, 1, 7, 2], 3, np.float32)
+    starts = rng.standard_normal((5, 4)).astype(np.float32)
+    out = g.eval({x: data, init: starts})
+    assert _fused_modules(g)
+    with use_fused_kernels(False):
+        ref = g.eval({x: data, init: starts})
+    for a, b in zip(out, ref):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
 def test_weights_keep_their_layout_while_a_process_group_runs(monkeypatch):
     # DistributedDataParallel lays its gradient buckets out by the parameters' strides
     monkeypatch.setattr(torch.distributed, "is_initialized", lambda: True)
