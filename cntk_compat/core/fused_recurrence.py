@@ -421,6 +421,19 @@ def _zeros(n, like):
     return z
 
 
+def _one_chunk(weights):
+    """The kernel's weights as views of one new buffer, in cuDNN's order (input weights, recurrent weights,
+    their biases): cuDNN reads such weights in place, where separate tensors make it lay out a buffer of its own
+    at every call (a query and a copy per gate matrix, forward and backward). One copy here; under autograd the
+    gradients come back as views of cuDNN's."""
+    flat = torch.cat([w.reshape(-1) for w in weights])
+    chunks, start = [], 0
+    for w in weights:
+        chunks.append(flat[start:start + w.numel()].view(w.shape))
+        start += w.numel()
+    return chunks
+
+
 class FusedRNN(torch.nn.Module):
     """forward(mask, slots, x, W, H, b, init_h, init_c, *generic_externals) -> (B, T, dim) sequence of h.
 
@@ -450,7 +463,8 @@ class FusedRNN(torch.nn.Module):
             b_ih = _gate_order(b) if lstm else b
         else:
             b_ih = zeros
-        return [w_ih, w_hh, b_ih, zeros]
+        weights = [w_ih, w_hh, b_ih, zeros]
+        return _one_chunk(weights) if w_ih.is_cuda and not torch.compiler.is_compiling() else weights
 
     def _initial_state(self, init, which, batch):
         """The initial state ``which`` (0: h, 1: c) as the kernel takes it, (1, B, dim) contiguous, and whether it
