@@ -23,7 +23,6 @@ differentiable once: for higher-order gradients lower with ``use_fused_kernels(F
 import torch
 from torch.autograd.function import once_differentiable
 
-from . import gru_triton
 from .device import copy_to
 from .fused_recurrence import (_ENABLED, _Resolver, _slice_block, _split_pair, _static_shape, _unary,
                                _reversal_index)
@@ -156,6 +155,15 @@ def _projection(X, dim):
     return None if x is None else (x, W, b)
 
 
+def _gpu_kernels(x, dim):
+    """core.gru_triton if its kernels can run this recurrence, else None. Imported at the first call on a GPU:
+    triton takes a fifth of a second to load, which a CPU-only user need not pay."""
+    if not x.is_cuda:
+        return None
+    from . import gru_triton
+    return gru_triton if gru_triton.available(x, dim) else None
+
+
 class _GRUSequence(torch.autograd.Function):
     """(gx (T, B, 3d): the input projections, time-major, sequences sorted by length, longest first; H (d, 2d);
     H1 (d, d); h0 (B, d); batch_sizes: per step the number of sequences still running) -> h (T, B, d), zero past
@@ -225,8 +233,9 @@ class FusedGRU(torch.nn.Module):
         if steps == 0:
             raise ValueError("a recurrent loop cannot run over empty sequences")
         x = x.to(self.dtype)
-        if batch and gru_triton.available(x, self.dim):
-            return self._padded_kernels(mask, x, W, b, H, H1, init_h, batch, steps)
+        kernels = _gpu_kernels(x, self.dim) if batch else None
+        if kernels is not None:
+            return self._padded_kernels(kernels, mask, x, W, b, H, H1, init_h, batch, steps)
         lengths = host_lengths(mask)  # on the host: the batch sizes below are Python numbers
         if self.backward:
             index = _reversal_index(copy_to(lengths, x.device), steps, x.device)
@@ -249,7 +258,7 @@ class FusedGRU(torch.nn.Module):
             out = out.gather(1, index[..., None].expand(out.shape))
         return out
 
-    def _padded_kernels(self, mask, x, W, b, H, H1, init_h, batch, steps):
+    def _padded_kernels(self, kernels, mask, x, W, b, H, H1, init_h, batch, steps):
         """The recurrence as core.gru_triton's two kernels over the padded batch: no sorting, no host lengths."""
         lengths = mask.sum(1, dtype=torch.int32)
         if self.backward:
@@ -259,7 +268,7 @@ class FusedGRU(torch.nn.Module):
         gx = x if W is None else torch.matmul(x, W)
         gx = gx + b if b is not None else gx
         h0 = initial_state_steps(init_h, self.init_dynamic, batch, 1, (self.dim,), self.dtype)[:, 0]
-        out = gru_triton.GRUSequence.apply(gx, H, H1, h0.expand(batch, self.dim), lengths).transpose(0, 1)
+        out = kernels.GRUSequence.apply(gx, H, H1, h0.expand(batch, self.dim), lengths).transpose(0, 1)
         if self.backward:
             out = out.gather(1, index[..., None].expand(out.shape))
         return out
