@@ -143,13 +143,14 @@ def resolve(device):
     return torch.device(device)
 
 
-def copy_to(tensor, device, dtype=None):
+def copy_to(tensor, device, dtype=None, users=False):
     """``tensor`` on ``device`` (and ``dtype``). A copy from pageable host memory to a GPU does not wait for the
     GPU: torch's blocking copy synchronizes the stream after it, so the host would stop queuing work at every fed
-    minibatch. The copy is staged before the call returns, so the source may change right after; pinned memory
-    keeps the blocking copy, since its asynchronous copy reads the source later."""
+    minibatch. The copy is staged before the call returns, so the source may change right after. ``users``: the
+    tensor may be the user's own, possibly in pinned memory, whose asynchronous copy reads the source later: then
+    it is asked (a query of the CUDA driver, about as long as the copy) and pinned memory is copied blocking."""
     device = torch.device(device)
-    non_blocking = device.type != "cpu" and tensor.device.type == "cpu" and not tensor.is_pinned()
+    non_blocking = device.type != "cpu" and tensor.device.type == "cpu" and not (users and tensor.is_pinned())
     return tensor.to(device=device, dtype=dtype, non_blocking=non_blocking)
 
 

@@ -387,7 +387,8 @@ def backward(state, root_gradients, variables, as_numpy=True):
             g = g.tensor
         if isinstance(g, (list, tuple)) and var._sequence_axis is not None:
             g = _pad_sequences(g, t)
-        g = _device.copy_to(torch.as_tensor(np.asarray(g) if not isinstance(g, torch.Tensor) else g), t.device, t.dtype)
+        users = isinstance(g, torch.Tensor)
+        g = _device.copy_to(g if users else torch.as_tensor(np.asarray(g)), t.device, t.dtype, users=users)
         roots.append(t)
         grads.append(g.reshape(t.shape))
     wanted = [as_variable(v) for v in variables]

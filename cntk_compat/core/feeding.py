@@ -139,7 +139,7 @@ def _from_value(var, data, device, dtype, shape, is_seq):
 
 
 def _from_tensor(var, data, device, dtype, shape, is_seq):
-    t = copy_to(data, device, to_torch_dtype(dtype))
+    t = copy_to(data, device, to_torch_dtype(dtype), users=True)
     t = carry_one_hot_record(data, t) if t.is_floating_point() else t
     if _shape_matches(tuple(t.shape), shape):
         t = t.unsqueeze(0)

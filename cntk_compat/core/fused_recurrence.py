@@ -424,14 +424,11 @@ def _zeros(n, like):
 def _one_chunk(weights):
     """The kernel's weights as views of one new buffer, in cuDNN's order (input weights, recurrent weights,
     their biases): cuDNN reads such weights in place, where separate tensors make it lay out a buffer of its own
-    at every call (a query and a copy per gate matrix, forward and backward). One copy here; under autograd the
-    gradients come back as views of cuDNN's."""
+    at every call (a query and a copy per gate matrix, forward and backward). One copy each way: split, not
+    slicing, so that the backward pass joins the weights' gradients in one op (a slice's backward would make a
+    zero buffer of the whole chunk per weight)."""
     flat = torch.cat([w.reshape(-1) for w in weights])
-    chunks, start = [], 0
-    for w in weights:
-        chunks.append(flat[start:start + w.numel()].view(w.shape))
-        start += w.numel()
-    return chunks
+    return [part.view(w.shape) for part, w in zip(flat.split([w.numel() for w in weights]), weights)]
 
 
 class FusedRNN(torch.nn.Module):

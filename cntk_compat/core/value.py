@@ -154,8 +154,9 @@ class _NativeValue(object):
     def __init__(self, batch=None, seq_starts=None, device=None, _tensor=None, _lengths=None,
                  _is_sparse=False, _slots=None):
         if isinstance(batch, NDArrayView):
-            _tensor, _is_sparse = _device.copy_to(batch.tensor, _device.resolve(device)) if device is not None else batch.tensor, \
-                batch.is_sparse
+            _tensor, _is_sparse = batch.tensor, batch.is_sparse
+            if device is not None:
+                _tensor = _device.copy_to(_tensor, _device.resolve(device), users=True)
         if _tensor is None:
             v = Value._from_list_or_array(batch, None, device)
             _tensor, _lengths, _is_sparse = v.tensor, v.lengths, v._is_sparse

@@ -35,3 +35,11 @@ def test_a_recurrent_classifiers_training_step_never_waits_for_the_gpu(cell, go_
     finally:
         torch.cuda.set_sync_debug_mode(0)
     assert np.isfinite(trainer.previous_minibatch_loss_average)
+
+
+def test_a_users_pinned_tensor_is_copied_before_the_user_can_change_it():
+    from cntk_compat.core.device import copy_to
+    source = torch.ones(1 << 22).pin_memory()
+    on_gpu = copy_to(source, "cuda", users=True)
+    source.fill_(2)
+    assert bool((on_gpu == 1).all())
