@@ -5,6 +5,7 @@ import weakref
 
 import numpy as np
 
+from ..core.native_errors import native_entry_point
 from ._blocks import BlockPlanner
 from ._deserializer import Deserializer
 from ._record import Record
@@ -49,6 +50,7 @@ class MinibatchSource(object):
         max_errors (int): malformed lines of CTF files skipped with a warning before an error is raised.
     """
 
+    @native_entry_point  # CNTK builds the source natively: its configuration errors carry the call stack
     def __init__(self, deserializers, max_samples=INFINITELY_REPEAT, max_sweeps=INFINITELY_REPEAT,
                  randomization_window_in_chunks=DEFAULT_RANDOMIZATION_WINDOW_IN_CHUNKS,
                  randomization_window_in_samples=0, randomization_seed=0, trace_level=_TRACE_LEVEL_WARNING,
@@ -226,9 +228,13 @@ class MinibatchSource(object):
         """Whole sequences of about ``target`` samples (at least one) at the current position:
         (stream name -> SequenceData, whether the sweep ended), or (None, False) past the end."""
         segments, count, sweep_end = [], 0, False
+        empty = 0  # blocks passed in a row without a sequence of this worker's
         while self._samples < self._max_samples and self._sweep < self._max_sweeps:
             block = self._block()
             if self._pos >= len(block):
+                empty = 0 if len(block) else empty + 1
+                if empty > self._order_length(self._sweep):
+                    break  # a whole sweep has nothing for this worker (fewer chunks than workers): no data
                 # the window's base plus all of its samples, the other workers' after this one's last included
                 self._samples += block.global_total - (int(block.global_ends[-1]) if len(block) else 0)
                 if self._start + block.num_chunks >= self._order_length(self._sweep):

@@ -80,6 +80,14 @@ def test_randomized_partitions_take_whole_chunks_even_when_there_are_fewer_chunk
                      [29, 38, 28, 26, 32, 30, 34, 37, 33, 27, 39, 36, 31, 35], []]
 
 
+def test_a_worker_without_a_chunk_gets_empty_minibatches_from_an_endless_source(tmp_path):
+    # CNTK 2.7: [0, 0, 0] (it does not search the endless sweeps for data that never comes)
+    path = tmp_path / 'lines.ctf'
+    path.write_text(''.join('|x %d\n' % i for i in range(40)))
+    src = MinibatchSource(CTFDeserializer(str(path), StreamDefs(x=StreamDef(field='x', shape=1))))
+    assert [len(src.next_minibatch(8, num_data_partitions=2, partition_index=1)) for _ in range(3)] == [0, 0, 0]
+
+
 def test_max_samples_counts_the_samples_of_all_partitions(tmp_path):
     """As CNTK: the workers together stop at max_samples; the sequence that crosses it is still read."""
     path = ctf_file(tmp_path, n=12)       # sequence i has 1 + i % 3 samples: 24 per sweep
