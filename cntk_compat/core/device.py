@@ -4,6 +4,8 @@ import os
 
 import torch
 
+from .native_errors import native_entry_point
+
 
 class DeviceKind(enum.Enum):
     CPU = 0
@@ -53,6 +55,7 @@ def cpu():
     return DeviceDescriptor(DeviceKind.CPU)
 
 
+@native_entry_point
 def gpu(device_id):
     if not torch.cuda.is_available() or device_id >= torch.cuda.device_count():
         # CNTK 2.7's message first (scripts print it), then what torch sees

@@ -11,6 +11,7 @@ import struct
 import numpy as np
 import scipy.sparse as sp
 
+from ..core.native_errors import native_entry_point
 from ._deserializer import Chunk, Deserializer, check_input_file
 from ._sequences import SequenceData
 
@@ -128,6 +129,7 @@ class _CBF(Deserializer):
         return Chunk(np.arange(first, first + num_seqs, dtype=np.int64), out)
 
 
+@native_entry_point  # CNTK configures its readers natively: errors carry the call stack
 def CBFDeserializer(filename, streams={}):
     """Reader of CNTK binary format files; ``streams`` maps names to StreamDefs whose ``field`` is the
     stream name in the file (empty: all streams of the file under their own names)."""

@@ -9,6 +9,7 @@ import threading
 
 import numpy as np
 
+from ..core.native_errors import native_entry_point
 from ._ctf_parse import CTFParser
 from ._deserializer import Deserializer, check_input_file
 from .streams import stream_dim
@@ -193,6 +194,7 @@ class _CTF(Deserializer):
         return chunk
 
 
+@native_entry_point  # CNTK configures its readers natively: errors carry the call stack
 def CTFDeserializer(filename, streams):
     """Reader of CNTK Text Format files: lines ``[Sequence_Id] (|Input_Name value ...)+``.
 

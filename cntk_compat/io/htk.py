@@ -15,6 +15,7 @@ import sys
 import numpy as np
 import scipy.sparse as sp
 
+from ..core.native_errors import native_entry_point
 from ._deserializer import Chunk, Deserializer
 from ._sequences import SequenceData
 from .htk_mlf_binary import read_binary_mlf
@@ -330,12 +331,14 @@ class _HTKMLF(Deserializer):
         return (self._sequences(keys[found].tolist()) if found.any() else None), found
 
 
+@native_entry_point  # CNTK configures its readers natively: errors carry the call stack
 def HTKFeatureDeserializer(streams):
     """Reads HTK feature files listed in the ``scp`` of each stream (``shape`` = values per frame,
     ``context`` = (left, right) frames to append)."""
     return _HTKFeatures(streams)
 
 
+@native_entry_point  # CNTK configures its readers natively: errors carry the call stack
 def HTKMLFDeserializer(label_mapping_file, streams, phoneBoundaries=False):
     """Reads frame labels from HTK master label files (``mlf`` of the single stream); the label
     mapping file lists one label per line, its line number being the class id."""

@@ -15,6 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 from PIL import Image
 
+from ..core.native_errors import native_entry_point
 from . import _image_ops
 from ._deserializer import Chunk, Deserializer
 from ._sequences import SequenceData
@@ -248,6 +249,7 @@ class _Base64Images(_ImageBase):
         return io.BytesIO(base64.b64decode(self._sources[i]))
 
 
+@native_entry_point  # CNTK configures its readers natively: errors carry the call stack
 def ImageDeserializer(filename, streams):
     """Reads images listed in a map file with lines ``<image path> <tab> <0-based class id>`` or
     ``<sequence id> <tab> <path> <tab> <class id>``; a path starting with '...' is relative to the map
@@ -256,6 +258,7 @@ def ImageDeserializer(filename, streams):
     return _ImageMap(filename, streams)
 
 
+@native_entry_point  # CNTK configures its readers natively: errors carry the call stack
 def Base64ImageDeserializer(filename, streams):
     """Like :func:`ImageDeserializer`, for lines ``[<sequence id> <tab>] <class id> <tab> <base64 image>``."""
     return _Base64Images(filename, streams)

@@ -1,0 +1,28 @@
+"""CNTK's native library ends the message of each error it raises with the call stack where the error arose
+(a "[CALL STACK]" section, one frame a line), and scripts and tests look for it. The entry points standing where
+CNTK's native library works (device selection, reader construction) raise their errors the same way, with the
+Python frames from the entry point down to the raise."""
+import functools
+import os
+import traceback
+
+CALL_STACK = "[CALL STACK]"
+
+
+def _frames(tb):
+    return "".join("[%s:%d]    %s\n" % (os.path.basename(f.filename), f.lineno, f.name)
+                   for f in reversed(traceback.extract_tb(tb.tb_next or tb)))
+
+
+def native_entry_point(function):
+    """Decorator: a ValueError, RuntimeError or TypeError with a plain message that ``function`` raises gets
+    CNTK's call stack section appended to its message (innermost frame first, as CNTK prints it)."""
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except (ValueError, RuntimeError, TypeError) as e:
+            if len(e.args) == 1 and isinstance(e.args[0], str) and CALL_STACK not in e.args[0]:
+                e.args = ("%s\n\n%s\n%s" % (e.args[0], CALL_STACK, _frames(e.__traceback__)),)
+            raise
+    return call

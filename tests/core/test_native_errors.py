@@ -1,0 +1,41 @@
+"""Errors of the entry points standing where CNTK's native library works end with a call stack section, as
+CNTK 2.7's native errors do (its message, a blank line, "[CALL STACK]", then one frame a line)."""
+import pytest
+
+import cntk as C
+from cntk_compat.core.native_errors import native_entry_point
+
+
+def test_device_and_reader_errors_carry_the_call_stack():
+    with pytest.raises(ValueError) as e:
+        C.device.gpu(99999)
+    assert str(e.value).startswith("Specified GPU device id (99999) is invalid.")
+    assert "\n\n[CALL STACK]\n[device.py:" in str(e.value)
+    with pytest.raises(ValueError) as e:
+        C.io.MinibatchSource(C.io.CTFDeserializer("", streams={}))
+    message = str(e.value)
+    assert message.startswith("CTFDeserializer: ParseValue: No value given for 'file'.\n\n[CALL STACK]\n")
+    frames = message.split("[CALL STACK]\n")[1].splitlines()
+    assert frames[0].startswith("[_deserializer.py:") and frames[-1].endswith("CTFDeserializer")
+
+
+def test_the_section_is_added_once_and_only_to_plain_messages():
+    @native_entry_point
+    def inner():
+        raise RuntimeError("inner failed")
+
+    @native_entry_point
+    def outer():
+        inner()
+
+    with pytest.raises(RuntimeError) as e:
+        outer()
+    assert str(e.value).count("[CALL STACK]") == 1
+
+    @native_entry_point
+    def with_errno():
+        raise FileNotFoundError(2, "No such file")
+
+    with pytest.raises(FileNotFoundError) as e:
+        with_errno()
+    assert "[CALL STACK]" not in str(e.value)
