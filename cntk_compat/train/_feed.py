@@ -3,7 +3,7 @@ one test minibatch."""
 import torch
 
 from ..core import graph_version
-from ..core.device import host_values_to
+from ..core.sequence_masks import host_mask
 from ..core.engine import evaluate_tensors, normalize_arguments
 from ..core.function import Function, as_variable
 from ..io.minibatch_data import MinibatchData
@@ -61,8 +61,12 @@ def _mask(var, tensor, info):
     lengths = info.lengths_by_axis.get(axis.name)
     if lengths is None or all(n == tensor.shape[1] for n in lengths):
         return None
-    lengths = host_values_to(lengths, tensor.device)
-    mask = torch.arange(tensor.shape[1], device=tensor.device)[None, :] < lengths[:, None]
+    # made once per minibatch and axis on the host, sent in one copy; the loss and the metric share it
+    made = info.__dict__.setdefault("_criterion_masks", {})
+    key = (axis.name, tensor.shape[1], tensor.device)
+    mask = made.get(key)
+    if mask is None:
+        mask = made[key] = host_mask(lengths, tensor.shape[1], tensor.device)
     return mask.reshape(mask.shape + (1,) * (tensor.dim() - 2))
 
 
@@ -109,7 +113,7 @@ def summed(var, tensor, info):
     """The sum of a criterion value over all its valid entries (padding of sequences left out)."""
     mask = _mask(var, tensor, info)
     if mask is not None:
-        tensor = torch.where(mask, tensor, torch.zeros((), dtype=tensor.dtype, device=tensor.device))
+        tensor = torch.where(mask, tensor, 0.0)
     return tensor.sum()
 
 
