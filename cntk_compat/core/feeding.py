@@ -6,7 +6,7 @@ import torch
 from .device import copy_to
 from .dtypes import to_torch_dtype
 from .hooks import provide
-from .one_hot import carry_one_hot_record
+from .one_hot import carry_one_hot_record, csr_one_hot_columns, record_one_hot_columns
 from .value import NDArrayView, Value, warn_dtype_conversion, warn_list_for_batch_input, warn_not_c_contiguous
 from .variables import FreeDimension, InferredDimension
 
@@ -157,7 +157,11 @@ def _from_sparse(var, data, device, dtype, shape, is_seq):
     if csr.shape[1] != int(np.prod(shape)):
         raise ValueError("%s expects sparse rows of %d elements (shape %s), got a CSR matrix of shape %s"
                          % (_describe(var), int(np.prod(shape)), shape, csr.shape))
-    return Value.from_batch(csr, is_sequence=False, is_sparse=True, dtype=dtype, shape=shape, device=device)
+    value = Value.from_batch(csr, is_sequence=False, is_sparse=True, dtype=dtype, shape=shape, device=device)
+    columns = csr_one_hot_columns([csr], csr.shape[0]) if len(shape) == 1 else None
+    if columns is not None:  # a batch of one-hot rows
+        record_one_hot_columns(value.tensor, columns)
+    return value
 
 
 def _from_array(var, data, device, dtype, shape, is_seq):
@@ -217,10 +221,16 @@ def _from_list(var, data, device, dtype, shape, is_seq):
                 raise ValueError("%s: sample %d has shape %s, expected %s" % (_describe(var), i, arr.shape, shape))
         samples.append(arr.astype(dtype, copy=False))
     # as in CNTK, a Value made of CSR matrices is sparse even for a dense input
-    return Value.from_batch(samples, is_sequence=is_seq, dtype=dtype, device=device,
-                            is_sparse=var.is_sparse or any(sparse.issparse(s) or
-                                                           (isinstance(s, NDArrayView) and s.is_sparse)
-                                                           for s in data))
+    value = Value.from_batch(samples, is_sequence=is_seq, dtype=dtype, device=device,
+                             is_sparse=var.is_sparse or any(sparse.issparse(s) or
+                                                            (isinstance(s, NDArrayView) and s.is_sparse)
+                                                            for s in data))
+    if len(shape) == 1 and data and sparse.issparse(data[0]):
+        # CSR sequences (or samples) of one-hot rows: times reads their columns instead of searching them
+        columns = csr_one_hot_columns(data, value.tensor.shape[1] if is_seq else 1)
+        if columns is not None:
+            record_one_hot_columns(value.tensor, columns)
+    return value
 
 
 def _nested_list_array(var, data, dtype):

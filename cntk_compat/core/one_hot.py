@@ -72,13 +72,24 @@ def recorded_present_rows(tensor):
 
 def csr_one_hot_columns(matrices, steps):
     """(len(matrices), steps) columns of the single 1 of each row of CSR sequences (-1 past a sequence's end and
-    for empty rows), or None when a row holds more than one entry or a value other than 1."""
+    for empty rows), or None when a row holds more than one entry or a value other than 1 (or a matrix is not
+    CSR). One pass over all the sequences' entries at once."""
+    csr_array = getattr(sparse, "csr_array", ())
+    if not all(sparse.isspmatrix_csr(m) or isinstance(m, csr_array) for m in matrices):
+        return None
     out = np.full((len(matrices), steps), -1, np.int64)
-    for k, m in enumerate(matrices):
-        if not sparse.isspmatrix_csr(m) and not isinstance(m, getattr(sparse, "csr_array", ())):
-            return None
-        counts = np.diff(m.indptr)
-        if counts.size and (counts.max() > 1 or not np.all(m.data[:m.indptr[-1]] == 1)):
-            return None
-        out[k, :counts.size][counts == 1] = m.indices[:m.indptr[-1]]
+    if not matrices:
+        return out
+    lengths = np.fromiter((m.shape[0] for m in matrices), np.int64, len(matrices))
+    if lengths.max() > steps:
+        raise ValueError("one-hot columns: a sequence of %d rows is longer than the %d steps" % (lengths.max(), steps))
+    counts = np.concatenate([np.diff(m.indptr) for m in matrices])
+    if counts.size and counts.max() > 1:
+        return None
+    data = np.concatenate([m.data[:m.indptr[-1]] for m in matrices])
+    if not np.all(data == 1):
+        return None
+    columns = np.full(counts.size, -1, np.int64)
+    columns[counts == 1] = np.concatenate([m.indices[:m.indptr[-1]] for m in matrices])
+    out[np.arange(steps)[None, :] < lengths[:, None]] = columns  # sequence after sequence, row-major
     return out
