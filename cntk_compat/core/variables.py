@@ -31,8 +31,8 @@ class VariableKind(object):
 def sanitize_shape(shape, argument="shape"):
     if shape is None:
         return ()
-    if isinstance(shape, (int, np.integer)):
-        shape = (int(shape),)
+    if isinstance(shape, (int, np.integer, float, np.floating)):
+        shape = (shape,)  # a number is a rank-1 shape; a float dimension is truncated, as CNTK 2.7 does
     try:
         if isinstance(shape, (str, bytes)):
             raise TypeError(shape)
