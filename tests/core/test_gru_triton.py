@@ -18,10 +18,10 @@ from cntk_compat.core.fused_gru import _GRUSequence  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def _kernels_match_the_step_loop(device):
-    """Both directions of the recurrence in float32 on device against the step loop in float64."""
+def _kernels_match_the_step_loop(device, sizes=((20, 17, 6), (70, 5, 4))):
+    """The recurrence in float32 on device against the step loop in float64; sizes: (d, batch, steps)."""
     rng = np.random.default_rng(0)
-    for d, batch, steps in ((20, 17, 6), (70, 5, 4)):
+    for d, batch, steps in sizes:
         lengths = torch.as_tensor(rng.integers(1, steps + 1, batch))
         lengths[1] = steps
         gx, h0 = (torch.as_tensor(rng.standard_normal(s)) for s in ((steps, batch, 3 * d), (batch, d)))
@@ -64,7 +64,7 @@ def _fused_layer_matches_the_step_loop():
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="compiled kernels need a GPU")
 def test_kernels_on_the_gpu_match_the_step_loop():
-    _kernels_match_the_step_loop("cuda")
+    _kernels_match_the_step_loop("cuda", ((20, 17, 6), (70, 5, 4), (gru_triton.MAX_DIM - 12, 40, 9)))
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="the GPU test runs the compiled kernels")
