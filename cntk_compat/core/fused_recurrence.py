@@ -451,6 +451,12 @@ class FusedRNN(torch.nn.Module):
         self._layout_cache = {}
         self._init_cache = {}  # constant initial states in the kernel's layout (_initial_state)
 
+    def __getstate__(self):
+        """Pickled without the caches (they hold weak references, and are made again at the first call)."""
+        state = dict(self.__dict__)
+        state["_layout_cache"], state["_init_cache"] = {}, {}
+        return state
+
     def _weights(self, W, H, b):
         lstm = self.mode == "lstm"
         w_ih = kernel_layout(W, lstm, self._layout_cache, 0)
@@ -460,8 +466,7 @@ class FusedRNN(torch.nn.Module):
             b_ih = _gate_order(b) if lstm else b
         else:
             b_ih = zeros
-        weights = [w_ih, w_hh, b_ih, zeros]
-        return _one_chunk(weights) if w_ih.is_cuda and not torch.compiler.is_compiling() else weights
+        return [w_ih, w_hh, b_ih, zeros]
 
     def _initial_state(self, init, which, batch):
         """The initial state ``which`` (0: h, 1: c) as the kernel takes it, (1, B, dim) contiguous, and whether it
@@ -498,33 +503,45 @@ class FusedRNN(torch.nn.Module):
         h0, shared_h = self._initial_state(init_h, 0, batch)
         c0, shared_c = self._initial_state(init_c, 1, batch) if lstm else (None, True)
         weights = self._weights(W, H, b)
+        if weights[0].is_cuda and not torch.compiler.is_compiling():
+            weights = _one_chunk(weights)
+        return self._run(mask, x, (h0, c0) if lstm else h0, shared_h and shared_c, weights, 1, final_state)
+
+    def _run(self, mask, x, hx, shared, weights, layers, final_state):
+        """The kernel over ``layers`` stacked layers of this loop's kind (hx, weights: all layers'; shared: the
+        initial states are one value for every sequence): the top layer's (B, T, dim) sequence, or its final
+        states."""
+        batch, steps = mask.shape[0], mask.shape[1]
         if x.dtype != self.dtype:
             x = x.to(self.dtype)
         record = None if self.sequences_are_full else host_lengths_record(mask)
         full = record is None or record.full
         if not full and _pads_on_mkldnn(self.mode, x, record, self.dim):
-            return self._padded(x, h0, c0, weights, mask, record, final_state)
+            return self._padded(x, hx, weights, layers, mask, record, final_state)
         if not full:
             index, batch_sizes, order, unsort = _packed_rows(record.array, steps, self.backward, x.device)
             data = x.reshape((batch * steps,) + tuple(x.shape[2:])).index_select(0, index)
-            # a state that is one value for every sequence needs no sorting
-            h0 = h0 if shared_h else h0.index_select(1, order)
-            c0 = c0 if shared_c else c0.index_select(1, order)
-            result = self.kernel(data, batch_sizes, (h0, c0) if lstm else h0, weights, True, 1, 0.0, self.training,
-                                 False)
-            if final_state:  # the kernel's final h per sequence, in the packed (length-sorted) order
-                return result[1][0].index_select(0, unsort)
+            if not shared:  # a state that is one value for every sequence needs no sorting
+                hx = tuple(h.index_select(1, order) for h in hx) if isinstance(hx, tuple) else \
+                    hx.index_select(1, order)
+            result = self.kernel(data, batch_sizes, hx, weights, True, layers, 0.0, self.training, False)
+            if final_state:  # the top layer's final h per sequence, in the packed (length-sorted) order
+                return result[1][-1].index_select(0, unsort)
             return result[0].new_zeros((batch * steps, self.dim)).index_copy(0, index, result[0]) \
                 .view(batch, steps, self.dim)
         if self.backward:
             x = x.flip(1)
-        hx = (h0, c0) if lstm else h0
         if final_state:
-            return self.kernel(x, hx, weights, True, 1, 0.0, self.training, False, True)[1][0]
-        out = full_sequence_kernel(self.mode, x, hx, weights, self.training)
+            return self.kernel(x, hx, weights, True, layers, 0.0, self.training, False, True)[1][-1]
+        out = self._sequence_kernel(x, hx, weights, layers)
         return out.flip(1) if self.backward else out
 
-    def _padded(self, x, h0, c0, weights, mask, lengths, final_state):
+    def _sequence_kernel(self, x, hx, weights, layers):
+        if layers == 1:
+            return full_sequence_kernel(self.mode, x, hx, weights, self.training)
+        return self.kernel(x, hx, weights, True, layers, 0.0, self.training, False, True)[0]
+
+    def _padded(self, x, hx, weights, layers, mask, lengths, final_state):
         """Sequences of different lengths (``lengths``: the mask's HostLengths) through the full-sequence kernel
         (see _pads_on_mkldnn): each sequence starts at step 0 (a backward loop's reversed per sequence first), so
         its steps never read the padding after its end; the padded steps' outputs are zeroed (their gradient is
@@ -534,12 +551,106 @@ class FusedRNN(torch.nn.Module):
         if self.backward:
             index = _reversal_index(lengths.tensor, steps, x.device)[..., None]
             x = x.gather(1, index.expand(x.shape))
-        out = full_sequence_kernel(self.mode, x, (h0, c0) if c0 is not None else h0, weights, self.training)
+        out = self._sequence_kernel(x, hx, weights, layers)
         if final_state:  # row b·steps + lengths[b] - 1 of the flattened steps: each sequence's last one
             last = torch.from_numpy(np.arange(batch) * steps + lengths.array - 1)
             return out.reshape(batch * steps, self.dim).index_select(0, last)
         out = out * mask[..., None].to(out.dtype)
         return out.gather(1, index.expand(out.shape)) if self.backward else out
+
+
+# where FusedStack runs its two layers as one call: on a GPU, where cuDNN overlaps the layers and each call's
+# set-up is host work the GPU waits for. On the CPU mkldnn runs a two-layer call as two one-layer calls anyway
+# (the same time), and torch's packed two-layer loop adds the layers' gradients in another order than two calls
+# (differences of float32 rounding), so the CPU keeps the two calls and their exact results.
+_STACKED_DEVICES = ("cuda",)
+
+
+class FusedStack(torch.nn.Module):
+    """Two stacked fused LSTM loops, the second reading only the first's sequence (a model's
+    ``Sequential([Recurrence(LSTM(d)), Recurrence(LSTM(d))])``), as ONE call of the kernel with two layers, as
+    ``nn.LSTM(num_layers=2)`` makes it: on a GPU cuDNN then overlaps the layers' steps and sets up one call
+    instead of two each way (_STACKED_DEVICES). The kernel runs the same layers: values and gradients are the
+    two calls' up to the order in which it adds (float32 rounding).
+
+    forward(first, second, mask, slots, x, W0, H0, b0, h0, c0, W1, H1, b1, h1, c1, *externals, final_state=False):
+    ``first`` and ``second`` are the two loops' FusedRNN modules (they stay the lowered module's own children,
+    under their names, and the graph hands them over), ``externals`` the first loop's generic externals then the
+    second's, with None where the second reads the first's output. The CPU, carried state, traced graphs, learned
+    initial states run the two loops one after the other, as before the rewrite."""
+
+    def __init__(self, first_externals, reads_first):
+        super(FusedStack, self).__init__()
+        self._first_externals = first_externals
+        self._reads_first = frozenset(reads_first)
+        self._hx_cache = None
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_hx_cache"] = None
+        return state
+
+    def forward(self, first, second, mask, slots, x, W0, H0, b0, h0, c0, W1, H1, b1, h1, c1, *externals,
+                final_state=False):
+        if x.device.type not in _STACKED_DEVICES or slots is not None or torch.compiler.is_compiling() or \
+                first.sequences_are_full or second.sequences_are_full or \
+                any(t.requires_grad for t in (h0, c0, h1, c1)):
+            out = first(mask, slots, x, W0, H0, b0, h0, c0, *externals[:self._first_externals])
+            rest = [out if k in self._reads_first else e for k, e in enumerate(externals[self._first_externals:])]
+            return second(mask, slots, out, W1, H1, b1, h1, c1, *rest, final_state=final_state)
+        batch, steps = mask.shape[0], mask.shape[1]
+        if steps == 0:
+            raise ValueError("a recurrent loop cannot run over empty sequences")
+        states = [first._initial_state(h0, 0, batch)[0], first._initial_state(c0, 1, batch)[0],
+                  second._initial_state(h1, 0, batch)[0], second._initial_state(c1, 1, batch)[0]]
+        held = self._hx_cache
+        if held is None or any(a is not b for a, b in zip(held[0], states)):
+            # the layers' constant states, each kept by its loop while unchanged: stacked once for both
+            held = self._hx_cache = (states, (torch.cat([states[0], states[2]]), torch.cat([states[1], states[3]])))
+        weights = first._weights(W0, H0, b0) + second._weights(W1, H1, b1)
+        if weights[0].is_cuda:
+            weights = _one_chunk(weights)
+        return first._run(mask, x, held[1], True, weights, 2, final_state)
+
+
+def stack_layers(graph, root):
+    """Rewrites a fused LSTM loop whose sequence only the next fused LSTM loop reads (same direction, size, dtype,
+    bias and mask; constant initial states) and that next loop as one FusedStack call (see there). Pairs only:
+    a third layer stays a call of its own."""
+    changed = False
+    for n in list(graph.nodes):
+        if n.op != "call_module" or len(n.args) < 8:
+            continue
+        second = root.get_submodule(n.target)
+        source = n.args[2]
+        if not isinstance(second, FusedRNN) or getattr(source, "op", None) != "call_module" or source.kwargs or \
+                set(source.users) != {n}:
+            continue
+        first = root.get_submodule(source.target)
+        if not isinstance(first, FusedRNN) or not _stackable(first, second) or \
+                tuple(source.args[:2]) != tuple(n.args[:2]) or source in n.args[3:8]:
+            continue
+        first_externals, second_externals = source.args[8:], n.args[8:]
+        reads_first = [k for k, e in enumerate(second_externals) if e is source]
+        name = "stack%d" % len([m for m in root.children() if isinstance(m, FusedStack)])
+        root.add_module(name, FusedStack(len(first_externals), reads_first))
+        with graph.inserting_before(n):
+            modules = (graph.get_attr(source.target), graph.get_attr(n.target))
+            args = modules + tuple(n.args[:2]) + tuple(source.args[2:8]) + tuple(n.args[3:8]) + \
+                tuple(first_externals) + tuple(None if e is source else e for e in second_externals)
+            stacked = graph.call_module(name, args, dict(n.kwargs))
+        stacked.meta.update(n.meta)
+        n.replace_all_uses_with(stacked)
+        graph.erase_node(n)
+        graph.erase_node(source)
+        changed = True
+    return changed
+
+
+def _stackable(first, second):
+    return first.mode == second.mode == "lstm" and first.backward == second.backward and \
+        first.dim == second.dim and first.dtype == second.dtype and first.has_bias == second.has_bias and \
+        not any(first.init_dynamic) and not any(second.init_dynamic)
 
 
 # per kernel, the most padded steps per real step for which the full-sequence kernel over the padded batch beats

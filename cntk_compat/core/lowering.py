@@ -20,7 +20,7 @@ import torch.fx
 from . import affine_fusion, criterion_fusion
 from .carried_state import carried_state_of
 from .random_stream import random_stream_of
-from .fused_recurrence import fused_kernels_enabled, use_final_states
+from .fused_recurrence import fused_kernels_enabled, stack_layers, use_final_states
 from .loop_hoisting import mark_step_node
 from .recurrence import Loop, find_loops, lower_loop
 from .reinference import primitive_nodes
@@ -418,6 +418,8 @@ def lower(outputs, arguments, training=False):
         if not _CHECKED["on"]:  # checked mode reports NaN per node of the composed criterion
             criterion_fusion.fuse(b.graph, b.root)
         use_final_states(b.graph, b.root)
+        if not _CHECKED["on"]:  # checked mode reports each loop's values
+            stack_layers(b.graph, b.root)
         if _CHECKED["on"]:
             _insert_nan_checks(b.graph)
         module = LoweredFunction(b.root, b.graph, arguments, b.mask_axes, outputs, made)

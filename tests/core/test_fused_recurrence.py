@@ -8,7 +8,7 @@ import torch
 import cntk as C
 from cntk_compat.core.engine import call_plan, evaluate_tensors
 from cntk_compat.core.fused_gru import FusedGRU
-from cntk_compat.core.fused_recurrence import FusedRNN, use_fused_kernels
+from cntk_compat.core.fused_recurrence import FusedRNN, FusedStack, use_fused_kernels
 from tests._tolerance import float32_tolerance
 
 
@@ -385,6 +385,65 @@ def test_per_sequence_initial_states_are_sorted_with_their_sequences_on_the_pack
         ref = g.eval({x: data, init: starts})
     for a, b in zip(out, ref):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def _stacks(f):
+    plan = call_plan(f.outputs)
+    return [m for module in plan.modules.values() for m in module.modules() if isinstance(m, FusedStack)]
+
+
+@pytest.mark.parametrize("padding_limit", [0.0, 100.0])  # sequences of different lengths: packed / padded
+@pytest.mark.parametrize("go_backwards", [False, True])
+@pytest.mark.parametrize("last", [False, True])
+def test_two_stacked_lstm_loops_run_as_one_two_layer_call_with_the_two_calls_values(monkeypatch, padding_limit,
+                                                                                      go_backwards, last):
+    from cntk_compat.core import fused_recurrence, lowering
+    monkeypatch.setitem(fused_recurrence._PADDING_LIMIT, "lstm", padding_limit)
+    monkeypatch.setattr(fused_recurrence, "_STACKED_DEVICES", ("cuda", "cpu"))  # the GPU's one call, on the CPU
+    layers, run = [], FusedRNN._run
+
+    def counted(self, mask, x, hx, shared, weights, n, final_state):
+        layers.append(n)
+        return run(self, mask, x, hx, shared, weights, n, final_state)
+    monkeypatch.setattr(FusedRNN, "_run", counted)
+    rng = np.random.default_rng(0)
+    x = C.sequence.input_variable(3)
+    h = C.layers.Sequential([C.layers.Recurrence(C.layers.LSTM(5), go_backwards=go_backwards),
+                             C.layers.Recurrence(C.layers.LSTM(5), go_backwards=go_backwards, initial_state=0.25)])(x)
+    f = (C.sequence.first if go_backwards else C.sequence.last)(h) if last else h
+    separate = f.clone(C.CloneMethod.share)  # the same parameters, lowered without the rewrite below
+    for lengths in ([1, 6, 3, 6, 2], [4, 4, 4]):
+        data = _data(rng, lengths, 3, np.float32)
+        if not last:
+            _compare(f, x, data, np.float32, True)  # against the step loop
+        del layers[:]
+        stacked_out, stacked_grads = _values_and_gradients(f, x, data)
+        assert len(_stacks(f)) == 1 and layers == [2]  # one call of the kernel, with two layers
+        with monkeypatch.context() as m:
+            m.setattr(lowering, "stack_layers", lambda graph, root: False)
+            x2 = separate.arguments[0]
+            separate_out, separate_grads = _values_and_gradients(separate, x2, data)
+        assert not _stacks(separate)
+        tol = float32_tolerance(1e-5), float32_tolerance(1e-6)
+        np.testing.assert_allclose(stacked_out, separate_out, rtol=tol[0], atol=tol[1])
+        for a, b in zip(stacked_grads, separate_grads):
+            np.testing.assert_allclose(a, b, rtol=tol[0], atol=tol[1])
+
+
+def test_stacking_keeps_three_layers_and_other_sizes_apart():
+    x = C.sequence.input_variable(3)
+    three = C.layers.Sequential([C.layers.Recurrence(C.layers.LSTM(4)) for _ in range(3)])(x)
+    sizes = C.layers.Sequential([C.layers.Recurrence(C.layers.LSTM(4)), C.layers.Recurrence(C.layers.LSTM(6))])(x)
+    both_ways = C.layers.Sequential([C.layers.Recurrence(C.layers.LSTM(4)),
+                                     C.layers.Recurrence(C.layers.LSTM(4), go_backwards=True)])(x)
+    data = _data(np.random.default_rng(0), [2, 5], 3, np.float32)
+    for f, stacks in ((three, 1), (sizes, 0), (both_ways, 0)):
+        out = f.eval({x: data})
+        assert len(_stacks(f)) == stacks
+        with use_fused_kernels(False):
+            ref = f.eval({x: data})
+        for a, b in zip(out, ref):
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
 
 def test_weights_keep_their_layout_while_a_process_group_runs(monkeypatch):
