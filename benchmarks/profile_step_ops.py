@@ -17,8 +17,9 @@ warms both sides up, then records STEPS training steps of each side with torch.p
 With --device cuda it profiles the CUDA activity too and adds, per step, the kernels launched (``kernels``), the
 host-device copies (``memcpy``: cudaMemcpy* calls) and the host waits (``waits``: cudaStreamSynchronize /
 cudaDeviceSynchronize / cudaEventSynchronize, what a .item() or a device-to-host copy costs).
---packed makes the CPU run take the path a GPU takes for sequences of different lengths (the packed kernel,
-not mkldnn over the padded batch), to count that path's ops where no GPU is at hand.
+--packed makes the CPU run take the paths a GPU takes: the packed kernel for sequences of different lengths
+(not mkldnn over the padded batch), and two stacked LSTM loops as one two-layer call (FusedStack), to count
+those paths' ops where no GPU is at hand.
 
 Usage: python benchmarks/profile_step_ops.py [--only lstm,lm] [--steps N] [--top K] [--threads N]
        [--device cpu|cuda] [--packed]
@@ -106,7 +107,8 @@ def _counts(events, steps):
     return {"aten": sum(allops.values()) / steps, "outside": outside / steps, "top": sum(top.values()) / steps,
             "rnn_calls": calls / steps,
             "copies": allops["aten::copy_"] / steps, "syncs": sum(allops[n] for n in SYNC_OPS) / steps,
-            "self_ms": self_us / steps / 1e3, "outside_ms": outside_us / steps / 1e3, "by_name": {k: v / steps for k, v in top.items()},
+            "self_ms": self_us / steps / 1e3, "outside_ms": outside_us / steps / 1e3,
+            "by_name": {k: v / steps for k, v in top.items()},
             "kernels": kernels / steps, "waits": sum(runtime[n] for n in WAITS) / steps,
             "memcpy": sum(v for n, v in runtime.items() if n.startswith("cudaMemcpy")) / steps}
 
@@ -152,17 +154,18 @@ def main():
     parser.add_argument("--top", type=int, default=12, help="op names listed per side")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
-    parser.add_argument("--packed", action="store_true", help="on the CPU, take the GPU's packed-kernel path")
+    parser.add_argument("--packed", action="store_true", help="on the CPU, take the GPU's kernel paths")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     C = bench_rnn.C
     C.device.try_set_default_device(C.device.gpu(0) if args.device == "cuda" else C.device.cpu())
-    patch = contextlib.nullcontext()
+    patches = []
     if args.packed:
         from unittest import mock
         from cntk_compat.core import fused_recurrence
-        patch = mock.patch.object(fused_recurrence, "_pads_on_mkldnn", lambda *a: False)
+        patches = [mock.patch.object(fused_recurrence, "_pads_on_mkldnn", lambda *a: False),
+                   mock.patch.object(fused_recurrence, "_STACKED_DEVICES", ("cuda", "cpu"))]
     bench_args = argparse.Namespace(device=args.device, steps=args.steps)
     builders = {"lstm": lambda rng: bench_rnn.classifier("lstm", rng, bench_args),
                 "lm": lambda rng: bench_rnn.language_model(rng, bench_args),
@@ -172,10 +175,12 @@ def main():
                 "peephole": lambda rng: bench_rnn.classifier("peephole", rng, bench_args)}
     lines = []
     print("torch %s, device %s%s: figures per training step, %d steps profiled per side"
-          % (torch.__version__, args.device, " (packed path)" if args.packed else "", args.steps))
+          % (torch.__version__, args.device, " (the GPU's kernel paths)" if args.packed else "", args.steps))
     for name in args.only.split(","):
         ours, theirs, _ = builders[name](np.random.default_rng(0))
-        with patch:
+        with contextlib.ExitStack() as stack:
+            for p in patches:
+                stack.enter_context(p)
             o = profile_steps(ours, args.steps, args.device)
         t = profile_steps(theirs, args.steps, args.device)
         report(name, o, t, args.top, args.device)
