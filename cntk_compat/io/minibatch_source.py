@@ -1,5 +1,6 @@
 """``MinibatchSource``: composes deserializers, randomizes, cuts minibatches, checkpoints."""
 import concurrent.futures
+import sys
 import warnings
 import weakref
 
@@ -18,14 +19,10 @@ from .source_config import (DEFAULT_RANDOMIZATION_WINDOW_IN_CHUNKS, FULL_DATA_SW
 _TRACE_LEVEL_WARNING = 1     # cntk.logging.TraceLevel.Warning
 
 
-def _partition_share(requested, size, parts, part):
-    """This partition's share of a minibatch of ``size`` samples, after ``requested`` samples of earlier
-    minibatches: sample j of the running total belongs to partition j % parts, so with an odd size the shares
-    take turns and every partition reads the same number of samples, to within one, at any time (at least one
-    sample: a worker reads at least one sequence)."""
-    def owned(total):
-        return (total - part + parts - 1) // parts
-    return max(1, owned(requested + size) - owned(requested))
+def _partition_share(size, parts, part):
+    """This partition's share of a minibatch of ``size`` samples, as CNTK 2.7 splits it: size // parts, one more
+    for the first size % parts partitions; a share of 0 (fewer samples than partitions) becomes 1."""
+    return max(1, size // parts + (1 if part < size % parts else 0))
 
 
 class MinibatchSource(object):
@@ -116,7 +113,7 @@ class MinibatchSource(object):
         self._current = None
         self._orders = {}
         self._set_state(0, 0, 0, 0, 1, 0)
-        self._requested = 0     # samples of all minibatches asked for so far (all partitions')
+        self._warned_share = False
         self._truncation = TruncatedReader(self, truncation_length) if truncation_length else None
 
     # ------------------------------------------------------------------ streams
@@ -146,8 +143,7 @@ class MinibatchSource(object):
     def get_plain_state(self):
         """The position of the whole-sequence reading (without truncation slots)."""
         return dict(sweep=self._sweep, chunk_position=self._start, sequence_position=self._pos,
-                    samples_seen=self._samples, num_data_partitions=self._parts, partition_index=self._part,
-                    minibatch_samples_requested=self._requested)
+                    samples_seen=self._samples, num_data_partitions=self._parts, partition_index=self._part)
 
     def set_plain_state(self, state):
         try:
@@ -155,12 +151,7 @@ class MinibatchSource(object):
                                               'samples_seen', 'num_data_partitions', 'partition_index')]
         except (KeyError, TypeError, ValueError):
             raise ValueError('not a MinibatchSource checkpoint state: %r' % (state,))
-        requested = state.get('minibatch_samples_requested', 0)
-        if isinstance(requested, bool) or not isinstance(requested, (int, np.integer)) or requested < 0:
-            raise ValueError('not a MinibatchSource checkpoint state: minibatch_samples_requested must be a '
-                             'non-negative int, got %r' % (requested,))
         self._set_state(*values)
-        self._requested = int(requested)
         self._current = None
         self._pending.clear()
 
@@ -292,8 +283,11 @@ class MinibatchSource(object):
         if not 0 <= part < parts:
             raise ValueError('partition_index %d is outside [0, %d)' % (part, parts))
         self._adopt_partitioning(parts, part)
-        target = _partition_share(self._requested, int(minibatch_size_in_samples), parts, part)
-        self._requested += int(minibatch_size_in_samples)
+        target = _partition_share(int(minibatch_size_in_samples), parts, part)
+        if minibatch_size_in_samples < parts and part >= minibatch_size_in_samples and not self._warned_share:
+            self._warned_share = True  # CNTK 2.7's warning, once per source
+            sys.stderr.write("WARNING: The minibatch size '%d' is too small to be used with %d workers, adjusting "
+                             "to minibatch size of 1 sample per worker\n" % (minibatch_size_in_samples, parts))
         starts = slots = None
         if self._truncation is not None:
             streams, sweep_end, starts, slots = self._truncation.next(target)
