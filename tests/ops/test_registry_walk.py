@@ -471,9 +471,13 @@ RANDOM_CATALOG = {
 }
 
 
+# ops that compute nothing, so there is nothing to walk, and where their own tests are
+UNEVALUATED = {"CustomProxyOp": "tests/ops/test_custom_proxy.py (builds, saves and loads it; evaluating raises)"}
+
+
 def test_the_catalog_covers_the_registry():
     registered = set(registered_ops())
-    walked = set(CATALOG) | set(RANDOM_CATALOG)
+    walked = set(CATALOG) | set(RANDOM_CATALOG) | set(UNEVALUATED)
     assert walked - registered == set(), "catalog entries for ops that are not registered"
     assert registered - walked == set(), "registered ops without a walk (add to CATALOG or RANDOM_CATALOG)"
     assert set(CATALOG) & set(RANDOM_CATALOG) == set()
