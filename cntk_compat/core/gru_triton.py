@@ -9,7 +9,9 @@ global memory, behind a barrier; the products run in IEEE float32 (CNTK computed
 Sequences are padded, time-major, with their lengths on the device: a program computes every step of its
 block and writes zeros past each sequence's end. Only float32 on CUDA takes this path (core.fused_gru falls
 back to its packed step loop otherwise), and only for hidden sizes up to MAX_DIM: one program computes
-BLOCK_B x 3d products per step, which stops paying beside cuBLAS when d is large.
+BLOCK_B x 3d products per step on one multiprocessor, which stops paying beside cuBLAS when d is large. On an
+H100, forward and backward over 50 steps, kernels / step loop: 0.12-0.28 at 128 units, 0.46-0.53 at 256,
+1.21-1.37 at 512 (batches of 32 to 2048).
 """
 import os
 
@@ -23,7 +25,7 @@ try:
 except ImportError:  # torch builds without triton (CPU-only wheels, some platforms)
     triton = None
 
-MAX_DIM = 512
+MAX_DIM = 256
 BLOCK_B = 16
 
 

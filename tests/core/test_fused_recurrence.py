@@ -366,7 +366,7 @@ def test_a_constant_initial_state_is_laid_out_once_and_follows_its_value_and_the
         (module,) = _fused_modules(f)
         held = module._init_cache[0][2]  # h's initial state as the kernel took it at the last call
         assert tuple(held.shape) == (1, len(lengths), 4) and held.is_contiguous()
-        np.testing.assert_array_equal(held.numpy(), np.full((1, len(lengths), 4), value, np.float32))
+        np.testing.assert_array_equal(held.cpu().numpy(), np.full((1, len(lengths), 4), value, np.float32))
 
 
 @pytest.mark.parametrize("go_backwards", [False, True])

@@ -25,7 +25,9 @@ def _kernels_match_the_step_loop(device, sizes=((20, 17, 6), (70, 5, 4))):
         lengths = torch.as_tensor(rng.integers(1, steps + 1, batch))
         lengths[1] = steps
         gx, h0 = (torch.as_tensor(rng.standard_normal(s)) for s in ((steps, batch, 3 * d), (batch, d)))
-        H, H1 = (torch.as_tensor(rng.standard_normal(s) * 0.3) for s in ((d, 2 * d), (d, d)))
+        # recurrent weights of scale 1/sqrt(d), as initializers make them: larger ones make the recurrence
+        # chaotic, and float32 then parts from the float64 reference within a few steps for any kernel
+        H, H1 = (torch.as_tensor(rng.standard_normal(s) * 1.3 / np.sqrt(d)) for s in ((d, 2 * d), (d, d)))
         weights = torch.as_tensor(rng.standard_normal((steps, batch, d)))
         order = torch.argsort(lengths, descending=True, stable=True)
         batch_sizes = (lengths[order][None, :] > torch.arange(steps)[:, None]).sum(1).tolist()
@@ -64,7 +66,7 @@ def _fused_layer_matches_the_step_loop():
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="compiled kernels need a GPU")
 def test_kernels_on_the_gpu_match_the_step_loop():
-    _kernels_match_the_step_loop("cuda", ((20, 17, 6), (70, 5, 4), (gru_triton.MAX_DIM - 12, 40, 9)))
+    _kernels_match_the_step_loop("cuda", ((20, 17, 6), (70, 5, 4), (gru_triton.MAX_DIM - 6, 40, 9)))
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="the GPU test runs the compiled kernels")
