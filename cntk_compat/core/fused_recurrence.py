@@ -639,12 +639,17 @@ def stack_layers(graph, root):
             args = modules + tuple(n.args[:2]) + tuple(source.args[2:8]) + tuple(n.args[3:8]) + \
                 tuple(first_externals) + tuple(None if e is source else e for e in second_externals)
             stacked = graph.call_module(name, args, dict(n.kwargs))
-        stacked.meta.update(n.meta)
-        n.replace_all_uses_with(stacked)
-        graph.erase_node(n)
-        graph.erase_node(source)
+        _replace_pair(graph, n, source, stacked)
         changed = True
     return changed
+
+
+def _replace_pair(graph, n, source, new):
+    """Node ``new`` takes the place of ``n`` and of ``source``, the node only ``n`` read."""
+    new.meta.update(n.meta)
+    n.replace_all_uses_with(new)
+    graph.erase_node(n)
+    graph.erase_node(source)
 
 
 def _stackable(first, second):
@@ -693,9 +698,6 @@ def use_final_states(graph, root):
             continue
         with graph.inserting_before(n):
             final = graph.call_module(source.target, source.args, {"final_state": True})
-        final.meta.update(n.meta)
-        n.replace_all_uses_with(final)
-        graph.erase_node(n)
-        graph.erase_node(source)
+        _replace_pair(graph, n, source, final)
         changed = True
     return changed
