@@ -52,6 +52,16 @@ def _assert_float32_close(got, expected):
         np.testing.assert_allclose(a, b, rtol=tol[0], atol=tol[1])
 
 
+def _eval_fused_equals_step_loop(f, feed):
+    out = f.eval(feed)
+    assert _fused_modules(f)
+    with use_fused_kernels(False):
+        ref = f.eval(feed)
+    tol = float32_tolerance(1e-5), float32_tolerance(1e-6)
+    for a, b in zip(out, ref):
+        np.testing.assert_allclose(a, b, rtol=tol[0], atol=tol[1])
+
+
 def _data(rng, lengths, dim, dtype):
     return [rng.standard_normal((n, dim)).astype(dtype) for n in lengths]
 
@@ -101,12 +111,7 @@ def test_stacked_layers_fuse_layer_by_layer_and_per_sequence_initial_state():
     g = C.layers.RecurrenceFrom(C.layers.LSTM(4))(init, init, x)
     data = _data(rng, [3, 5], 3, np.float32)
     starts = rng.standard_normal((2, 4)).astype(np.float32)
-    out = g.eval({x: data, init: starts})
-    assert _fused_modules(g)
-    with use_fused_kernels(False):
-        ref = g.eval({x: data, init: starts})
-    for a, b in zip(out, ref):
-        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    _eval_fused_equals_step_loop(g, {x: data, init: starts})
 
 
 @pytest.mark.parametrize("make", [
@@ -384,12 +389,7 @@ def test_per_sequence_initial_states_are_sorted_with_their_sequences_on_the_pack
     g = C.layers.RecurrenceFrom(C.layers.LSTM(4), go_backwards=go_backwards)(init, init, x)
     data = _data(rng, [3, 7, 1, 7, 2], 3, np.float32)
     starts = rng.standard_normal((5, 4)).astype(np.float32)
-    out = g.eval({x: data, init: starts})
-    assert _fused_modules(g)
-    with use_fused_kernels(False):
-        ref = g.eval({x: data, init: starts})
-    for a, b in zip(out, ref):
-        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    _eval_fused_equals_step_loop(g, {x: data, init: starts})
 
 
 def _stacks(f):
