@@ -17,7 +17,7 @@ cached for different input signatures.
 import numpy as np
 import torch
 
-from .device import host_values_to
+from .device import copy_to
 
 
 class SequenceSlots(object):
@@ -52,7 +52,7 @@ class SequenceSlots(object):
         """(continuing rows, their slots, last rows, their slots) as int64 tensors on ``device``."""
         key = str(device)
         if key not in self._on_device:
-            as_t = lambda a: host_values_to(a, device, torch.int64)
+            as_t = lambda a: copy_to(torch.as_tensor(a, dtype=torch.int64), device)
             self._on_device[key] = (as_t(self.continuing), as_t(self.slots[self.continuing]),
                                     as_t(self.last_rows), as_t(self.slots[self.last_rows]))
         return self._on_device[key]

@@ -151,12 +151,10 @@ def copy_to(tensor, device, dtype=None, users=False):
     GPU: torch's blocking copy synchronizes the stream after it, so the host would stop queuing work at every fed
     minibatch. The copy is staged before the call returns, so the source may change right after. ``users``: the
     tensor may be the user's own, possibly in pinned memory, whose asynchronous copy reads the source later: then
-    it is asked (a query of the CUDA driver, about as long as the copy) and pinned memory is copied blocking."""
+    it is asked (a query of the CUDA driver, about as long as the copy) and pinned memory is copied blocking.
+    A tensor already on ``device`` in ``dtype`` is returned as it is, without a call into torch."""
     device = torch.device(device)
+    if tensor.device == device and (dtype is None or tensor.dtype == dtype):
+        return tensor
     non_blocking = device.type != "cpu" and tensor.device.type == "cpu" and not (users and tensor.is_pinned())
     return tensor.to(device=device, dtype=dtype, non_blocking=non_blocking)
-
-
-def host_values_to(values, device, dtype=None):
-    """Python numbers or a numpy array (sequence lengths, indices) as a tensor on ``device``, by copy_to."""
-    return copy_to(torch.as_tensor(values, dtype=dtype), device)

@@ -14,6 +14,7 @@ from .fused_recurrence import fused_kernels_enabled
 from .hooks import provide
 from .lowering import lower
 from .reinference import infer_in_place, primitive_nodes
+from .sequence_masks import expand_mask, host_mask
 from .variables import InferredDimension
 from .value import Value
 
@@ -246,10 +247,7 @@ def _plain_inputs(plan, args, dev):
             batch = data.shape[0]
         elif data.shape[0] != batch:
             return None
-        tensor = torch.from_numpy(data)
-        if tensor.device != dev:
-            tensor = _device.copy_to(tensor, dev)
-        tensors.append(tensor)
+        tensors.append(_device.copy_to(torch.from_numpy(data), dev))
     return tensors, BatchInfo(batch, batch, None)
 
 
@@ -449,9 +447,7 @@ def _valid_steps(var, tensor, lengths_by_axis):
     lengths = lengths_by_axis.get(axis.name) if axis is not None else None
     if lengths is None:
         return tensor
-    lengths = _device.host_values_to(lengths, tensor.device)
-    valid = torch.arange(tensor.shape[1], device=tensor.device)[None, :] < lengths[:, None]
-    return tensor * valid.reshape(tuple(valid.shape) + (1,) * (tensor.dim() - 2)).to(tensor.dtype)
+    return tensor * expand_mask(host_mask(lengths, tensor.shape[1], tensor.device), tensor).to(tensor.dtype)
 
 
 def grad(function, at, wrt=None, outputs=None, device=None, as_numpy=True, grad_root=None):

@@ -139,8 +139,7 @@ def _from_value(var, data, device, dtype, shape, is_seq):
 
 
 def _from_tensor(var, data, device, dtype, shape, is_seq):
-    t = copy_to(data, device, to_torch_dtype(dtype), users=True)
-    t = carry_one_hot_record(data, t) if t.is_floating_point() else t
+    t = carry_one_hot_record(data, copy_to(data, device, to_torch_dtype(dtype), users=True))
     if _shape_matches(tuple(t.shape), shape):
         t = t.unsqueeze(0)
     lengths = [t.shape[1]] * t.shape[0] if is_seq else None
@@ -184,10 +183,7 @@ def _from_array(var, data, device, dtype, shape, is_seq):
             raise _sample_shape_error(var, arr.shape, "data")
     if arr.dtype != dtype or not arr.flags.c_contiguous:
         arr = np.ascontiguousarray(arr, dtype=dtype)
-    tensor = torch.from_numpy(arr)
-    if tensor.device != device:
-        tensor = copy_to(tensor, device)
-    return Value(_tensor=tensor, _lengths=[arr.shape[1]] * arr.shape[0] if is_seq else None,
+    return Value(_tensor=copy_to(torch.from_numpy(arr), device), _lengths=[arr.shape[1]] * arr.shape[0] if is_seq else None,
                  _is_sparse=var.is_sparse)
 
 

@@ -276,7 +276,7 @@ def _gate_order(m):
     if index is None:
         d = n // 4
         rows = torch.arange(n).reshape(2, 2, d).transpose(0, 1).reshape(n)
-        index = _EXCHANGE[key] = rows if m.device.type == "cpu" else copy_to(rows, m.device)
+        index = _EXCHANGE[key] = copy_to(rows, m.device)
     return m.index_select(0, index)
 
 
@@ -373,17 +373,15 @@ def _packed_rows(lengths, steps, backward, device):
     unpacks it: two copies where pack_padded_sequence, the unpacking and the reversals otherwise copy the data
     five times. Worked out on the host (numpy, from the host's lengths, a numpy array), index, order and unsort
     reach ``device`` in one copy; batch_sizes stays on the host, where the kernel reads it."""
-    n = lengths
-    order = np.argsort(-n, kind="stable")
-    sorted_lengths = n[order]
+    order = np.argsort(-lengths, kind="stable")
+    sorted_lengths = lengths[order]
     t = np.arange(steps)[:, None]
     running = sorted_lengths[None, :] > t                                   # (steps, batch), packed order
     step = sorted_lengths[None, :] - 1 - t if backward else np.broadcast_to(t, running.shape)
     index = (order[None, :] * steps + step)[running]
     unsort = np.empty_like(order)
     unsort[order] = np.arange(order.size)
-    rows = torch.from_numpy(np.concatenate([index, order, unsort]).astype(np.int64))
-    rows = rows if rows.device == device else copy_to(rows, device)
+    rows = copy_to(torch.from_numpy(np.concatenate([index, order, unsort]).astype(np.int64)), device)
     k, b = index.size, order.size
     return rows[:k], torch.from_numpy(running.sum(1).astype(np.int64)), rows[k:k + b], rows[k + b:]
 
@@ -502,15 +500,15 @@ class FusedRNN(torch.nn.Module):
         lstm = self.mode == "lstm"
         h0, shared_h = self._initial_state(init_h, 0, batch)
         c0, shared_c = self._initial_state(init_c, 1, batch) if lstm else (None, True)
-        weights = self._weights(W, H, b)
-        if weights[0].is_cuda and not torch.compiler.is_compiling():
-            weights = _one_chunk(weights)
-        return self._run(mask, x, (h0, c0) if lstm else h0, shared_h and shared_c, weights, 1, final_state)
+        return self._run(mask, x, (h0, c0) if lstm else h0, shared_h and shared_c, self._weights(W, H, b), 1,
+                         final_state)
 
     def _run(self, mask, x, hx, shared, weights, layers, final_state):
         """The kernel over ``layers`` stacked layers of this loop's kind (hx, weights: all layers'; shared: the
         initial states are one value for every sequence): the top layer's (B, T, dim) sequence, or its final
         states."""
+        if weights[0].is_cuda and not torch.compiler.is_compiling():
+            weights = _one_chunk(weights)
         batch, steps = mask.shape[0], mask.shape[1]
         if x.dtype != self.dtype:
             x = x.to(self.dtype)
@@ -608,8 +606,6 @@ class FusedStack(torch.nn.Module):
             # the layers' constant states, each kept by its loop while unchanged: stacked once for both
             held = self._hx_cache = (states, (torch.cat([states[0], states[2]]), torch.cat([states[1], states[3]])))
         weights = first._weights(W0, H0, b0) + second._weights(W1, H1, b1)
-        if weights[0].is_cuda:
-            weights = _one_chunk(weights)
         return first._run(mask, x, held[1], True, weights, 2, final_state)
 
 

@@ -48,10 +48,10 @@ def _record(tensor):
 
 
 def carry_one_hot_record(source, moved):
-    """``moved`` (``source`` converted to another device or float dtype: the same 0s and 1s) with ``source``'s
-    record, if it has one."""
+    """``moved`` (``source`` converted to another device or dtype: the same 0s and 1s) with ``source``'s record,
+    if it has one and ``moved`` is a float tensor (what ``times`` reads the record of)."""
     record = _record(source)
-    if record is not None and moved is not source:
+    if record is not None and moved is not source and moved.is_floating_point():
         _store(moved, record[0], record[1], record[3])
     return moved
 

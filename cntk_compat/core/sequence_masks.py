@@ -55,9 +55,7 @@ def host_mask(lengths, steps, device):
     ``device`` in one copy (copy_to: the host does not wait for the GPU), with the lengths recorded
     (record_host_lengths)."""
     n = np.asarray(lengths, dtype=np.int64).reshape(-1)
-    mask = torch.from_numpy(np.arange(steps)[None, :] < n[:, None])
-    if mask.device != device:
-        mask = copy_to(mask, device)
+    mask = copy_to(torch.from_numpy(np.arange(steps)[None, :] < n[:, None]), device)
     return record_host_lengths(mask, n)
 
 

@@ -365,12 +365,8 @@ class _NativeValue(object):
         return [arr[i, :n] for i, n in enumerate(self.lengths)]
 
     def to(self, device, dtype=None):
-        t = self.tensor
-        device = _device.resolve(device)
         dtype = to_torch_dtype(dtype) if dtype is not None else None
-        if t.device != device or (dtype is not None and t.dtype != dtype):
-            t = _device.copy_to(t, device, dtype)
-            t = carry_one_hot_record(self.tensor, t) if t.is_floating_point() else t
+        t = carry_one_hot_record(self.tensor, _device.copy_to(self.tensor, _device.resolve(device), dtype))
         return Value(_tensor=t, _lengths=self.lengths, _is_sparse=self._is_sparse, _slots=self.slots)
 
 
