@@ -19,7 +19,7 @@ from ..core.reinference import infer_in_place, substitute_in_place
 from ..core.variables import Constant, Parameter, Placeholder, Variable
 from . import cntk_proto as P
 from .cntkv2_ops import BUILDERS, OP_NAMES, dynamic_axes
-from .cntkv2_values import DTYPE_OF_CODE, StoredArray, dictionary_from_message
+from .cntkv2_values import DTYPE_OF_CODE, StoredArray, dictionary_from_message, plain_values
 
 _KIND_INPUT, _KIND_OUTPUT, _KIND_PARAMETER, _KIND_CONSTANT, _KIND_PLACEHOLDER = 0, 1, 2, 3, 4
 _OUTPUT_UID = re.compile(r"^(.*)_Output_(\d+)$")
@@ -262,7 +262,7 @@ class _Reader(object):
         node = f.root_function if f.is_composite else f
         node._uid = uid
         if custom:
-            node._custom_attributes = {k: _plain(v) for k, v in custom.items()}
+            node._custom_attributes = {k: plain_values(v) for k, v in custom.items()}
         closing = {}
         for i, out in enumerate(f.outputs):
             key = "%s_Output_%d" % (uid, i)
@@ -334,7 +334,7 @@ class _Reader(object):
             inputs = [self._variable_input(u, pf["uid"]) for u in pf["inputs"]]
             where = "the state of user function %s" % op_name
             saved = {"module": info["module"], "class": info["class"], "op_name": op_name,
-                     "state": encode_attribute(_plain(info.get("state", {})), where)}
+                     "state": encode_attribute(plain_values(info.get("state", {})), where)}
             try:
                 return get_op("UserFunction").load_node(saved, inputs, pf.get("name", ""))
             except ValueError as e:
@@ -350,17 +350,6 @@ class _Reader(object):
             raise TypeError("%s: the deserializer of %r returned %s, expected a Function"
                             % (self.what, op_name, type(f).__name__))
         return f
-
-
-def _plain(value):
-    """A user function's stored state as the Python values its deserialize() gets (arrays as numpy arrays)."""
-    if isinstance(value, StoredArray):
-        return value.array
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    return value
 
 
 def load(data, what, udf_callbacks, device=None):

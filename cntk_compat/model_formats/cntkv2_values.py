@@ -49,6 +49,18 @@ class StoredArray(object):
         self.array = array
 
 
+def plain_values(value):
+    """A stored dictionary value as plain Python values: StoredArrays as their numpy arrays, in lists and dicts
+    too."""
+    if isinstance(value, StoredArray):
+        return value.array
+    if isinstance(value, list):
+        return [plain_values(v) for v in value]
+    if isinstance(value, dict):
+        return {k: plain_values(v) for k, v in value.items()}
+    return value
+
+
 def _dim_from_file(d):
     if d == SIZE_T_INFERRED:
         return -1

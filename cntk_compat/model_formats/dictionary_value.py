@@ -10,7 +10,7 @@ from ..core.atomic_file import write_atomically
 from ..core.hooks import provide
 from ..core.value import NDArrayView
 from . import cntk_proto as P
-from .cntkv2_values import CODE_OF_DTYPE, StoredArray, fill_value, from_message
+from .cntkv2_values import CODE_OF_DTYPE, fill_value, from_message, plain_values
 
 
 class DictionaryValue(object):
@@ -58,7 +58,7 @@ class DictionaryValue(object):
             message.ParseFromString(data)
         except Exception as e:
             raise RuntimeError("'%s' is not a saved DictionaryValue (%s)" % (filename, e)) from None
-        return DictionaryValue(_loaded(from_message(message, str(filename))))
+        return DictionaryValue(plain_values(from_message(message, str(filename))))
 
     def __eq__(self, other):
         if not isinstance(other, DictionaryValue):
@@ -93,16 +93,6 @@ def _python_value(value):
         return value
     raise TypeError("a DictionaryValue holds None, bool, int, float, str, a list, a dict or a numpy array; got %s"
                     % type(value).__name__)
-
-
-def _loaded(value):
-    if isinstance(value, StoredArray):
-        return value.array
-    if isinstance(value, list):
-        return [_loaded(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _loaded(v) for k, v in value.items()}
-    return value
 
 
 def _type_code(value):
