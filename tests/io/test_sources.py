@@ -1,3 +1,4 @@
+import os
 import struct
 
 import numpy as np
@@ -9,6 +10,7 @@ import cntk.io.transforms as xforms
 from cntk.io import (CBFDeserializer, CTFDeserializer, HTKFeatureDeserializer, HTKMLFDeserializer,
                      ImageDeserializer, MinibatchData, MinibatchSource, MinibatchSourceFromData,
                      StreamDef, StreamDefs, StreamInformation, UserDeserializer, UserMinibatchSource)
+from tests.io.test_randomization_order import read
 
 
 def ctf_file(tmp_path, n=200):
@@ -50,16 +52,10 @@ def test_partitions_are_disjoint_and_cover_the_sweep(tmp_path, randomize):
 
 
 def _lines_read(path, chunk_bytes, parts, part, mb_size, randomize=True):
-    d = CTFDeserializer(path, StreamDefs(x=StreamDef(field='x', shape=1)))
+    config = dict(path=os.path.basename(path), mb=mb_size, parts=parts, part=part, max_sweeps=1, randomize=randomize)
     if chunk_bytes:
-        d['chunkSizeInBytes'] = chunk_bytes
-    src = MinibatchSource(d, max_sweeps=1, randomize=randomize)
-    out = []
-    while True:
-        mb = src.next_minibatch(mb_size, num_data_partitions=parts, partition_index=part)
-        if not mb:
-            return out
-        out.append([int(s[0, 0]) for s in mb[src.streams.x].as_sequences()])
+        config['chunk'] = chunk_bytes
+    return read(os.path.dirname(path), config)
 
 
 def test_randomized_partitions_take_whole_chunks_even_when_there_are_fewer_chunks_than_workers(tmp_path):
