@@ -17,7 +17,9 @@ _HEARTBEAT_SECONDS = 10
 
 
 def _warn_deprecated(message):
-    warnings.warn("DEPRECATED: " + message, DeprecationWarning, stacklevel=3)
+    # attributed to this module, as CNTK 2.7 attributes it (stacklevel=2 from its own helper): Python's
+    # default filters then hide it, as they hid CNTK's, instead of showing it for a call in __main__
+    warnings.warn("DEPRECATED: " + message, DeprecationWarning, stacklevel=2)
 
 
 class ProgressPrinter(ProgressWriter):

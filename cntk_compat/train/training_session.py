@@ -52,8 +52,9 @@ def _schedule(minibatch_size, argument):
 
 
 def _deprecated(message):
-    # points at the user's call of the config constructor (via _current_spelling and __init__)
-    warnings.warn("DEPRECATED: " + message, DeprecationWarning, stacklevel=4)
+    # points at the config constructor (via _current_spelling), as CNTK 2.7's warning does: inside the
+    # package, so Python's default filters hide it, as they hid CNTK's
+    warnings.warn("DEPRECATED: " + message, DeprecationWarning, stacklevel=3)
 
 
 def is_reader(source):
