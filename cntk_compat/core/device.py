@@ -1,6 +1,7 @@
 """Devices: CNTK DeviceDescriptors mapped onto torch devices."""
 import enum
 import os
+import sys
 
 import torch
 
@@ -101,11 +102,19 @@ def _local_gpu_id():
         raise ValueError("LOCAL_RANK must be an integer, got %r" % local_rank)
 
 
+_announced = [False]
+
+
 def use_default_device():
     """The device computations run on: the one set by try_set_default_device, else the best available (under
-    torchrun the GPU of the worker's LOCAL_RANK)."""
+    torchrun the GPU of the worker's LOCAL_RANK). Its first use in a process says on stderr which device was
+    selected, as CNTK's does ("Selected CPU as the process wide default device."), whether it was chosen by
+    try_set_default_device or picked here."""
     if _default[0] is None:
         _make_default(gpu(_local_gpu_id()) if torch.cuda.is_available() else cpu())
+    if not _announced[0]:
+        _announced[0] = True
+        sys.stderr.write("Selected %r as the process wide default device.\n" % (_default[0],))
     return _default[0]
 
 

@@ -68,6 +68,10 @@ class ProgressPrinter(ProgressWriter):
         self.metric_is_pct = metric_is_pct
         self.metric_multiplier = 100.0 if metric_is_pct else 1.0
 
+        # CNTK's ProgressPrinter prints its build information block (stderr) whenever one is made
+        from .. import cntk_py
+        cntk_py.print_built_info()
+
         self.logfilename = None
         if log_to_file is not None:
             self.logfilename = log_to_file if rank is None else "{}rank{}".format(log_to_file, rank)

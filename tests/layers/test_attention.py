@@ -24,3 +24,15 @@ def test_attention_weights_depend_on_the_decoder_state_as_in_cntk():
     out = attended.eval({enc: [np.array([[0], [10]], np.float32)], dec: [np.array([[-5], [5]], np.float32)]})
     # CNTK 2.7's values for this model, seed and data (each decoder step weighs the states 0 and 10 differently)
     np.testing.assert_allclose(out[0].ravel(), [9.954967, 5.1186314], rtol=1e-5)
+
+
+def test_windowed_attention_warns_with_cntk_message():
+    import warnings
+    from cntk.layers import AttentionModel
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        AttentionModel(8, 20, -3)
+    messages = [str(w.message) for w in caught if issubclass(w.category, DeprecationWarning)]
+    assert messages == ["Specifying non-default values for attention_span and attention_axis has been deprecated "
+                        "since version 2.2. These arguments will be removed in the future."]
+    assert caught[0].filename == __file__   # attributed to the caller, as CNTK's stacklevel=2

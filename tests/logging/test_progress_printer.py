@@ -220,3 +220,15 @@ def test_only_momentum_sgd_reports_its_momentum(make, momentum_line, capsys):
     learner.update({w: np.ones(2, np.float32)}, 3)
     expected = ["Learning rate per minibatch: 0.01"] + (["Momentum per minibatch: 0.9"] if momentum_line else [])
     assert lines_of(capsys) == expected
+
+
+def test_every_printer_prints_the_build_information_on_stderr(capsys):
+    # CNTK 2.7's ProgressPrinter calls cntk_py.print_built_info() in its constructor: a
+    # "Build info:" block between dashed lines, on stderr, once per printer
+    logging.ProgressPrinter(10)
+    logging.ProgressPrinter(0)
+    captured = capsys.readouterr()
+    assert captured.err.count("Build info: \n") == 2
+    assert captured.err.startswith("-" * 67 + "\nBuild info: \n")
+    assert "Build info" not in captured.out
+

@@ -42,7 +42,8 @@ def AttentionModel(attention_dim, attention_span=None, attention_axis=None,
     final_stabilizer = Stabilizer(enable_self_stabilization=stabilize)
 
     if windowed:
-        warnings.warn("AttentionModel: attention_span and attention_axis are deprecated (since CNTK 2.2)",
+        warnings.warn("Specifying non-default values for attention_span and attention_axis has been deprecated "
+                      "since version 2.2. These arguments will be removed in the future.",
                       DeprecationWarning, stacklevel=2)
 
         @Function

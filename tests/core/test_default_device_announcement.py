@@ -1,0 +1,44 @@
+"""CNTK says on stderr, once per process, which device became the process-wide default at its first use:
+creating a Constant, Parameter, layer with weights or Value, or asking use_default_device(); declaring inputs,
+readers, learners or choosing the device with try_set_default_device do not (checked with CNTK 2.7)."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+LINE = "Selected CPU as the process wide default device."
+
+SCRIPT = """
+import sys
+import cntk as C
+C.device.try_set_default_device(C.device.cpu())
+print('A', file=sys.stderr, flush=True)
+x = C.input_variable(3)
+print('B', file=sys.stderr, flush=True)
+{first}
+print('C', file=sys.stderr, flush=True)
+C.Constant(2.0)
+C.Parameter((2,))
+print('D', file=sys.stderr, flush=True)
+"""
+
+
+def stderr_lines(first):
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    run = subprocess.run([sys.executable, "-c", SCRIPT.format(first=first)], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    return [line for line in run.stderr.splitlines() if line in ("A", "B", "C", "D", LINE)]
+
+
+@pytest.mark.parametrize("first", ["C.Constant(1.0)", "C.layers.Dense(3)", "C.input_variable(2) + 1",
+                                   "C.device.use_default_device()"])
+def test_first_use_announces_the_device_once(first):
+    assert stderr_lines(first) == ["A", "B", LINE, "C", "D"]
+
+
+def test_declarations_do_not_use_the_device():
+    assert stderr_lines("C.sequence.input_variable(4); C.Axis('a')") == ["A", "B", "C", LINE, "D"]
