@@ -111,21 +111,26 @@ def _unmasked_value(var, data, shape, is_seq):
     if extra > lead:
         for axis in range(lead, extra):
             if t.shape[axis] != 1:
-                raise ValueError("%s: axis %d of the Value (shape %s) must have size 1, because the input has no "
-                                 "dynamic axis there (its dynamic axes: %s)"
-                                 % (_describe(var), axis, tuple(t.shape), [a.name for a in var._dynamic_axes]))
+                raise _not_a_dynamic_axis(var, tuple(t.shape), axis)
         t = t.reshape(tuple(t.shape[:lead]) + tuple(t.shape[extra:]))
     elif extra < lead:
         t = t[None]  # one sample
     return Value(_tensor=t, _is_sparse=data.is_sparse)
 
 
+def _not_a_dynamic_axis(var, value_shape, axis):
+    """CNTK 2.7's error for a Value with more than one entry along an axis the input has no dynamic axis for (a
+    Value of sequences fed to a non-sequence input, say)."""
+    return ValueError("The dimension size (%d) of the axis (%d) of the Value ('[%s]') must be 1, because this axis "
+                      "is not specified as a dynamic axis of the Variable ('%r')."
+                      % (value_shape[axis], axis, " x ".join(str(d) for d in value_shape), var))
+
+
 def _from_value(var, data, device, dtype, shape, is_seq):
     from_reader = data.from_reader
     if not is_seq and data.lengths is not None:
         if any(n != 1 for n in data.lengths):
-            raise ValueError("%s has no sequence axis, but the Value (shape %s) holds sequences of lengths %s; "
-                             "each must have length 1" % (_describe(var), data.shape, list(data.lengths[:8])))
+            raise _not_a_dynamic_axis(var, tuple(data.shape), 1)
         # readers deliver every stream as sequences; a non-sequence input takes their single steps
         data = Value(_tensor=data.tensor[:, 0], _is_sparse=data.is_sparse)
     if from_reader:

@@ -160,16 +160,17 @@ def _times_transpose_infer(inputs, attributes):
         raise ValueError("times_transpose: the right operand must have rank 1 or 2, got shape %s" % (w._shape,))
     if x._shape[-1:] != w._shape[-1:]:
         raise ValueError("times_transpose: the last axes of %s and %s must match" % (x._shape, w._shape))
-    out = tuple(x._shape[:-1]) + tuple(w._shape[:-1])
-    return [OutputSpec(out if len(w._shape) == 2 else tuple(x._shape[:-1]) + (1,) if len(x._shape) <= 1
-                       else tuple(x._shape[:-1]), dtype, axes)]
+    # a vector right operand is a one-row matrix (CNTK: np.dot(left, np.reshape(right, (1, -1)).T)), so its
+    # product keeps a last axis of 1 whatever the rank of left: (50, 10) x (10,) -> (50, 1)
+    out = tuple(x._shape[:-1]) + (tuple(w._shape[:-1]) if len(w._shape) == 2 else (1,))
+    return [OutputSpec(out, dtype, axes)]
 
 
 def _times_transpose(x, w, w_rank, x_dyn, w_dyn, x_rank):
     if w_rank == 1:
         if w_dyn:  # a vector per sample: align it with the rows of x
             w = w.reshape(tuple(w.shape[:w_dyn]) + (1,) * (x_rank - 1) + tuple(w.shape[w_dyn:]))
-        return (x * w).sum(-1, keepdim=x_rank <= 1)
+        return (x * w).sum(-1, keepdim=True)
     if w_dyn:  # one right matrix per sample: rows of x (per sample, or shared when x is static) times it
         lead = tuple(w.shape[:w_dyn])
         rows = x.reshape(lead + (-1, x.shape[-1])) if x_dyn else x.reshape(-1, x.shape[-1])

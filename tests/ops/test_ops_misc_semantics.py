@@ -159,3 +159,22 @@ def test_times_reducing_the_sequence_axis():
     for i, s in enumerate(seq):
         expected[i, 0, s] = 1
     assert np.array_equal(got, expected)
+
+
+def test_times_transpose_with_a_vector_keeps_a_last_axis_of_one():
+    # CNTK 2.7: a vector right operand is a one-row matrix, np.dot(left, np.reshape(right, (1, -1)).T), for a left
+    # operand of any rank (CNTK_207's sampled softmax relies on (50, 10) x (10,) -> (50, 1))
+    import cntk as C
+    a = np.array([[1, 2], [3, 4]], np.float32)
+    b = np.array([2, -1], np.float32)
+    d = np.arange(24, dtype=np.float32).reshape(4, 3, 2)
+    np.testing.assert_array_equal(C.times_transpose(a, b).eval(), [[0.], [2.]])
+    np.testing.assert_array_equal(C.times_transpose(b, b).eval(), [5.])
+    np.testing.assert_array_equal(C.times_transpose(b, a).eval(), [0., 2.])
+    assert C.times_transpose(d, b).eval().shape == (4, 3, 1)
+    W = C.parameter((50, 10), init=C.glorot_uniform())
+    h = C.input_variable(10)
+    z = C.times_transpose(W, h) + C.parameter((50, 1), init=0)
+    assert z.shape == (50, 1)
+    x = np.random.rand(3, 10).astype(np.float32)
+    np.testing.assert_allclose(z.eval({h: x}), (x @ W.value.T)[:, :, None], rtol=1e-5)
