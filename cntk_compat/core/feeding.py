@@ -195,7 +195,7 @@ def _from_array(var, data, device, dtype, shape, is_seq):
 def _from_list(var, data, device, dtype, shape, is_seq):
     """A list of samples (or of sequences): arrays, CSR matrices or nested lists."""
     samples = []
-    if not is_seq:
+    if not is_seq and len(data) > 1:  # CNTK warns for a list of more than one sample only
         warn_list_for_batch_input(var)
     for i, s in enumerate(data):
         warn_not_c_contiguous(s)

@@ -97,7 +97,7 @@ def test_values_a_function_returns_are_temporaries_until_its_next_call():
 
 def test_cntks_warnings_for_data_that_costs_a_conversion():
     # CNTK 2.7 warns once per numpy array that is not C contiguous, and once per call when a batch for an input
-    # without a sequence axis comes as a list
+    # without a sequence axis comes as a list of more than one sample
     import warnings
     a = np.arange(6, dtype=np.float32).reshape(2, 3)
     x = C.input_variable(2)
@@ -116,7 +116,10 @@ def test_cntks_warnings_for_data_that_costs_a_conversion():
     assert caught(lambda: C.NDArrayView.from_dense(a.T)) == [nc]
     assert caught(lambda: C.constant(a.T)) == [nc] and caught(lambda: C.parameter(init=a.T)) == [nc]
     assert caught(lambda: (x + 1).eval({x: np.ascontiguousarray(a.T)})) == []
-    assert caught(lambda: (x + 1).eval({x: [[1.0, 2.0]]})) == [lst]
+    assert caught(lambda: (x + 1).eval({x: [[1.0, 2.0], [3.0, 4.0]]})) == [lst]
+    # a list of one sample is not warned about (CNTK 2.7: `len(data) > 1`), e.g. CNTK_105's model.eval([image])
+    assert caught(lambda: (x + 1).eval({x: [[1.0, 2.0]]})) == []
+    assert caught(lambda: (x + 1).eval({x: [np.ones(2, np.float32)]})) == []
 
 
 def test_sparse_values_read_back_as_csr_matrices():
