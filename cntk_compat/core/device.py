@@ -49,7 +49,19 @@ class DeviceDescriptor(object):
         return hash((self._kind, self._id))
 
     def __repr__(self):
-        return "GPU[%d]" % self._id if self._kind == DeviceKind.GPU else "CPU"
+        # CNTK's DeviceDescriptor.as_string(): "CPU", or the GPU's id and CUDA name ("GPU[0] Tesla K80", as its
+        # "Selected GPU[0] Tesla K80 as the process wide default device." line and all_devices() show it)
+        if self._kind != DeviceKind.GPU:
+            return "CPU"
+        try:
+            return "GPU[%d] %s" % (self._id, torch.cuda.get_device_name(self._id))
+        except (RuntimeError, AssertionError, ValueError):  # no such CUDA device here
+            return "GPU[%d]" % self._id
+
+    __str__ = __repr__
+
+    def as_string(self):
+        return repr(self)
 
 
 def cpu():

@@ -42,3 +42,14 @@ def test_first_use_announces_the_device_once(first):
 
 def test_declarations_do_not_use_the_device():
     assert stderr_lines("C.sequence.input_variable(4); C.Axis('a')") == ["A", "B", "C", LINE, "D"]
+
+
+def test_a_gpu_is_named_by_its_id_and_cuda_name(monkeypatch):
+    # CNTK's DeviceDescriptor.as_string(), in its "Selected GPU[0] Tesla K80 as the process wide default
+    # device." line and in all_devices() ("(GPU[0] Tesla K80, CPU)")
+    import torch
+    from cntk_compat.core.device import DeviceDescriptor, DeviceKind, cpu
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda i: "Tesla K80")
+    gpu0 = DeviceDescriptor(DeviceKind.GPU, 0)
+    assert repr(gpu0) == str(gpu0) == gpu0.as_string() == "GPU[0] Tesla K80"
+    assert repr((gpu0, cpu())) == "(GPU[0] Tesla K80, CPU)" and cpu().as_string() == "CPU"
