@@ -9,6 +9,7 @@ import base64
 import concurrent.futures
 import io
 import os
+import sys
 import zlib
 
 import numpy as np
@@ -136,10 +137,10 @@ class _ImageBase(Deserializer):
                 return (t.channels, t.height, t.width)
             if t['type'] == 'Crop':     # the size after a crop is known once an image went through it
                 break
-        img = self._load(0, np.random.default_rng(0))
+        img = self._load(0, np.random.default_rng(0), quiet=True)
         return (img.shape[2], img.shape[0], img.shape[1])
 
-    def _load(self, i, rng):
+    def _load(self, i, rng, quiet=False):
         try:
             with Image.open(self._open(i)) as im:
                 im = im.convert('L' if im.mode in ('L', 'I', 'F', '1') else 'RGB')
@@ -157,6 +158,13 @@ class _ImageBase(Deserializer):
                 img = _image_ops.color(img, t, rng)
             elif t['type'] == 'Mean':
                 mean = self._means[t.mean_file]
+                if mean.shape[:2] != img.shape[:2]:
+                    # CNTK 2.7's MeanTransformer leaves an image of another size as it is, with this warning
+                    # for every image it sees
+                    if not quiet:
+                        sys.stderr.write("WARNING: Mean file does not match the size of the input image, will be "
+                                         "ignored.\nPlease remove mean transformation from the config.\n")
+                    continue
                 if mean.shape != img.shape:
                     raise ValueError("mean file '%s' holds a %s image, the image is %s (HWC) at that point"
                                      % (t.mean_file, mean.shape, img.shape))

@@ -152,6 +152,46 @@ def test_images_with_transforms(tmp_path):
         assert np.array_equal(mb[src['a']].asarray(), mb[src['b']].asarray())
 
 
+def write_mean_xml(path, mean_chw):
+    c, h, w = mean_chw.shape
+    path.write_text('<?xml version="1.0" ?>\n<opencv_storage>\n  <Channel>%d</Channel>\n  <Row>%d</Row>\n'
+                    '  <Col>%d</Col>\n  <MeanImg type_id="opencv-matrix">\n    <rows>1</rows>\n    <cols>%d</cols>\n'
+                    '    <dt>f</dt>\n    <data>%s</data>\n  </MeanImg>\n</opencv_storage>\n'
+                    % (c, h, w, c * h * w, ' '.join('%e' % v for v in mean_chw.reshape(-1))))
+
+
+def test_mean_of_another_size_is_ignored_with_cntk_warning(tmp_path, capfd):
+    # CNTK 2.7 (checked): a mean image whose size differs from the image's leaves the image unchanged and
+    # prints a two-line warning on stderr for every image it sees; a mean of the same size is subtracted
+    rng = np.random.RandomState(1)
+    lines, originals = [], []
+    for i in range(4):
+        arr = rng.randint(0, 256, (10, 12, 3)).astype(np.uint8)
+        Image.fromarray(arr).save(str(tmp_path / ('%d.png' % i)))
+        originals.append(arr[:, :, ::-1].transpose(2, 0, 1).astype(np.float32))
+        lines.append('%s\t%d' % (tmp_path / ('%d.png' % i), i % 2))
+    (tmp_path / 'map.txt').write_text('\n'.join(lines) + '\n')
+    write_mean_xml(tmp_path / 'small.xml', np.full((3, 8, 8), 100.0))
+    write_mean_xml(tmp_path / 'same.xml', np.full((3, 10, 12), 100.0))
+
+    def read_all(mean_file):
+        src = MinibatchSource(ImageDeserializer(str(tmp_path / 'map.txt'), StreamDefs(
+            image=StreamDef(field='image', transforms=[xforms.mean(str(mean_file))]))),
+            randomize=False, max_sweeps=1)
+        return src.next_minibatch(4)[src['image']].asarray()[:, 0]
+
+    capfd.readouterr()
+    images = read_all(tmp_path / 'small.xml')
+    err = capfd.readouterr().err
+    assert np.array_equal(images, np.stack(originals))
+    warning = ("WARNING: Mean file does not match the size of the input image, will be ignored.\n"
+               "Please remove mean transformation from the config.\n")
+    assert err == warning * 4
+    images = read_all(tmp_path / 'same.xml')
+    assert capfd.readouterr().err == ''
+    assert np.array_equal(images, np.stack(originals) - 100.0)
+
+
 def test_missing_image_and_bad_label(tmp_path):
     (tmp_path / 'map.txt').write_text('nothere.png\t0\n')
     d = ImageDeserializer(str(tmp_path / 'map.txt'), StreamDefs(
