@@ -121,9 +121,12 @@ def _unmasked_value(var, data, shape, is_seq):
 def _not_a_dynamic_axis(var, value_shape, axis):
     """CNTK 2.7's error for a Value with more than one entry along an axis the input has no dynamic axis for (a
     Value of sequences fed to a non-sequence input, say)."""
-    return ValueError("The dimension size (%d) of the axis (%d) of the Value ('[%s]') must be 1, because this axis "
-                      "is not specified as a dynamic axis of the Variable ('%r')."
-                      % (value_shape[axis], axis, " x ".join(str(d) for d in value_shape), var))
+    from .native_errors import announce
+    message = ("The dimension size (%d) of the axis (%d) of the Value ('[%s]') must be 1, because this axis is not "
+               "specified as a dynamic axis of the Variable ('%r')."
+               % (value_shape[axis], axis, " x ".join(str(d) for d in value_shape), var))
+    announce(message)   # raised by CNTK's native Function::Forward, which announces it on stderr
+    return ValueError(message)
 
 
 def _from_value(var, data, device, dtype, shape, is_seq):

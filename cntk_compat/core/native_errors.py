@@ -4,6 +4,7 @@ CNTK's native library works (device selection, reader construction) raise their 
 Python frames from the entry point down to the raise."""
 import functools
 import os
+import sys
 import traceback
 
 CALL_STACK = "[CALL STACK]"
@@ -14,15 +15,25 @@ def _frames(tb):
                    for f in reversed(traceback.extract_tb(tb.tb_next or tb)))
 
 
+def announce(message):
+    """CNTK's native library says on stderr what it is about to throw, whether or not the caller then catches
+    it: "About to throw exception '<message>'" after an empty line. cntk-compat's own notes after a message
+    (a paragraph starting "(cntk-compat") are not part of what CNTK says."""
+    sys.stderr.write("\nAbout to throw exception '%s'\n" % message.split("\n\n(cntk-compat")[0])
+    sys.stderr.flush()
+
+
 def native_entry_point(function):
-    """Decorator: a ValueError, RuntimeError or TypeError with a plain message that ``function`` raises gets
-    CNTK's call stack section appended to its message (innermost frame first, as CNTK prints it)."""
+    """Decorator: a ValueError, RuntimeError or TypeError with a plain message that ``function`` raises is
+    announced on stderr as CNTK's native library announces its exceptions, and gets CNTK's call stack section
+    appended to its message (innermost frame first, as CNTK prints it)."""
     @functools.wraps(function)
     def call(*args, **kwargs):
         try:
             return function(*args, **kwargs)
         except (ValueError, RuntimeError, TypeError) as e:
             if len(e.args) == 1 and isinstance(e.args[0], str) and CALL_STACK not in e.args[0]:
+                announce(e.args[0])
                 e.args = ("%s\n\n%s\n%s" % (e.args[0], CALL_STACK, _frames(e.__traceback__)),)
             raise
     return call

@@ -39,3 +39,36 @@ def test_the_section_is_added_once_and_only_to_plain_messages():
     with pytest.raises(FileNotFoundError) as e:
         with_errno()
     assert "[CALL STACK]" not in str(e.value)
+
+
+def test_native_errors_are_announced_on_stderr_even_when_caught(capsys):
+    # CNTK 2.7 prints "About to throw exception '<message>'" (after an empty line) for each exception its native
+    # library throws, before the caller sees it: a script that catches gpu(0) still shows the line
+    try:
+        C.device.gpu(99999)
+    except ValueError:
+        pass
+    assert capsys.readouterr().err == "\nAbout to throw exception 'Specified GPU device id (99999) is invalid.'\n"
+
+    @native_entry_point
+    def inner():
+        raise RuntimeError("inner failed")
+
+    @native_entry_point
+    def outer():
+        inner()
+
+    with pytest.raises(RuntimeError):
+        outer()
+    assert capsys.readouterr().err == "\nAbout to throw exception 'inner failed'\n"   # once, not per entry point
+
+
+def test_a_value_of_sequences_for_a_non_sequence_input_is_announced(capsys):
+    import numpy as np
+    x = C.input_variable(5)
+    with pytest.raises(ValueError) as e:
+        (x * 1).eval({x: C.Value.one_hot([[1, 2, 3]], 5)})
+    err = capsys.readouterr().err
+    assert err.startswith("\nAbout to throw exception 'The dimension size (3) of the axis (1) of the Value "
+                          "('[1 x 3 x 5]') must be 1")
+    assert str(e.value) in err
