@@ -18,10 +18,18 @@ class LearnerAdaDelta(Learner):
         self._rho = check_number(rho, "rho", 0.0, 1.0)
         self._epsilon = check_number(epsilon, "epsilon", 0.0)
 
+    def _state_dtype(self, dtype):
+        # CNTK 2.7 updates float16 parameters with float32 accumulators (LearnerAdaDelta::Update<half, float>):
+        # in float16 the default epsilon (1e-8) is 0, and a gradient of 0 made 0/0 = NaN of the first step
+        return torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
+
     def _step(self, group, grads, lr, n):
         rho, eps = self._rho, self._epsilon
-        one_minus_rho = complement(rho, group.dtype)
+        state_dtype = self._state_dtype(group.dtype)
+        one_minus_rho = complement(rho, state_dtype)
         sq_grad, sq_delta = group.state["squared_gradient"], group.state["squared_delta"]
+        if state_dtype != group.dtype:
+            grads = [g.to(state_dtype) for g in grads]
         torch._foreach_mul_(sq_grad, rho)
         torch._foreach_addcmul_(sq_grad, grads, grads, value=one_minus_rho)
         delta = torch._foreach_add(sq_delta, eps)
@@ -32,7 +40,11 @@ class LearnerAdaDelta(Learner):
         torch._foreach_mul_(delta, grads)
         torch._foreach_mul_(sq_delta, rho)
         torch._foreach_addcmul_(sq_delta, delta, delta, value=one_minus_rho)
-        torch._foreach_add_(group.tensors, delta, alpha=-lr)
+        if state_dtype != group.dtype:      # the step computed in float32, rounded once to the parameter
+            for t, d in zip(group.tensors, delta):
+                t.copy_(t.to(state_dtype).add_(d, alpha=-lr))
+        else:
+            torch._foreach_add_(group.tensors, delta, alpha=-lr)
 
 
 def adadelta(parameters, lr=learning_parameter_schedule_per_sample(1), rho=0.95, epsilon=1e-8,

@@ -305,6 +305,10 @@ class Learner(object):
             self._step(group, preprocessed, lr, n)
             self._postprocess(group, lr, n)
 
+    def _state_dtype(self, dtype):
+        """The dtype of the smoothed-gradient state kept for parameters of ``dtype`` (theirs by default)."""
+        return dtype
+
     def _step(self, group, grads, lr, n):
         """Update ``group``'s tensors with its gradients ``grads`` (a :class:`ScratchGradients` when the step
         may overwrite them) at the effective learning rate ``lr`` for a minibatch of ``n`` samples."""
@@ -372,7 +376,9 @@ class Learner(object):
             for group in groups.values():
                 # zeros_like: the state has its parameter's strides (a weight stored transposed for a fused
                 # recurrence, core.fused_recurrence.store_for_kernel), so the update runs over matching memory
-                group.state = {name: [torch.zeros_like(t, requires_grad=False) for t in group.tensors]
+                state_dtype = self._state_dtype(group.dtype)
+                group.state = {name: [torch.zeros_like(t, dtype=state_dtype, requires_grad=False)
+                                      for t in group.tensors]
                                for name in self._state_names}
             self._groups = list(groups.values())
         return self._groups

@@ -1,6 +1,8 @@
 """The Trainer: one gradient step per minibatch for a (loss, metric) criterion, spread over learners."""
 import sys
 
+import numpy as np
+
 import torch
 
 from ..core import autograd_calls, graph_version, node_timing, random_stream
@@ -41,6 +43,10 @@ class Trainer(object):
         for learner in self._learners:
             learner.add_progress_writers(self._progress_writers)
         self._outputs = [self._loss.output] + ([self._metric.output] if self._metric is not None else [])
+        if np.dtype(self._loss.output.dtype) == np.float16:
+            # CNTK 2.7's Trainer constructor says so on stderr (without a newline), before its other notes
+            sys.stderr.write("WARNING: using Float16 for loss function may cause overflow, please cast to float")
+            sys.stderr.flush()
         self._parameters = self._check_learners()
         self._distributed = _distributed_learner(self._learners)
         self._samples_at_last_sync = 0
