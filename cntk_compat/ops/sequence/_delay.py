@@ -8,9 +8,17 @@ from ...core.sequence_masks import expand_mask, first_step, gather_steps, last_s
 from .._common import make, sanitize_operand, spec_like
 
 
-def _infer(inputs, attributes):
-    x = inputs[0]
-    return [spec_like(x, x._shape)]
+def _make_infer(op_name):
+    def infer(inputs, attributes):
+        x = inputs[0]
+        # as CNTK: a delay steps along a sequence of a batch, so its operand has exactly those two dynamic axes.
+        # No dynamic axes at all is what a placeholder not yet bound has here: checked again once it is bound
+        if x._dynamic_axes and not (len(x._dynamic_axes) == 2 and x.has_sequence_axis() and x.has_batch_axis()):
+            raise ValueError("%s: input operand %r with #dynamic axes != 2 (1 sequence axis and 1 batch axis) is "
+                             "not supported; a recurrence or a past/future value needs sequence data "
+                             "(sequence.input_variable)" % (op_name, x))
+        return [spec_like(x, x._shape)]
+    return infer
 
 
 def _initial_block(x, init, init_dyn, steps, init_mask, from_end):
@@ -64,9 +72,9 @@ def _delay_public(attrs, node):
 
 # only past_value carries state across calls: future_value would need the next batch (a piece's end takes its
 # initial state, where CNTK reads zeros past the end of the minibatch)
-register_op("PastValue", _infer, _past_value, prepare=_prepare, uses_masks=True, delay="past",
+register_op("PastValue", _make_infer("PastValue"), _past_value, prepare=_prepare, uses_masks=True, delay="past",
             sequence_initial_state=last_step, carries_state=True, public_attributes=_delay_public)
-register_op("FutureValue", _infer, _future_value, prepare=_prepare, uses_masks=True, delay="future",
+register_op("FutureValue", _make_infer("FutureValue"), _future_value, prepare=_prepare, uses_masks=True, delay="future",
             sequence_initial_state=first_step, public_attributes=_delay_public)
 
 

@@ -1,0 +1,30 @@
+"""past_value / future_value (and so every Recurrence) step along a sequence: as in CNTK 2.7, an operand without
+exactly one sequence axis and one batch axis is refused when the graph is composed, not computed along a static
+axis or refused only at eval."""
+import numpy as np
+import pytest
+
+import cntk as C
+
+
+@pytest.mark.parametrize("delay", [C.sequence.past_value, C.sequence.future_value])
+def test_delay_of_non_sequence_input_is_refused(delay):
+    x = C.input_variable(3, name="frames")
+    with pytest.raises(ValueError, match=r"Input\('frames', \[#\], \[3\]\) with #dynamic axes != 2"):
+        delay(x)
+
+
+def test_recurrence_over_non_sequence_input_is_refused_when_composed():
+    x = C.input_variable(3)
+    with pytest.raises(ValueError, match="1 sequence axis and 1 batch axis"):
+        C.layers.Sequential([C.layers.Recurrence(C.layers.LSTM(4)), C.layers.Dense(2)])(x)
+
+
+def test_recurrence_over_sequence_input_still_composes_and_runs():
+    x = C.sequence.input_variable(3)
+    z = C.layers.Recurrence(C.layers.LSTM(4))(x)
+    out = z.eval({x: [np.ones((2, 3), np.float32)]})
+    assert np.asarray(out).shape[-2:] == (2, 4)
+    y = C.sequence.past_value(x, time_step=1)
+    np.testing.assert_array_equal(y.eval({x: [np.arange(6, dtype=np.float32).reshape(2, 3)]})[0],
+                                  [[0, 0, 0], [0, 1, 2]])
