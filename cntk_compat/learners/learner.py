@@ -33,6 +33,10 @@ class OwnedGradients(dict):
     (DistributedDataParallel's bucket views are), so the learner skips checking each one every minibatch."""
 
     exact = False
+    # the parameters whose gradient CNTK computes as a sparse block matrix ({parameter: number of leading axes
+    # indexed by the sparse operand}; see Trainer._sparse_gradient_parameters): learners that CNTK updates
+    # only in the blocks present (momentum SGD) read it
+    sparse = {}
 
 
 class ScratchGradients(list):
@@ -108,6 +112,8 @@ class Learner(object):
     ``update(gradient_values, training_sample_count, is_sweep_end=False)`` applies one minibatch: it returns
     False without updating when the current learning rate is 0 (learning has stopped).
     """
+
+    _sparse_now = {}    # this update's OwnedGradients.sparse
 
     _state_names = ()
     # CNTK's built-in learners (LearnerBase) take the next automatic random seed when they are created, for
@@ -196,6 +202,7 @@ class Learner(object):
         n = _sample_count(training_sample_count)
         self._on_minibatch(n)
         lr = self._effective_learning_rate(n, current)
+        self._sparse_now = getattr(gradient_values, "sparse", None) or {}
         with torch.no_grad():
             self._apply(gradient_values, lr, n)
         self._sample_count += n

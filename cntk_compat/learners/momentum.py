@@ -2,6 +2,8 @@
 
 With ``unit_gain`` the smoothed gradient is ``m * s + (1 - m) * lr * g``, otherwise ``m * s + lr * g``.
 """
+import math
+
 import torch
 
 from .defaults import default_unit_gain_value
@@ -36,9 +38,41 @@ class LearnerMomentumSGD(MomentumLearnerBase):
     def _step(self, group, grads, lr, n):
         m = self._momentum(n)
         s = group.state["smoothed"]
+        sparse = self._sparse_now
+        if sparse and any(p in sparse for p in group.params):
+            dense = [i for i, p in enumerate(group.params) if p not in sparse]
+            for i, p in enumerate(group.params):
+                if p in sparse:
+                    _lazy_momentum_step(group.tensors[i], s[i], grads[i], sparse[p], m,
+                                        self._unit_gain_factor(m, group.dtype) * lr)
+            s, grads = [s[i] for i in dense], [grads[i] for i in dense]
+            tensors = [group.tensors[i] for i in dense]
+            if not tensors:
+                return
+        else:
+            tensors = group.tensors
         torch._foreach_mul_(s, m)
         torch._foreach_add_(s, grads, alpha=self._unit_gain_factor(m, group.dtype) * lr)
-        torch._foreach_sub_(group.tensors, s)
+        torch._foreach_sub_(tensors, s)
+
+
+def _lazy_momentum_step(tensor, smoothed, grad, leading, m, scale):
+    """CNTK 2.7's momentum SGD on a sparse block gradient (a parameter reached only as the right operand of
+    products with sparse data: an Embedding of sparse input, times(one_hot, W)): only the blocks the minibatch
+    touched, the parameter's slices along the axes the sparse operand indexes, get their smoothed gradient
+    decayed and added and are moved; the others keep theirs, unapplied, until a later minibatch touches them."""
+    rows = math.prod(tensor.shape[:leading])
+    if leading != 1:    # the blocks as one leading axis (the state has its parameter's strides)
+        tensor, smoothed, grad = (t.reshape((rows,) + tuple(t.shape[leading:])) if t.is_contiguous() else None
+                                  for t in (tensor, smoothed, grad.contiguous()))
+        if tensor is None or smoothed is None:
+            raise NotImplementedError("momentum SGD on a sparse gradient of a non-contiguous parameter")
+    touched = grad.reshape(rows, -1).ne(0).any(dim=1).nonzero().squeeze(1)
+    if touched.numel() == 0:
+        return
+    block = smoothed.index_select(0, touched).mul_(m).add_(grad.index_select(0, touched), alpha=scale)
+    smoothed.index_copy_(0, touched, block)
+    tensor.index_add_(0, touched, block, alpha=-1.0)
 
 
 class LearnerNesterov(MomentumLearnerBase):

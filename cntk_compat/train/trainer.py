@@ -53,6 +53,7 @@ class Trainer(object):
         self._arguments_of = tuple(self._all_arguments())
         self._samples_seen = 0
         self._per_sample = (None, False)     # (graph version, _per_sample_criterion)
+        self._sparse = (None, {})            # (graph version, _sparse_gradients)
         self._prev = (None, None, 0)
         self._train_acc = [None, None]
         self._test_acc = None
@@ -209,12 +210,25 @@ class Trainer(object):
             grads = [torch.zeros_like(t) if g is None else g for g, t in zip(grads, tensors)]
         return dict(zip(params, grads)) if grads else {p: torch.zeros_like(p.tensor) for p in params}
 
+    def _sparse_gradients(self):
+        """{parameter: leading axes} for the parameters whose gradient CNTK computes as a sparse block matrix:
+        those the loss reaches only as the right operand of times() with a sparse left operand (an Embedding of
+        sparse input, times(one_hot_labels, W)); the blocks are the slices along the leading axes the sparse
+        operand indexes. Worked out once per graph version."""
+        version = graph_version.current()
+        if self._sparse[0] != version:
+            self._sparse = (version, sparse_gradient_parameters(self._loss.output, self._parameters))
+        return self._sparse[1]
+
     def _step(self, loss, n, sweep_end, gradient_inputs=()):
         by_param = self._gradients(loss, gradient_inputs)
+        sparse = self._sparse_gradients()
         updated = False
         for learner, parameters in zip(self._learners, self._learner_parameters):
             # the gradients are this step's own: a built-in learner may overwrite them (OwnedGradients)
             mine = OwnedGradients((p, by_param[p]) for p in parameters)
+            if sparse:
+                mine.sparse = {p: sparse[p] for p in parameters if p in sparse}
             updated = learner.update(mine, n, sweep_end) or updated
         return updated
 
@@ -399,6 +413,28 @@ def _distributed_learner(learners):
 
 
 # names CNTK's cntk.train.trainer also exposes
+def sparse_gradient_parameters(loss, parameters):
+    """The parameters of ``parameters`` that ``loss`` uses only as the right operand of Times nodes whose left
+    operand is sparse (inside blocks too), each with the number of its leading axes the products sum over: CNTK's gradient of such a
+    parameter is a sparse block matrix, which its learners treat differently from a dense one."""
+    from ..core.graph import node_inputs_and_body, walk
+    wanted = set(parameters)
+    ranks, dense = {}, set()
+    for node in walk([loss], dependencies=node_inputs_and_body).nodes:
+        if node._block_root is not None:
+            continue
+        for i, v in enumerate(node._inputs):
+            if v not in wanted or v in dense:
+                continue
+            if node.op_name == "Times" and i == 1 and node._inputs[0].is_sparse:
+                # the axes of the parameter that the product sums over, which the sparse operand indexes
+                attributes = node._attributes or {}
+                ranks.setdefault(v, set()).add(len(v.shape) - int(attributes.get("output_rank", 1)))
+            else:
+                dense.add(v)
+    return {p: r.pop() for p, r in ranks.items() if p not in dense and len(r) == 1 and min(r) > 0}
+
+
 from ..core.device import use_default_device  # noqa: F401,E402
 from ..io.minibatch_data import MinibatchData  # noqa: F401,E402
 
