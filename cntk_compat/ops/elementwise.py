@@ -418,11 +418,19 @@ def _greater_equal(a, b):
     return torch.ge(a, b)
 
 
+def _element_divide(a, b):
+    """CNTK's ElementDivide is ElementTimes(a, Reciprocal(b)): a * (1/b), rounded twice, so x / 255.0 differs from
+    torch's correctly rounded a / b in the last bit for many x (CNTK_103's input scaling). Composed of torch's
+    mul and reciprocal, its gradients are CNTK's bit for bit as well: g * (1/b) for a and -(g * a) * (1/b)^2
+    for b (checked against CNTK 2.7)."""
+    return torch.mul(a, torch.reciprocal(b))
+
+
 _BINARY = {
     "plus": ("Plus", torch.add, ("left", "right")),
     "minus": ("Minus", torch.sub, ("left", "right")),
     "element_times": ("ElementTimes", torch.mul, ("left", "right")),
-    "element_divide": ("ElementDivide", torch.div, ("left", "right")),
+    "element_divide": ("ElementDivide", _element_divide, ("left", "right")),
     "pow": ("Pow", _pow, ("base", "exponent")),
     "element_max": ("ElementMax", torch.maximum, ("left", "right")),
     "element_min": ("ElementMin", torch.minimum, ("left", "right")),
