@@ -205,7 +205,9 @@ def getitem(x, key):
         if isinstance(item, int):
             item = _pyslice(item, item + 1 if item != -1 else None)
         if isinstance(item, _pyslice):
-            if item.start or item.stop or (item.step or 1) != 1:
+            # as CNTK 2.7: an axis is sliced only when start or stop is given (and not 0); its step alone
+            # (x[::2]) selects the whole axis, which the shapes of models trained under CNTK rely on
+            if item.start or item.stop:
                 result = slice(result, axis, item.start or 0, item.stop or 0, item.step or 1)
         elif isinstance(item, (list, tuple)):
             if not item or not all(isinstance(i, int) for i in item):

@@ -177,4 +177,4 @@ def test_times_transpose_with_a_vector_keeps_a_last_axis_of_one():
     z = C.times_transpose(W, h) + C.parameter((50, 1), init=0)
     assert z.shape == (50, 1)
     x = np.random.rand(3, 10).astype(np.float32)
-    np.testing.assert_allclose(z.eval({h: x}), (x @ W.value.T)[:, :, None], rtol=1e-5)
+    np.testing.assert_allclose(z.eval({h: x}), (x @ W.value.T)[:, :, None], rtol=1e-5, atol=1e-6)

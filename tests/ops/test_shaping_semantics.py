@@ -71,3 +71,13 @@ def test_slice_with_negative_strides_takes_the_range_backwards():
     np.testing.assert_array_equal(C.slice(x, 1, 0, 6, -2).grad({x: d})[0][0], [0, 1, 0, 1, 0, 1])
     with pytest.raises(ValueError):
         C.slice(x, 1, 0, 6, 0)
+
+
+def test_getitem_slices_an_axis_only_when_start_or_stop_is_given():
+    # CNTK 2.7 (golden values from it): x[1:, ::2] slices axis 0 from 1 and leaves axis 1 whole, the step of a
+    # slice without start and stop being ignored; with a start, the step applies
+    x = C.input_variable((3, 4))
+    data = np.arange(12, dtype=np.float32).reshape(1, 3, 4)
+    np.testing.assert_array_equal(x[1:, ::2].eval({x: data}), [[[4, 5, 6, 7], [8, 9, 10, 11]]])
+    assert x[:, ::2].shape == (3, 4)
+    np.testing.assert_array_equal(x[0, 1::2].eval({x: data}), [[[1, 3]]])
