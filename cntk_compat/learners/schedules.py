@@ -187,10 +187,6 @@ def _unit_reference_size(unit):
     return 1 if unit is UnitType.sample else IGNORE
 
 
-def _warn_epoch_size_ignored(epoch_size):
-    if epoch_size is not None:
-        warnings.warn("When providing the schedule as a number, epoch_size is ignored", RuntimeWarning,
-                      stacklevel=3)
 
 
 def _epoch_size(epoch_size):
@@ -208,7 +204,8 @@ def training_parameter_schedule(schedule, unit=UnitType.minibatch, epoch_size=No
         schedule.is_minibatch_size_explicitly_specified = True
         return schedule
     if _is_number(schedule):
-        _warn_epoch_size_ignored(epoch_size)
+        if epoch_size is not None:     # attributed here (CNTK: once per function and process)
+            warnings.warn('When providing the schedule as a number, epoch_size is ignored', RuntimeWarning)
         result = TrainingParameterSchedule(schedule, FULL_DATA_SWEEP, reference)
     else:
         result = TrainingParameterSchedule(schedule, _epoch_size(epoch_size), reference)
@@ -226,7 +223,8 @@ def learning_parameter_schedule(schedule, minibatch_size=None, epoch_size=None):
     explicit = minibatch_size is not None
     reference = IGNORE if minibatch_size is None else _check_count(minibatch_size, "minibatch_size")
     if _is_number(schedule):
-        _warn_epoch_size_ignored(epoch_size)
+        if epoch_size is not None:     # attributed here (CNTK: once per function and process)
+            warnings.warn('When providing the schedule as a number, epoch_size is ignored', RuntimeWarning)
         result = TrainingParameterSchedule(schedule, FULL_DATA_SWEEP, reference)
     else:
         result = TrainingParameterSchedule(schedule, _epoch_size(epoch_size), reference)
@@ -271,7 +269,8 @@ def momentum_as_time_constant_schedule(momentum, epoch_size=None):
         momentum.is_minibatch_size_explicitly_specified = True
         return momentum
     if _is_number(momentum):
-        _warn_epoch_size_ignored(epoch_size)
+        if epoch_size is not None:     # attributed here (CNTK: once per function and process)
+            warnings.warn('When providing the schedule as a number, epoch_size is ignored', RuntimeWarning)
         return TrainingParameterSchedule(_time_constant_to_momentum(momentum), FULL_DATA_SWEEP, 1,
                                          argument="momentum")
     if isinstance(momentum, list):

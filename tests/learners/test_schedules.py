@@ -135,3 +135,28 @@ def test_progress_log_names_the_unit_as_cntk_27(capsys):
                     ["Learning rate per minibatch: 0.1", "Momentum per 1 samples: 0.9048374180359595"],
                     ["Learning rate per 1 samples: 0.1", "Momentum per 1 samples: 0.9048374180359595",
                      "Learning rate per 1 samples: 0.05"]]
+
+
+def test_epoch_size_ignored_warning_is_cntks_once_per_schedule_function():
+    # CNTK 2.7 warns from inside each of its three schedule functions, so under Python's default filters a
+    # script sees it once per function however often it calls them (checked: 3 warnings for this script)
+    import os
+    import subprocess
+    import sys
+    script = "\n".join([
+        "import cntk as C",
+        "a = C.learning_parameter_schedule(0.1, epoch_size=5)",
+        "b = C.learning_parameter_schedule(0.2, epoch_size=5)",
+        "c = C.momentum_schedule(0.9, epoch_size=5)",
+        "d = C.momentum_as_time_constant_schedule(100, epoch_size=5)",
+        "e = C.learning_rate_schedule(0.1, C.UnitType.sample, epoch_size=5)"])
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"}
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    err = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env,
+                         timeout=120).stderr
+    message = "RuntimeWarning: When providing the schedule as a number, epoch_size is ignored"
+    assert err.count(message) == 3, err
+    assert err.count("  warnings.warn('When providing the schedule as a number, epoch_size is ignored', "
+                     "RuntimeWarning)") == 3
+    assert "<string>" not in err
