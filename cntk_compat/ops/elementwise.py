@@ -18,9 +18,9 @@ def _round_half_up(x):
 
 
 def _reciprocal(x):
-    # CNTK: 1/0 gives 0 (with gradient 0)
+    # CNTK: 1/0 gives 0 (with gradient 0); elsewhere torch's reciprocal, whose gradient -(g * (1/x)^2) is CNTK's
     zero = x == 0
-    return torch.where(zero, torch.zeros_like(x), 1.0 / torch.where(zero, torch.ones_like(x), x))
+    return torch.where(zero, torch.zeros_like(x), torch.reciprocal(torch.where(zero, torch.ones_like(x), x)))
 
 
 def _softplus(x, steepness=1.0):
@@ -420,10 +420,10 @@ def _greater_equal(a, b):
 
 def _element_divide(a, b):
     """CNTK's ElementDivide is ElementTimes(a, Reciprocal(b)): a * (1/b), rounded twice, so x / 255.0 differs from
-    torch's correctly rounded a / b in the last bit for many x (CNTK_103's input scaling). Composed of torch's
-    mul and reciprocal, its gradients are CNTK's bit for bit as well: g * (1/b) for a and -(g * a) * (1/b)^2
-    for b (checked against CNTK 2.7)."""
-    return torch.mul(a, torch.reciprocal(b))
+    torch's correctly rounded a / b in the last bit for many x (CNTK_103's input scaling), and a / 0 is 0 with
+    gradients 0, as CNTK's reciprocal of 0 is 0. Composed of torch's mul and reciprocal, its gradients are
+    CNTK's bit for bit as well: g * (1/b) for a and -(g * a) * (1/b)^2 for b (checked against CNTK 2.7)."""
+    return torch.mul(a, _reciprocal(b))
 
 
 _BINARY = {

@@ -39,3 +39,14 @@ def test_a_divisor_broadcast_over_the_batch_and_a_scalar_dividend():
     v = np.array([[1, 2, 3], [4, 5, 6]], np.float32)
     assert np.array_equal((x / d).eval({x: v}), v * (np.float32(1) / np.array([3, 7, 10], np.float32)))
     assert np.array_equal((1.0 / (x + 1)).eval({x: v}), np.float32(1) * (np.float32(1) / (v + 1)))
+
+
+def test_dividing_by_zero_gives_zero_with_zero_gradients():
+    # CNTK 2.7: x / 0 is x * reciprocal(0) = x * 0 (its reciprocal of 0 is 0), gradients 0 for both operands
+    x = C.input_variable(3, needs_gradient=True)
+    y = C.input_variable(3, needs_gradient=True)
+    a = np.array([[1, 0, -2]], np.float32)
+    b = np.zeros((1, 3), np.float32)
+    assert (x / y).eval({x: a, y: b}).tolist() == [[0.0, 0.0, 0.0]]
+    g = (x / y).grad({x: a, y: b}, wrt=[x, y])
+    assert np.asarray(g[x]).tolist() == [[0.0, 0.0, 0.0]] and np.asarray(g[y]).tolist() == [[0.0, 0.0, 0.0]]
