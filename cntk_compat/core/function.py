@@ -406,17 +406,20 @@ class Function(TensorOpsMixin):
 
     def __getattr__(self, name):
         if name.startswith("_") or name in ("outputs", "output", "this"):
-            raise AttributeError("Function has no attribute %r" % name)
+            raise AttributeError("neither Function nor its output variable has '%s'" % name)   # CNTK's words
         if not hasattr(Variable, name):
             root = self.block_root if self.is_block else self
             hit = _find_one(root, name, depth=1)
             if hit is not None:
                 return hit
+        # then the output's attribute, with CNTK 2.7's errors (a single output's is what its SWIG Variable says)
         outputs = self._outputs
-        if len(outputs) == 1 and hasattr(outputs[0], name):
+        if len(outputs) != 1:
+            raise AttributeError("Function does not have '%s' and it cannot be looked up in its outputs because "
+                                 "it does not have exactly one" % name)
+        if hasattr(outputs[0], name):
             return getattr(outputs[0], name)
-        raise AttributeError("neither the Function nor its output has an attribute or a graph member named %r"
-                             % name)
+        raise AttributeError("'Variable' object has no attribute '%s'" % name)
 
     def __str__(self):
         op_name = self.op_name

@@ -56,3 +56,20 @@ def test_uids_follow_cntks_scheme():
     assert u.root_function.uid.startswith("UserDefinedFunction")
     assert u.output.uid == u.root_function.uid + "_Output_0"
     assert C.combine([p, d]).outputs[1].uid == d.output.uid     # combine passes its inputs' outputs on
+
+
+def test_missing_attributes_raise_cntks_attribute_errors():
+    # CNTK 2.7's Function.__getattr__ looks a name up in the graph, then on the single output variable, whose
+    # SWIG class says "'Variable' object has no attribute ..." (Examples/Text/CharacterLM calls z.save_model)
+    import pytest
+    import cntk as C
+    x = C.input_variable(3)
+    z = C.layers.Dense(2)(x)
+    with pytest.raises(AttributeError, match=r"^'Variable' object has no attribute 'save_model'$"):
+        z.save_model("m.dnn")
+    two = C.combine([z, x + 1])
+    with pytest.raises(AttributeError, match=r"^Function does not have 'save_model' and it cannot be looked up "
+                                             r"in its outputs because it does not have exactly one$"):
+        two.save_model
+    assert z.shape == (2,)  # the output's own attributes still answer
+    assert not hasattr(z, "_no_such_thing")
