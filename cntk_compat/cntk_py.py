@@ -265,19 +265,8 @@ def get_trace_level():
 
 def print_built_info():
     """What this build is, as CNTK prints its build information (to stderr)."""
-    import sys
-    from importlib import metadata
-    try:
-        version = metadata.version("cntk-compat")
-    except metadata.PackageNotFoundError:
-        version = "unknown (not installed)"
-    sys.stderr.write("-------------------------------------------------------------------\n"
-                     "Build info: \n\n"
-                     "\t\tcntk-compat version: %s\n"
-                     "\t\ttorch version: %s\n"
-                     "\t\tCUDA: %s\n"
-                     "-------------------------------------------------------------------\n"
-                     % (version, _torch.__version__, _torch.version.cuda or "none (CPU-only torch)"))
+    from .logging.progress_print import _print_built_info
+    _print_built_info()
 
 
 def save_as_legacy_model(root_op, filename):

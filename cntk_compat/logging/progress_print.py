@@ -22,6 +22,23 @@ def _warn_deprecated(message):
     warnings.warn("DEPRECATED: " + message, DeprecationWarning, stacklevel=2)
 
 
+def _print_built_info():
+    """What this build is, as CNTK prints its build information (stderr; cntk_py.print_built_info)."""
+    from importlib import metadata
+    import torch
+    try:
+        version = metadata.version("cntk-compat")
+    except metadata.PackageNotFoundError:
+        version = "unknown (not installed)"
+    sys.stderr.write("-------------------------------------------------------------------\n"
+                     "Build info: \n\n"
+                     "\t\tcntk-compat version: %s\n"
+                     "\t\ttorch version: %s\n"
+                     "\t\tCUDA: %s\n"
+                     "-------------------------------------------------------------------\n"
+                     % (version, torch.__version__, torch.version.cuda or "none (CPU-only torch)"))
+
+
 class ProgressPrinter(ProgressWriter):
     """Prints statistics (loss, metric) as training and evaluation progress.
 
@@ -69,8 +86,7 @@ class ProgressPrinter(ProgressWriter):
         self.metric_multiplier = 100.0 if metric_is_pct else 1.0
 
         # CNTK's ProgressPrinter prints its build information block (stderr) whenever one is made
-        from .. import cntk_py
-        cntk_py.print_built_info()
+        _print_built_info()
 
         self.logfilename = None
         if log_to_file is not None:
