@@ -90,3 +90,6 @@ __all__ = [
     "unpack_batch", "unpooling", "use_default_device", "user_function", "variables",
     "weighted_binary_cross_entropy", "xavier", "zeros_like", "functions", "evaluator"
 ]
+
+from . import _star_modules as _star_modules  # noqa: E402
+_star_modules.export(globals())   # the modules CNTK 2.7's `from cntk import *` binds too

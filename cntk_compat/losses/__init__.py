@@ -87,3 +87,6 @@ def fmeasure(output, target, beta=1):
     score = element_divide((1 + b2) * correct,
                            plus(b2 * reduce_sum(t, axis=_all_axes()), reduce_sum(predicted, axis=_all_axes())))
     return 1 - score
+
+from .. import _star_modules as _star_modules  # noqa: E402
+_star_modules.export(globals())   # the modules CNTK 2.7's `from cntk.losses import *` binds too

@@ -75,3 +75,6 @@ __all__ = [
     "tanh", "times", "times_transpose", "to_batch", "to_sequence", "to_sequence_like", "top_k", "transpose",
     "unpack_batch", "unpooling", "use_default_device", "zeros_like"
 ]
+
+from .. import _star_modules as _star_modules  # noqa: E402
+_star_modules.export(globals())   # the modules CNTK 2.7's `from cntk.ops import *` binds too
