@@ -143,3 +143,16 @@ def test_recurrence_with_every_supported_number_of_states():
         scope = {}
         exec("def step(%s, x):\n    return %s\n" % (", ".join(names), ", ".join("%s * x" % p for p in names)), scope)
         assert len(RecurrenceFrom(scope["step"]).signature) == n + 1
+
+
+def test_unfold_from_takes_the_shape_of_its_initial_state():
+    # CNTK 2.7 (golden values from it): a delay's shape is the elementwise one of its operand and its initial
+    # state, so the generator's state takes the (1,) or (2,) of the initial state, not the scalar of `+ 1`
+    x = C.sequence.input_variable(1)
+    twice = UnfoldFrom(lambda h: h + 1, length_increase=2)(C.constant(np.array([0.], np.float32)), x)
+    assert twice.shape == (1,)
+    np.testing.assert_array_equal(twice.eval({x: [np.ones((2, 1), np.float32)]})[0], [[1], [2], [3], [4]])
+    pair = UnfoldFrom(lambda h: h + 1)(C.constant(np.array([0., 5.], np.float32)), x)
+    out = pair.eval({x: [np.ones((2, 1), np.float32), np.ones((3, 1), np.float32)]})
+    np.testing.assert_array_equal(out[0], [[1, 6], [2, 7]])
+    np.testing.assert_array_equal(out[1], [[1, 6], [2, 7], [3, 8]])

@@ -5,7 +5,7 @@ from ...core.function import as_variable
 from ...core.recurrence import initial_state_steps
 from ...core.registry import register_op
 from ...core.sequence_masks import expand_mask, first_step, gather_steps, last_step
-from .._common import make, sanitize_operand, spec_like
+from .._common import broadcast_shape, make, sanitize_operand, spec_like
 
 
 def _make_infer(op_name):
@@ -17,7 +17,13 @@ def _make_infer(op_name):
             raise ValueError("%s: input operand %r with #dynamic axes != 2 (1 sequence axis and 1 batch axis) is "
                              "not supported; a recurrence or a past/future value needs sequence data "
                              "(sequence.input_variable)" % (op_name, x))
-        return [spec_like(x, x._shape)]
+        # CNTK infers a delay's shape elementwise from the operand and the initial state, so a non-scalar initial
+        # state shapes a loop whose state was typed before it was known (UnfoldFrom's state: a scalar guessed
+        # for it when the loop was made from placeholders)
+        shape, init = x._shape, inputs[1]._shape
+        if shape is not None and init:
+            shape = broadcast_shape([shape, init], op_name)
+        return [spec_like(x, shape)]
     return infer
 
 
