@@ -1,6 +1,8 @@
 """AdaDelta (Zeiler 2012), scaled by a learning rate."""
 import torch
 
+from ..core import rounding
+
 from .hyperparams import check_number, common_setup
 from .learner import Learner, complement
 from .schedules import learning_parameter_schedule_per_sample
@@ -33,9 +35,9 @@ class LearnerAdaDelta(Learner):
         torch._foreach_mul_(sq_grad, rho)
         torch._foreach_addcmul_(sq_grad, grads, grads, value=one_minus_rho)
         delta = torch._foreach_add(sq_delta, eps)
-        torch._foreach_sqrt_(delta)
+        rounding.foreach_sqrt_(delta)
         denominator = torch._foreach_add(sq_grad, eps)
-        torch._foreach_sqrt_(denominator)
+        rounding.foreach_sqrt_(denominator)
         torch._foreach_div_(delta, denominator)
         torch._foreach_mul_(delta, grads)
         torch._foreach_mul_(sq_delta, rho)

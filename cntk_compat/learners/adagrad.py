@@ -1,6 +1,8 @@
 """AdaGrad: per-value step sizes from the accumulated squared gradients."""
 import torch
 
+from ..core import rounding
+
 from .hyperparams import check_bool, common_setup
 from .learner import Learner
 
@@ -30,7 +32,7 @@ class LearnerAdaGrad(Learner):
         acc = group.state["accumulated"]
         torch._foreach_addcmul_(acc, grads, grads)
         multipliers = torch._foreach_add(acc, _FLOOR)
-        torch._foreach_sqrt_(multipliers)
+        rounding.foreach_sqrt_(multipliers)
         torch._foreach_reciprocal_(multipliers)
         steps = torch._foreach_mul(grads, multipliers)
         if self._need_ave_multiplier:

@@ -3,6 +3,8 @@ import math
 
 import torch
 
+from ..core import rounding
+
 from .hyperparams import as_schedule, check_bool, check_number, common_setup
 from .learner import complement
 from .momentum import MomentumLearnerBase
@@ -44,7 +46,7 @@ class LearnerAdam(SmoothedCountState, MomentumLearnerBase):
         else:
             torch._foreach_addcmul_(variance, grads, grads, value=complement(beta2, group.dtype))
             correction = math.sqrt(1.0 - beta2 ** t) / (1.0 - beta1 ** t)
-            denominator = torch._foreach_sqrt(variance)
+            denominator = rounding.foreach_sqrt(variance)
             torch._foreach_add_(denominator, self._epsilon)
         torch._foreach_mul_(mean, beta1)
         torch._foreach_add_(mean, grads, alpha=self._unit_gain_factor(beta1, group.dtype))

@@ -3,6 +3,8 @@ import math
 
 import torch
 
+from ..core import rounding
+
 from .hyperparams import as_schedule, common_setup
 from .learner import complement
 from .momentum import MomentumLearnerBase
@@ -38,7 +40,7 @@ class LearnerFSAdaGrad(SmoothedCountState, MomentumLearnerBase):
         variance, smoothed = group.state["variance"], group.state["smoothed"]
         torch._foreach_mul_(variance, beta2)
         torch._foreach_addcmul_(variance, grads, grads, value=complement(beta2, group.dtype))
-        multipliers = torch._foreach_sqrt(variance)
+        multipliers = rounding.foreach_sqrt(variance)
         torch._foreach_reciprocal_(multipliers)
         torch._foreach_mul_(multipliers, math.sqrt(self._smoothed_count))
         torch._foreach_clamp_max_(multipliers, _MAX_MULTIPLIER)

@@ -7,6 +7,8 @@ step is ``max(0.02 * dec, min)``).
 """
 import torch
 
+from ..core import rounding
+
 from .adagrad import average_multiplier_scale
 from .hyperparams import check_bool, check_number, common_setup
 from .learner import Learner, complement
@@ -59,7 +61,7 @@ class LearnerRMSProp(SmoothedCountState, Learner):
         torch._foreach_copy_(steps, grown)
         torch._foreach_copy_(signs, grad_signs)
         multipliers = torch._foreach_add(mean_square, _FLOOR)
-        torch._foreach_sqrt_(multipliers)
+        rounding.foreach_sqrt_(multipliers)
         torch._foreach_reciprocal_(multipliers)
         torch._foreach_mul_(multipliers, steps)
         if self._need_ave_multiplier:

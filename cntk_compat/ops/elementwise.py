@@ -8,6 +8,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from ..core import rounding
 from ._common import make, register_elementwise, sanitize_operands
 
 # -- unary ---------------------------------------------------------------------------------------
@@ -113,7 +114,7 @@ class _Sqrt(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, x):
-        y = torch.sqrt(x.clamp_min(0))
+        y = rounding.sqrt(x.clamp_min(0))  # correctly rounded, as CNTK's sqrtf (torch's CPU sqrt is not always)
         ctx.save_for_backward(y)
         return y
 
