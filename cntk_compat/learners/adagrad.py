@@ -4,7 +4,7 @@ import torch
 from ..core import rounding
 
 from .hyperparams import check_bool, common_setup
-from .learner import Learner
+from .learner import Learner, sparse_blocks
 
 __all__ = ["adagrad"]
 
@@ -30,6 +30,18 @@ class LearnerAdaGrad(Learner):
 
     def _step(self, group, grads, lr, n):
         acc = group.state["accumulated"]
+        sparse = self._sparse_now
+        if sparse and any(p in sparse for p in group.params):
+            for i, p in enumerate(group.params):
+                if p in sparse:
+                    self._sparse_step(group.tensors[i], acc[i], grads[i], sparse[p], lr)
+            dense = [i for i, p in enumerate(group.params) if p not in sparse]
+            if not dense:
+                return
+            acc, grads = [acc[i] for i in dense], [grads[i] for i in dense]
+            tensors = [group.tensors[i] for i in dense]
+        else:
+            tensors = group.tensors
         torch._foreach_addcmul_(acc, grads, grads)
         multipliers = torch._foreach_add(acc, _FLOOR)
         rounding.foreach_sqrt_(multipliers)
@@ -37,7 +49,23 @@ class LearnerAdaGrad(Learner):
         steps = torch._foreach_mul(grads, multipliers)
         if self._need_ave_multiplier:
             torch._foreach_mul_(steps, average_multiplier_scale(multipliers))
-        torch._foreach_add_(group.tensors, steps, alpha=-lr)
+        torch._foreach_add_(tensors, steps, alpha=-lr)
+
+    def _sparse_step(self, tensor, acc, grad, leading, lr):
+        """CNTK 2.7's AdaGrad on a sparse block gradient (CPUSparseMatrix::Adagrad): only the touched blocks
+        accumulate and move, and the average multiplier is the mean over their values only."""
+        blocks = sparse_blocks([tensor, acc], grad, leading)
+        if blocks is None:
+            return
+        (tensor, acc), grad, touched = blocks
+        g = grad.index_select(0, touched)
+        a = acc.index_select(0, touched).addcmul_(g, g)
+        acc.index_copy_(0, touched, a)
+        multipliers = a.add(_FLOOR).sqrt_().reciprocal_()
+        step = g.mul(multipliers)
+        if self._need_ave_multiplier:
+            step.mul_(multipliers.numel() / multipliers.sum())
+        tensor.index_add_(0, touched, step, alpha=-lr)
 
 
 def adagrad(parameters, lr, need_ave_multiplier=True, l1_regularization_weight=0.0, l2_regularization_weight=0.0,

@@ -458,3 +458,17 @@ def complement(x, dtype):
     if np_dtype is None:
         return 1.0 - x
     return float(np_dtype(1) - np_dtype(x))
+
+
+def sparse_blocks(tensors, grad, leading):
+    """CNTK's sparse block gradient of a parameter (see OwnedGradients.sparse): ``tensors`` (the parameter and
+    its state tensors) and ``grad`` viewed with the ``leading`` axes the sparse operand indexes as one axis, and
+    the indices of the blocks (rows) the minibatch touched, where the gradient is not zero; None when none is."""
+    rows = math.prod(tuple(grad.shape[:leading]))
+    if leading != 1:
+        if not all(t.is_contiguous() for t in tensors):
+            raise NotImplementedError("a sparse gradient of a non-contiguous parameter")
+        tensors = [t.view((rows,) + tuple(t.shape[leading:])) for t in tensors]
+        grad = grad.reshape((rows,) + tuple(grad.shape[leading:]))
+    touched = grad.reshape(rows, -1).ne(0).any(dim=1).nonzero().squeeze(1)
+    return (tensors, grad, touched) if touched.numel() else None

@@ -2,13 +2,11 @@
 
 With ``unit_gain`` the smoothed gradient is ``m * s + (1 - m) * lr * g``, otherwise ``m * s + lr * g``.
 """
-import math
-
 import torch
 
 from .defaults import default_unit_gain_value
 from .hyperparams import as_schedule, check_bool, common_setup
-from .learner import Learner, complement
+from .learner import Learner, complement, sparse_blocks
 
 __all__ = ["momentum_sgd", "nesterov"]
 
@@ -61,15 +59,10 @@ def _lazy_momentum_step(tensor, smoothed, grad, leading, m, scale):
     products with sparse data: an Embedding of sparse input, times(one_hot, W)): only the blocks the minibatch
     touched, the parameter's slices along the axes the sparse operand indexes, get their smoothed gradient
     decayed and added and are moved; the others keep theirs, unapplied, until a later minibatch touches them."""
-    rows = math.prod(tensor.shape[:leading])
-    if leading != 1:    # the blocks as one leading axis (the state has its parameter's strides)
-        tensor, smoothed, grad = (t.reshape((rows,) + tuple(t.shape[leading:])) if t.is_contiguous() else None
-                                  for t in (tensor, smoothed, grad.contiguous()))
-        if tensor is None or smoothed is None:
-            raise NotImplementedError("momentum SGD on a sparse gradient of a non-contiguous parameter")
-    touched = grad.reshape(rows, -1).ne(0).any(dim=1).nonzero().squeeze(1)
-    if touched.numel() == 0:
+    blocks = sparse_blocks([tensor, smoothed], grad, leading)
+    if blocks is None:
         return
+    (tensor, smoothed), grad, touched = blocks
     block = smoothed.index_select(0, touched).mul_(m).add_(grad.index_select(0, touched), alpha=scale)
     smoothed.index_copy_(0, touched, block)
     tensor.index_add_(0, touched, block, alpha=-1.0)

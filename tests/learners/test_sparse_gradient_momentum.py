@@ -1,5 +1,5 @@
-"""Momentum SGD on the sparse gradients CNTK computes for a parameter reached only as the right operand of
-products with sparse data (an Embedding of sparse input, times(one_hot, W)): CNTK 2.7 decays, adds and applies
+"""Momentum SGD and AdaGrad on the sparse gradients CNTK computes for a parameter reached only as the right
+operand of products with sparse data (an Embedding of sparse input, times(one_hot, W)): CNTK 2.7 decays, adds and applies
 the smoothed gradient only in the rows the minibatch touched; the others keep theirs, unapplied. Golden
 values from CNTK 2.7 (CPU); the same graphs fed dense data update every row, as before."""
 import numpy as np
@@ -53,3 +53,22 @@ def test_a_parameter_also_used_densely_keeps_dense_momentum():
     V = C.parameter((4, 2), init=0)
     loss = C.reduce_sum(C.times(x, W)) + C.reduce_sum(C.times(x, V)) + C.reduce_sum(C.times_transpose(V, h))
     assert sparse_gradient_parameters(loss.output, [W, V]) == {W: 1}
+
+
+@pytest.mark.parametrize("sparse, ave, golden", [
+    # CNTK 2.7 (CPU): CPUSparseMatrix::Adagrad accumulates and moves only the touched rows, and averages the
+    # multiplier over their values; the dense path averages over all values (1e8 where nothing accumulated yet,
+    # which all but stops the step: the zeros)
+    (True, True, [[0.222222, -0.222222], [0.31427, -0.31427], [0.130175, -0.130175], [0, 0]]),
+    (True, False, [[0.1, -0.1], [0.135355, -0.135355], [0.05, -0.05], [0, 0]]),
+    (False, True, [[0, 0], [0, 0], [0, 0], [0, 0]]),
+    (False, False, [[0.1, -0.1], [0.135355, -0.135355], [0.05, -0.05], [0, 0]]),
+])
+def test_adagrad_on_a_sparse_gradient_as_cntk(sparse, ave, golden):
+    x = C.input_variable(4, is_sparse=sparse)
+    W = C.parameter((4, 2), init=0)
+    loss = C.reduce_sum(C.times(C.times(x, W), C.constant(np.array([[1., -3.], [2., 0.5]], np.float32))))
+    trainer = C.Trainer(loss, (loss, None), [C.adagrad([W], LR, need_ave_multiplier=ave)])
+    for k in ([0], [1], [1, 2]):
+        trainer.train_minibatch({x: C.Value.one_hot([[i] for i in k], 4) if sparse else np.eye(4, dtype=np.float32)[k]})
+    np.testing.assert_allclose(W.value, golden, rtol=1e-5, atol=1e-6)
