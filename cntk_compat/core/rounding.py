@@ -21,7 +21,7 @@ def sqrt(t):
         return torch.sqrt(t)
     if torch.compiler.is_compiling():
         return torch.sqrt(t.double()).to(torch.float32)
-    return torch.from_numpy(np.sqrt(t.detach().numpy()))
+    return torch.from_numpy(np.asarray(np.sqrt(t.detach().numpy())))  # a 0-d array gives a numpy scalar
 
 
 def foreach_sqrt(tensors):
