@@ -928,8 +928,10 @@ def _square(w, fn, ins, outs, base):
 
 
 def _expand_dims(w, fn, ins, outs, base):
+    from ..ops.shaping import expand_dims_position
     out = fn._outputs[0]
-    w.node("Unsqueeze", ins, outs, base, axes=[_static_axis(fn._attributes["axis"], out)])
+    position = expand_dims_position(fn._attributes["axis"], len(fn._inputs[0].shape))
+    w.node("Unsqueeze", ins, outs, base, axes=[_static_axis(position, out)])
 
 
 def _convolution_transpose(w, fn, ins, outs, base):

@@ -361,8 +361,19 @@ def _expand_dims_infer(inputs, attributes):
     if x._shape is None:
         return [OutputSpec(None, x._dtype, x._dynamic_axes)]
     shape = tuple(x._shape)
-    a = normalize_axis(attributes["axis"], len(shape) + 1, "expand_dims")
+    a = expand_dims_position(attributes["axis"], len(shape), x)
     return [OutputSpec(shape[:a] + (1,) + shape[a:], x._dtype, x._dynamic_axes, x._is_sparse)]
+
+
+def expand_dims_position(axis, rank, x=None):
+    """Where expand_dims(axis) puts the new axis in an operand of this rank, as CNTK 2.7: numpy's position for a
+    negative axis, but after axis k for a non-negative k (CNTK's own example: a (2, 3) input expanded at 0 is
+    (2, 1, 3)), which the shapes of models built under CNTK rely on."""
+    if axis < 0:
+        return normalize_axis(axis, rank + 1, "expand_dims")
+    if axis >= rank:
+        raise ValueError("expand_dims: axis %d is out of bounds for the rank %d of %r" % (axis, rank, x))
+    return axis + 1
 
 
 register_op("Squeeze", _squeeze_infer, _reshape, prepare=_reshape_prepare)
@@ -379,7 +390,7 @@ def squeeze(x, axes=None, name=""):
 
 
 def expand_dims(x, axis, name=""):
-    """Inserts a static axis of size 1 at position axis (numpy's expand_dims)."""
+    """Inserts a static axis of size 1 (where: expand_dims_position)."""
     (x,) = sanitize_operands(x, names=["x"])
     if isinstance(axis, Axis):
         axis = axis.static_axis_index()
@@ -387,11 +398,19 @@ def expand_dims(x, axis, name=""):
 
 
 def flatten(x, axis=None, name=""):
+    """A matrix (product of the axes before axis, product of the rest), as CNTK 2.7: axis 0 (the default) gives
+    (1, n); a negative axis counts from the end so that -1 gives (n, 1)."""
     (x,) = sanitize_operands(x, names=["x"])
     shape = x._shape
-    a = 0 if axis is None else _static_index(axis, len(shape), "flatten", True)
-    lead = math.prod(shape[:a]) if a else None
-    new = ((lead,) if a else ()) + (math.prod(shape[a:]),)
+    if axis is None:
+        a = 0
+    elif isinstance(axis, int) and axis < 0:
+        a = len(shape) + 1 + axis
+        if a < 0:
+            raise ValueError("flatten: axis %d is out of range for rank %d" % (axis, len(shape)))
+    else:
+        a = _static_index(axis, len(shape), "flatten", True)
+    new = (math.prod(shape[:a]), math.prod(shape[a:]))
     return make("Reshape", [x], {"shape": new, "begin_axis": None, "end_axis": None}, name)
 
 

@@ -15,12 +15,6 @@ def test_squeeze_on_placeholder(shape, axis):
     np.testing.assert_array_equal(f(x).eval({x: data})[0], np.squeeze(data[0], axis))
 
 
-@pytest.mark.parametrize("axis", [0, 1, -1])
-def test_expand_dims_like_numpy(axis):
-    x = C.input_variable((2, 3))
-    assert C.expand_dims(C.placeholder(), axis)(x).shape == np.expand_dims(np.zeros((2, 3)), axis).shape
-
-
 def test_reshape_with_new_leading_axis_means_the_end():
     x = C.input_variable((2, 3))
     assert C.reshape(x, (3, 2), 0, Axis.new_leading_axis()).shape == (3, 2)
@@ -81,3 +75,27 @@ def test_getitem_slices_an_axis_only_when_start_or_stop_is_given():
     np.testing.assert_array_equal(x[1:, ::2].eval({x: data}), [[[4, 5, 6, 7], [8, 9, 10, 11]]])
     assert x[:, ::2].shape == (3, 4)
     np.testing.assert_array_equal(x[0, 1::2].eval({x: data}), [[[1, 3]]])
+
+
+def test_expand_dims_of_a_known_shape_inserts_after_a_non_negative_axis_as_cntk():
+    # CNTK 2.7 (shapes from it; its own docstring shows (2, 3) expanded at 0 as (2, 1, 3)); a negative axis follows
+    # numpy; a placeholder bound later gets the same rule
+    x = C.input_variable((2, 3, 4))
+    assert [C.expand_dims(x, a).shape for a in (0, 1, 2, -1, -3)] == [
+        (2, 1, 3, 4), (2, 3, 1, 4), (2, 3, 4, 1), (2, 3, 4, 1), (2, 1, 3, 4)]
+    v = C.input_variable(3)
+    assert C.expand_dims(v, 0).shape == (3, 1) and C.expand_dims(v, -2).shape == (1, 3)
+    with pytest.raises(ValueError, match="out of bounds"):
+        C.expand_dims(v, 1)
+    p = C.placeholder()
+    assert C.expand_dims(p, 0)(C.input_variable((2, 3))).shape == (2, 1, 3)
+
+
+def test_flatten_gives_a_matrix_as_cntk():
+    # CNTK 2.7: (product before axis, product from axis); 0 and None give (1, n), a negative axis counts so that
+    # -1 gives (n, 1)
+    x = C.input_variable((2, 3, 4))
+    assert [C.flatten(x, a).shape for a in (None, 0, 1, 2, 3, -1, -2)] == [
+        (1, 24), (1, 24), (2, 12), (6, 4), (24, 1), (24, 1), (6, 4)]
+    data = np.arange(24, dtype=np.float32).reshape(1, 2, 3, 4)
+    np.testing.assert_array_equal(C.flatten(x, 1).eval({x: data})[0], data.reshape(2, 12))
