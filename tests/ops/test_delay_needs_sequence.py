@@ -28,3 +28,15 @@ def test_recurrence_over_sequence_input_still_composes_and_runs():
     y = C.sequence.past_value(x, time_step=1)
     np.testing.assert_array_equal(y.eval({x: [np.arange(6, dtype=np.float32).reshape(2, 3)]})[0],
                                   [[0, 0, 0], [0, 1, 2]])
+
+
+
+
+def test_the_where_axis_alone_counts_as_a_sequence_of_a_batch():
+    # sequence.where's output carries its new axis alone in cntk-compat (CNTK: [#, whereNodeDynamicAxis...]);
+    # CNTK_204's greedy decoder (UnfoldFrom with length_increase=1.5) delays such a state and failed to compose.
+    # Any other single dynamic axis is still refused, as by CNTK
+    where_alone = C.input_variable(3, dynamic_axes=[C.Axis("whereNodeDynamicAxis_conditionVariable_test")])
+    assert C.sequence.past_value(where_alone).shape == (3,)
+    with pytest.raises(ValueError, match="#dynamic axes != 2"):
+        C.sequence.past_value(C.input_variable(3, dynamic_axes=[C.Axis("my_axis")]))

@@ -13,7 +13,11 @@ def _make_infer(op_name):
         x = inputs[0]
         # as CNTK: a delay steps along a sequence of a batch, so its operand has exactly those two dynamic axes.
         # No dynamic axes at all is what a placeholder not yet bound has here: checked again once it is bound
-        if x._dynamic_axes and not (len(x._dynamic_axes) == 2 and x.has_sequence_axis() and x.has_batch_axis()):
+        # (The sequences cntk-compat makes with sequence.where, UnfoldFrom's with a length_increase included,
+        # carry their new axis alone where CNTK has [#, whereNodeDynamicAxis...]: that axis counts as both.)
+        axes = x._dynamic_axes or ()
+        where_alone = len(axes) == 1 and axes[0].name.startswith("whereNodeDynamicAxis")
+        if axes and not where_alone and not (len(axes) == 2 and x.has_sequence_axis() and x.has_batch_axis()):
             raise ValueError("%s: input operand %r with #dynamic axes != 2 (1 sequence axis and 1 batch axis) is "
                              "not supported; a recurrence or a past/future value needs sequence data "
                              "(sequence.input_variable)" % (op_name, x))
