@@ -2,7 +2,7 @@
 reduce over all axes (squared_error, binary cross entropies, cosine_distance) give a scalar per sample, as in CNTK."""
 import numpy as np
 
-from ..ops import (Axis, element_divide, element_times, greater, log, minus, plus, reduce_log_sum_exp, reduce_sum,
+from ..ops import (Axis, element_divide, element_times, greater, log, minus, negate, plus, reduce_log_sum_exp, reduce_sum,
                    reshape, sqrt, square)
 from ..ops._common import sanitize_operands
 
@@ -50,10 +50,11 @@ def cross_entropy_with_softmax(output_vector, target_vector, axis=-1, name=""):
 
 
 def binary_cross_entropy(output, target, name=""):
-    """-sum(target * log(output) + (1 - target) * log(1 - output)); output holds probabilities."""
+    """-(target * log(output + 1e-6) + (1 - target) * log(1.000001 - output)) per element, CNTK 2.7's formula and
+    shape (a Trainer sums a loss over its elements); output holds probabilities."""
     p, y = sanitize_operands(output, target, names=["output", "target"])
-    per_element = plus(element_times(y, log(p)), element_times(1 - y, log(1 - p)))
-    return _scalar(reduce_sum(-per_element, axis=_all_axes()), name)
+    per_element = plus(element_times(y, log(plus(1e-6, p))), element_times(minus(1.0, y), log(minus(1.000001, p))))
+    return negate(per_element, name=name)
 
 
 def weighted_binary_cross_entropy(output, target, weight, name=""):

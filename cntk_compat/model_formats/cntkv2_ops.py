@@ -309,7 +309,11 @@ def _logistic(inputs, attrs, name):
     C = _C()
     if len(inputs) == 3:
         return C.weighted_binary_cross_entropy(inputs[0], inputs[1], inputs[2], name=name)
-    return C.binary_cross_entropy(inputs[0], inputs[1], name=name)
+    # the Logistic op of models saved before CNTK 2.7 made binary_cross_entropy an elementwise block: the sum of
+    # y log p + (1 - y) log(1 - p) over the sample, computed as log(2 y p + (1 - y) - p), negated
+    p, y = inputs
+    per_element = C.log(C.minus(C.plus(C.element_times(2.0, C.element_times(y, p)), C.minus(1.0, y)), p))
+    return C.negate(C.reduce_sum(per_element, axis=C.Axis.all_static_axes()), name=name)
 
 
 def _gather(inputs, attrs, name):

@@ -18,8 +18,6 @@ def test_squared_error_and_binary_cross_entropy():
     o = C.input_variable(2)
     t = C.input_variable(2)
     np.testing.assert_allclose(C.squared_error(o, t).eval({o: [[1, 2]], t: [[0, 0]]}).ravel(), [5])
-    bce = C.binary_cross_entropy(o, t).eval({o: [[0.5, 0.5]], t: [[1, 0]]})
-    np.testing.assert_allclose(bce.ravel(), [2 * np.log(2)], rtol=1e-5)
 
 
 def test_reducing_criteria_give_a_scalar_per_sample():
@@ -27,7 +25,33 @@ def test_reducing_criteria_give_a_scalar_per_sample():
     t = C.input_variable(2)
     assert C.squared_error(o, t).shape == ()
     assert C.cosine_distance(o, t).shape == ()
-    assert C.binary_cross_entropy(o, t).shape == ()
+
+
+def test_binary_cross_entropy_is_per_element_with_cntks_epsilons():
+    # CNTK 2.7 (values from it): -(y log(p + 1e-6) + (1 - y) log(1.000001 - p)), one value per element
+    p = C.input_variable(3)
+    y = C.input_variable(3)
+    bce = C.binary_cross_entropy(p, y)
+    assert bce.shape == (3,)
+    out = bce.eval({p: np.array([[0.2, 0.7, 0.9], [0.5, 0.1, 0.6]], np.float32),
+                    y: np.array([[0, 1, 1], [1, 0, 0]], np.float32)})
+    np.testing.assert_allclose(out, np.array([[0.22314234, 0.3566735, 0.10535941],
+                                              [0.69314516, 0.10535948, 0.91628844]], np.float32), rtol=2e-7)  # 1 ulp: log
+
+
+def test_a_trainer_sums_a_per_element_loss():
+    # CNTK 2.7: the same step (loss average and updated weights from it)
+    x = C.input_variable(3)
+    y = C.input_variable(3)
+    w = C.parameter(3, init=0.5)
+    p = C.sigmoid(x * w)
+    tr = C.Trainer(p, (C.binary_cross_entropy(p, y), C.classification_error(p, y, topN=2)),
+                   C.sgd([w], C.learning_rate_schedule(0.1, C.UnitType.minibatch)))
+    tr.train_minibatch({x: np.array([[1, 3, 2], [3, 2, 1], [1, 2, 3]], np.float32),
+                        y: np.array([[0, 0, 1], [0, 0, 1], [1, 0, 0]], np.float32)})
+    assert tr.previous_minibatch_loss_average == pytest.approx(3.3220752080281577, rel=1e-7)
+    assert tr.previous_minibatch_evaluation_average == pytest.approx(2 / 3)
+    np.testing.assert_allclose(w.value, [0.41007906, 0.32076886, 0.44875705], rtol=1e-6)
 
 
 def test_lambda_rank_value_and_lambdarank_gradient():
