@@ -62,6 +62,10 @@ class OpDef(object):
         input k is sparse, as CNTK hands it out from grad/backward (a sparse Value: e.g. the rows of the right
         operand of times that a sparse left operand selects); ``output_gradient_is_sparse()`` tells whether the
         gradient arriving at the op's output is. None: dense.
+    public_name: the name CNTK 2.7 gives this op (Function.op_name, and the prefix of its nodes' uids) where it
+        differs from the registry name: several registry ops are one CNTK primitive (ReduceElements,
+        RandomDistribution), or CNTK's name is taken by a Python function (StableSigmoid, OneHotOp). None: the
+        registry name.
     spatial_transform(node) -> (k, [(scale, translate), ...]): for an op that moves its trailing (spatial) axes
         (convolution, pooling, their transposes), how a position p of the output maps to a position
         scale * p + translate of its input k, per trailing axis (crop_automatic composes them). None: the op
@@ -72,7 +76,7 @@ class OpDef(object):
                  uses_training=False, uses_mask=False, uses_masks=False, makes_mask=False, stepwise=False,
                  delay=None, sequence_initial_state=None, carries_state=False, outputs_are_inputs=False,
                  save_state=None, load_node=None, uses_random=False, algebra=None, owned_state=None,
-                 public_attributes=None, sparse_gradient=None, spatial_transform=None):
+                 public_attributes=None, sparse_gradient=None, spatial_transform=None, public_name=None):
         if delay not in (None, "past", "future"):
             raise ValueError("op %s: delay must be None, 'past' or 'future', got %r" % (name, delay))
         if (save_state is None) != (load_node is None):
@@ -100,6 +104,7 @@ class OpDef(object):
         self.public_attributes = public_attributes
         self.sparse_gradient = sparse_gradient
         self.spatial_transform = spatial_transform
+        self.public_name = public_name or name
 
     @property
     def sees_whole_sequences(self):

@@ -29,8 +29,8 @@ def _same_tensor(x):
     return x
 
 
-register_op("UnpackBatch", _unpack_batch_infer, _same_tensor)
-register_op("ToBatch", _to_batch_infer, _same_tensor)
+register_op("UnpackBatch", _unpack_batch_infer, _same_tensor, public_name="UnpackBatchAxis")
+register_op("ToBatch", _to_batch_infer, _same_tensor, public_name="ToBatchAxis")
 
 
 def unpack_batch(x, name=''):

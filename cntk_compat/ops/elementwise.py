@@ -57,8 +57,9 @@ def _elu(x, alpha=1.0):
 
 
 def _selu(x, scale=1.0507009873554805, alpha=1.6732632423543772):
-    # CNTK 2.7: scale * (alpha * (exp(x) - 1)) for x <= 0 (not expm1)
-    return torch.where(x > 0, scale * x, scale * (alpha * (torch.exp(torch.clamp(x, max=0)) - 1)))
+    # CNTK 2.7: scale * (alpha * (exp(x) - 1)) for x < 0 (not expm1), scale * x from 0 on (its gradient at 0 is
+    # scale)
+    return torch.where(x < 0, scale * (alpha * (torch.exp(torch.clamp(x, max=0)) - 1)), scale * x)
 
 
 def _leaky_relu(x, alpha=0.01):
@@ -167,8 +168,11 @@ _UNARY = {
 _ALGEBRA = {"Sigmoid": "sigmoid", "Tanh": "tanh", "ReLU": "relu", "Alias": "identity", "Plus": "add",
             "Minus": "sub", "ElementTimes": "mul"}
 
+# CNTK's own names of these primitives (Function.op_name)
+_PUBLIC_NAMES = {"Sigmoid": "StableSigmoid", "Alias": "NoOp"}
+
 for _public, (_op_name, _fn) in _UNARY.items():
-    register_elementwise(_op_name, _fn, algebra=_ALGEBRA.get(_op_name))
+    register_elementwise(_op_name, _fn, algebra=_ALGEBRA.get(_op_name), public_name=_PUBLIC_NAMES.get(_op_name))
 
 
 def _unary(public, x, name, attributes=None):

@@ -84,7 +84,8 @@ def _one_hot_public(attrs, node):
             "onehotAxis": native_axis(attrs["axis"], len(node.inputs[0].shape) + 1)}
 
 
-register_op("OneHot", _one_hot_infer, _one_hot, prepare=_one_hot_prepare, public_attributes=_one_hot_public)
+register_op("OneHot", _one_hot_infer, _one_hot, prepare=_one_hot_prepare, public_attributes=_one_hot_public,
+            public_name="OneHotOp")
 
 
 def one_hot(x, num_classes, sparse_output=False, axis=-1, name=""):
@@ -263,7 +264,8 @@ def _fill_like(x, value):
     return torch.full_like(x, value)
 
 
-register_op("ConstantLike", _like_infer, _fill_like, prepare=lambda node: {"value": node._attributes["value"]})
+register_op("ConstantLike", _like_infer, _fill_like, prepare=lambda node: {"value": node._attributes["value"]},
+            public_name="ConstantOp")
 
 
 def ones_like(x, name=""):

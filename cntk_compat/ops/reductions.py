@@ -148,9 +148,11 @@ def _reduce_public(attrs, node):
 
 
 for _kind, _name in _OP_NAMES.items():
-    register_op(_name, _reduce_infer, _reduce, prepare=_reduce_prepare, public_attributes=_reduce_public)
+    _public = "ReduceElements" if _kind in _CNTK_REDUCTION_NAMES else _name
+    register_op(_name, _reduce_infer, _reduce, prepare=_reduce_prepare, public_attributes=_reduce_public,
+                public_name=_public)
     register_op(_name + "OverSequences", _reduce_infer, _reduce_all_sequences, prepare=_reduce_prepare,
-                uses_mask=True, public_attributes=_reduce_public)
+                uses_mask=True, public_attributes=_reduce_public, public_name=_public)
 
 
 def _reduction(kind, x, axis, keepdims, name):
@@ -159,7 +161,7 @@ def _reduction(kind, x, axis, keepdims, name):
     axes, batch, all_dyn = _parse_axes(x, axis, op_name)
     attributes = {"kind": kind, "axes": axes, "batch": batch, "all_dynamic": all_dyn, "keepdims": bool(keepdims)}
     if all_dyn and x._sequence_axis is not None:
-        prim = Function._primitive(op_name + "OverSequences", [x], attributes, name, display_name=op_name)
+        prim = Function._primitive(op_name + "OverSequences", [x], attributes, name)
         return Function._composite(prim.outputs)
     return make(op_name, [x], attributes, name)
 
@@ -242,8 +244,10 @@ def _arg_public(op_name):
     return public
 
 
-register_op("Argmax", _arg_infer, _arg_extreme, prepare=_arg_prepare(True), public_attributes=_arg_public("Argmax"))
-register_op("Argmin", _arg_infer, _arg_extreme, prepare=_arg_prepare(False), public_attributes=_arg_public("Argmin"))
+register_op("Argmax", _arg_infer, _arg_extreme, prepare=_arg_prepare(True), public_attributes=_arg_public("Argmax"),
+            public_name="ReduceElements")
+register_op("Argmin", _arg_infer, _arg_extreme, prepare=_arg_prepare(False), public_attributes=_arg_public("Argmin"),
+            public_name="ReduceElements")
 
 
 def _arg(op_name, x, axis, name):

@@ -76,8 +76,10 @@ def _random_infer(inputs, attributes):
 _OP_NAMES = {"uniform": "UniformRandom", "normal": "NormalRandom", "gumbel": "GumbelRandom",
              "bernoulli": "BernoulliRandom"}
 for _name in _OP_NAMES.values():
-    register_op(_name, _random_infer, _random, prepare=_random_prepare, uses_random=True)
-    register_op(_name + "Like", _random_infer, _random, prepare=_random_prepare, uses_random=True)
+    register_op(_name, _random_infer, _random, prepare=_random_prepare, uses_random=True,
+                public_name="RandomDistribution")
+    register_op(_name + "Like", _random_infer, _random, prepare=_random_prepare, uses_random=True,
+                public_name="RandomDistribution")
 
 
 def random_op(kind, x, shape, dtype, a, b, seed, name):

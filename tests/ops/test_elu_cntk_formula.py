@@ -35,3 +35,10 @@ def test_selu_below_zero_uses_exp_minus_one():
     got = C.selu(x).eval({x: v})
     np.testing.assert_allclose(got[0, :2], expected[0], rtol=2e-7)
     assert got[0, 2] == np.float32(scale * 0.5)
+
+
+def test_selu_gradient_at_zero_is_scale():
+    # CNTK 2.7's SELU takes the linear branch from 0 on (its own test: gradient 1.0507 at 0, 1.7581 * exp(x) below)
+    x = C.input_variable(2, needs_gradient=True)
+    g = C.selu(x).grad({x: np.array([[0, -0.1]], np.float32)})
+    np.testing.assert_allclose(g, [[1.0507009873554805, 1.7580993408473768 * np.exp(-0.1)]], rtol=1e-6)

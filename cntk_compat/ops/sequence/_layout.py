@@ -81,7 +81,7 @@ def _unpack(x, padding_value, no_mask_output, mask):
     return value, mask.to(x.dtype)
 
 
-register_op("UnpackSequence", _infer_unpack, _unpack, uses_mask=True,
+register_op("UnpackSequence", _infer_unpack, _unpack, uses_mask=True, public_name="UnpackSequenceOp",
             prepare=lambda node: {"padding_value": node._attributes["padding_value"],
                                   "no_mask_output": node._attributes["no_mask_output"]},
             public_attributes=lambda attrs, node: {
