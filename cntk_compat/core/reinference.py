@@ -53,6 +53,9 @@ def _nodes_on_cycles(nodes):
 
 
 def _node_specs(node, guess):
+    """The node's output specs from its inputs' current types; None where they do not say yet. guess > 0: the node
+    is on a loop being typed, whose inputs may still hold a passing type (a delayed value typed before the value
+    it delays): its shape rule's refusal waits for the loop to settle (_check_settled)."""
     op = node._op
     if op.infer is None:  # a user function: its infer_outputs() may manage with some inputs still unknown
         if not hasattr(node, "_declared_outputs") or not any(_known(i) for i in node._inputs):
@@ -66,7 +69,7 @@ def _node_specs(node, guess):
     try:
         specs = op.infer(node._inputs, node._attributes)
     except (ValueError, TypeError):
-        if all(_known(i) for i in node._inputs):
+        if not guess and all(_known(i) for i in node._inputs):
             raise
         return None
     if op.infer_partial is not None and specs[0].shape is None and guess:
@@ -127,5 +130,15 @@ def infer_in_place(outputs, cycle_guess=None):
         elif guess == 1 and cyclic and any(o._shape is None for n in nodes if id(n) in cyclic for o in n._outputs):
             guess = 2
         else:
+            _check_settled(n for n in nodes if cyclic is None or id(n) in cyclic)
             return
     raise ValueError("shape inference did not settle: the loop's types keep changing")
+
+
+def _check_settled(nodes):
+    """Once a loop's types settle, each shape rule of it sees its final inputs: a refusal now stands."""
+    for node in nodes:
+        op = node._op
+        if op.infer is not None and not op.outputs_are_inputs and node._block_root is None and \
+                all(_known(i) for i in node._inputs):
+            op.infer(node._inputs, node._attributes)

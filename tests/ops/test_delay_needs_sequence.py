@@ -40,3 +40,17 @@ def test_the_where_axis_alone_counts_as_a_sequence_of_a_batch():
     assert C.sequence.past_value(where_alone).shape == (3,)
     with pytest.raises(ValueError, match="#dynamic axes != 2"):
         C.sequence.past_value(C.input_variable(3, dynamic_axes=[C.Axis("my_axis")]))
+
+
+def test_a_loop_whose_delayed_value_is_typed_late_closes():
+    # the delay's operand passes through a batch-only type while the loop's types settle (a broadcast_as of a
+    # non-sequence value onto the loop itself); only the settled type is checked
+    a = C.input_variable(1)
+    b = C.sequence.input_variable(1)
+    state = C.placeholder()
+    out = C.sequence.broadcast_as(a * 2, C.sequence.past_value(state, time_step=2) + b)
+    out.replace_placeholder(out)
+    res = out.eval({a: np.array([[1], [3]], np.float32),
+                    b: [np.array([[1]], np.float32), np.array([[1], [1], [1]], np.float32)]})
+    np.testing.assert_array_equal(res[0], [[2]])
+    np.testing.assert_array_equal(res[1], [[6], [6], [6]])
