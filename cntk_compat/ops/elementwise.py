@@ -450,14 +450,23 @@ def _element_divide(a, b):
     return torch.mul(a, _reciprocal(b))
 
 
+def _element_max(a, b):
+    # CNTK 2.7: where the operands tie, the gradient goes to the right one (torch.maximum shares it)
+    return torch.where(a > b, a, b)
+
+
+def _element_min(a, b):
+    return torch.where(a < b, a, b)
+
+
 _BINARY = {
     "plus": ("Plus", torch.add, ("left", "right")),
     "minus": ("Minus", torch.sub, ("left", "right")),
     "element_times": ("ElementTimes", torch.mul, ("left", "right")),
     "element_divide": ("ElementDivide", _element_divide, ("left", "right")),
     "pow": ("Pow", _pow, ("base", "exponent")),
-    "element_max": ("ElementMax", torch.maximum, ("left", "right")),
-    "element_min": ("ElementMin", torch.minimum, ("left", "right")),
+    "element_max": ("ElementMax", _element_max, ("left", "right")),
+    "element_min": ("ElementMin", _element_min, ("left", "right")),
     "log_add_exp": ("LogPlus", _log_add_exp, ("left", "right")),
     "equal": ("Equal", _as_float(_equal), ("left", "right")),
     "not_equal": ("NotEqual", _as_float(_not_equal), ("left", "right")),

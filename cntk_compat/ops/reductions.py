@@ -53,6 +53,26 @@ def _reduce_infer(inputs, attributes):
     return [OutputSpec(shape, x._dtype, dyn)]
 
 
+class _Extreme(torch.autograd.Function):
+    """reduce_max / reduce_min with CNTK 2.7's gradient: every element equal to the extreme gets the whole output
+    gradient (torch's amax/amin share it among ties)."""
+
+    @staticmethod
+    def forward(ctx, t, dims, keepdim, largest):
+        y = t.amax(dim=dims, keepdim=keepdim) if largest else t.amin(dim=dims, keepdim=keepdim)
+        ctx.save_for_backward(t, y)
+        ctx.dims, ctx.keepdim = dims, keepdim
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        t, y = ctx.saved_tensors
+        if not ctx.keepdim:
+            for d in sorted(d % t.dim() for d in ctx.dims):
+                y, g = y.unsqueeze(d), g.unsqueeze(d)
+        return g * (t == y).to(g.dtype), None, None, None
+
+
 def _apply(kind, t, dims, keepdim):
     if not dims:
         return t
@@ -60,10 +80,8 @@ def _apply(kind, t, dims, keepdim):
         return t.sum(dim=dims, keepdim=keepdim)
     if kind == "mean":
         return t.mean(dim=dims, keepdim=keepdim)
-    if kind == "max":
-        return t.amax(dim=dims, keepdim=keepdim)
-    if kind == "min":
-        return t.amin(dim=dims, keepdim=keepdim)
+    if kind in ("max", "min"):
+        return _Extreme.apply(t, tuple(dims), keepdim, kind == "max")
     if kind == "log_sum_exp":
         return torch.logsumexp(t, dim=dims, keepdim=keepdim)
     if kind == "l1":
