@@ -115,7 +115,8 @@ def _slice(node):
 def _splice(node):
     ins = list(node._inputs)
     r = max(_rank(i) for i in ins)
-    return 43, ins, {"axis": _static(node._attributes["axis"], r, "Splice")}
+    from ..ops.shaping import splice_axis
+    return 43, ins, {"axis": _static(splice_axis(node._attributes, ins), r, "Splice")}
 
 
 def _transpose(node):

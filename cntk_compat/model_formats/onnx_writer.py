@@ -622,7 +622,8 @@ def _clip(w, fn, ins, outs, base):
 def _splice(w, fn, ins, outs, base):
     out = fn._outputs[0]
     rank = len(out.shape)
-    axis = _static_axis(fn._attributes["axis"], out) - _lead(out)
+    from ..ops.shaping import splice_axis
+    axis = _static_axis(splice_axis(fn._attributes, fn._inputs), out) - _lead(out)
     names = []
     for v, name in zip(fn._inputs, ins):
         padded = (1,) * (rank - len(v.shape)) + tuple(v.shape)

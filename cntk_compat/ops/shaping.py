@@ -222,13 +222,25 @@ def getitem(x, key):
 
 # -- splice -----------------------------------------------------------------------------------------
 
+_NEW_LEADING = Axis.new_leading_axis().static_axis_index()
+
+
+def splice_axis(attributes, inputs):
+    """The splice's axis (a Python static axis index) for inputs of known shapes: Axis.new_leading_axis(), kept
+    as such while the inputs' shapes were unknown, is the axis before the highest-ranked input's first."""
+    a = attributes["axis"]
+    if a == _NEW_LEADING:
+        return -(max(len(i._shape) for i in inputs) + 1)
+    return a
+
+
 def _splice_infer(inputs, attributes):
     dtype = promote(*[i._dtype for i in inputs])
     axes = dynamic_axes_of(inputs)
     if any(i._shape is None for i in inputs):
         return [OutputSpec(None, dtype, axes)]
     rank = max(len(i._shape) for i in inputs)
-    a = attributes["axis"]
+    a = splice_axis(attributes, inputs)
     rank = max(rank, a + 1, -a)  # an axis beyond the inputs' rank splices along a new axis of size 1
     a = a + rank if a < 0 else a
     shapes = [(1,) * (rank - len(i._shape)) + tuple(i._shape) for i in inputs]
@@ -270,14 +282,15 @@ def _splice(*tensors, dim, targets, n_dyn_out):
 def _splice_prepare(node):
     out = node._outputs[0]
     rank = len(out._shape)
-    a = node._attributes["axis"]
+    a = splice_axis(node._attributes, node._inputs)
     a = a + rank if a < 0 else a
     targets = tuple((i._n_dynamic, (1,) * (rank - len(i._shape)) + tuple(i._shape)) for i in node._inputs)
     return {"dim": out._n_dynamic + a, "targets": targets, "n_dyn_out": out._n_dynamic}
 
 
 register_op("Splice", _splice_infer, _splice, prepare=_splice_prepare,
-            public_attributes=lambda attrs, node: {"axis": native_axis(attrs["axis"], len(node.inputs[0].shape))})
+            public_attributes=lambda attrs, node: {"axis": native_axis(splice_axis(attrs, node.inputs),
+                                                                       len(node.inputs[0].shape))})
 
 
 def splice(*inputs, **kw_axis_name):
@@ -290,8 +303,10 @@ def splice(*inputs, **kw_axis_name):
     ops = sanitize_operands(*inputs, names=["input %d" % k for k in range(len(inputs))])
     if isinstance(axis, Axis):
         if axis == Axis.new_leading_axis():
-            known = [len(o._shape) for o in ops if o._shape is not None]
-            axis = -(max(known, default=0) + 1)
+            if all(o._shape is not None for o in ops):
+                axis = -(max(len(o._shape) for o in ops) + 1)
+            else:  # resolved by splice_axis once the shapes are known (a block's placeholders)
+                axis = _NEW_LEADING
         else:
             axis = axis.static_axis_index()
     return make("Splice", ops, {"axis": int(axis)}, name)

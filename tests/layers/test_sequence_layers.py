@@ -156,3 +156,17 @@ def test_unfold_from_takes_the_shape_of_its_initial_state():
     out = pair.eval({x: [np.ones((2, 1), np.float32), np.ones((3, 1), np.float32)]})
     np.testing.assert_array_equal(out[0], [[1, 6], [2, 7]])
     np.testing.assert_array_equal(out[1], [[1, 6], [2, 7], [3, 8]])
+
+
+def test_past_value_window_stacks_along_a_new_leading_axis():
+    # CNTK 2.7 (shapes and values from it): a block's splice along Axis.new_leading_axis() makes a new axis even
+    # though the block's placeholders had no shape when it was built
+    for dim in (1, 3):
+        x = C.sequence.input_variable(dim)
+        w = PastValueWindow(2, C.Axis.new_leading_axis())(x)
+        assert [o.shape for o in w.outputs] == [(2, dim), (2, 1)]
+    out = w.eval({x: [np.array([[1, 1, 1], [2, 2, 2], [3, 3, 3]], np.float32)]})
+    np.testing.assert_array_equal(out[w.outputs[0]], [[[3, 3, 3], [2, 2, 2]]])
+    np.testing.assert_array_equal(out[w.outputs[1]], [[[1], [1]]])
+    p = C.placeholder()
+    assert C.splice(p, p, axis=C.Axis.new_leading_axis())(C.input_variable((2, 3))).shape == (2, 2, 3)
