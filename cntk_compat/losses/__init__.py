@@ -80,14 +80,18 @@ def cosine_distance(x, y, name=""):
 
 
 def fmeasure(output, target, beta=1):
-    """1 - F-beta score of the predictions output (probabilities, thresholded at 0.5) against target."""
+    """1 - the F-beta score of output against target with soft counts (output's values, not thresholded), as CNTK
+    2.7: summed over all static axes, or over axes 1 and 2 of rank-3 (image) data, whose axis 0 holds classes."""
     o, t = sanitize_operands(output, target, names=["output", "target"])
-    predicted = greater(o, np.float32(0.5))
-    correct = reduce_sum(element_times(predicted, t), axis=_all_axes())
+    if len(t.shape) != len(o.shape):
+        raise ValueError("fmeasure: output %r and target %r must have the same rank" % (o, t))
+    axis = (1, 2) if len(o.shape) == 3 else None
+    correct = reduce_sum(element_times(o, t), axis=axis)
+    precision = element_divide(correct, reduce_sum(o, axis=axis))
+    recall = element_divide(correct, reduce_sum(t, axis=axis))
     b2 = float(beta) ** 2
-    score = element_divide((1 + b2) * correct,
-                           plus(b2 * reduce_sum(t, axis=_all_axes()), reduce_sum(predicted, axis=_all_axes())))
-    return 1 - score
+    return 1 - element_divide((1 + b2) * element_times(precision, recall), plus(b2 * precision, recall))
+
 
 from .. import _star_modules as _star_modules  # noqa: E402
 _star_modules.export(globals())   # the modules CNTK 2.7's `from cntk.losses import *` binds too

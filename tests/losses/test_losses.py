@@ -108,3 +108,19 @@ def test_hierarchical_softmax_probabilities_add_up():
     every = np.concatenate([p.eval(data) for p in all_probs], axis=-1)  # (4, 6): P(label) for every label
     np.testing.assert_allclose(every.sum(-1), 1, rtol=1e-5)
     np.testing.assert_allclose(np.ravel(out.eval(data)), every[np.arange(4), [0, 2, 4, 5]], rtol=1e-5)
+
+
+def test_fmeasure_uses_soft_counts_as_cntk():
+    # CNTK 2.7 (values from it): 1 - F-beta of the output's values (not thresholded); rank-3 data keeps its class
+    # axis 0 and sums over axes 1 and 2
+    p = C.input_variable(4)
+    t = C.input_variable(4)
+    out = C.fmeasure(p, t).eval({p: np.array([[0.9, 0.1, 0.8, 0.3]], np.float32),
+                                 t: np.array([[1, 0, 0, 1]], np.float32)})
+    np.testing.assert_allclose(out, [0.4146341], rtol=1e-6)
+    p = C.input_variable((2, 2, 2))
+    t = C.input_variable((2, 2, 2))
+    a = np.linspace(0.1, 0.9, 8).astype(np.float32).reshape(1, 2, 2, 2)
+    b = (np.arange(8) % 3 == 0).astype(np.float32).reshape(1, 2, 2, 2)
+    out = C.fmeasure(p, t, beta=2).eval({p: a, t: b})
+    np.testing.assert_allclose(out, [[[[0.7012578]], [[0.43181825]]]], rtol=1e-6)
