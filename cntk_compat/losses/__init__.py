@@ -1,8 +1,7 @@
-"""cntk.losses: training criteria. cross_entropy_with_softmax reduces a sample to shape (1,); the criteria that
-reduce over all axes (squared_error, binary cross entropies, cosine_distance) give a scalar per sample, as in CNTK."""
-import numpy as np
-
-from ..ops import (Axis, element_divide, element_times, greater, log, minus, negate, plus, reduce_log_sum_exp, reduce_sum,
+"""cntk.losses: training criteria, shaped as in CNTK 2.7: cross_entropy_with_softmax reduces a sample to shape (1,);
+squared_error, weighted_binary_cross_entropy and cosine_distance give a scalar per sample; binary_cross_entropy is
+elementwise."""
+from ..ops import (Axis, element_divide, element_times, log, minus, negate, plus, reduce_log_sum_exp, reduce_sum,
                    reshape, sqrt, square)
 from ..ops._common import sanitize_operands
 
