@@ -8,9 +8,12 @@ import torch
 from .native_errors import native_entry_point
 
 
-class DeviceKind(enum.Enum):
+class DeviceKind(enum.IntEnum):
+    """Equal to the ints CNTK's native layer uses (DeviceDescriptor.type() returns those), printed by name."""
     CPU = 0
     GPU = 1
+
+    __str__ = enum.Enum.__str__
 
 
 class _DeviceId(int):
@@ -29,7 +32,8 @@ class DeviceDescriptor(object):
         self._torch = torch.device("cuda", self._id) if kind == DeviceKind.GPU else torch.device("cpu")
 
     def type(self):
-        return self._kind
+        """The kind as CNTK 2.7 returns it: a plain int equal to DeviceKind.CPU (0) or DeviceKind.GPU (1)."""
+        return int(self._kind)
 
     @property
     def id(self):

@@ -53,3 +53,11 @@ def test_a_gpu_is_named_by_its_id_and_cuda_name(monkeypatch):
     gpu0 = DeviceDescriptor(DeviceKind.GPU, 0)
     assert repr(gpu0) == str(gpu0) == gpu0.as_string() == "GPU[0] Tesla K80"
     assert repr((gpu0, cpu())) == "(GPU[0] Tesla K80, CPU)" and cpu().as_string() == "CPU"
+
+
+def test_device_kind_is_an_int_as_in_cntk():
+    # CNTK 2.7: DeviceDescriptor.type() is a plain int, equal to DeviceKind.CPU, which prints by name
+    import cntk as C
+    kind = C.device.cpu().type()
+    assert type(kind) is int and kind == 0 == C.device.DeviceKind.CPU
+    assert str(C.device.DeviceKind.CPU) == "DeviceKind.CPU" and C.device.DeviceKind.GPU == 1
