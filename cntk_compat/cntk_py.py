@@ -10,6 +10,7 @@ from .core.hooks import hook as _hook
 from .core.dtypes import (DataType_Double, DataType_Float, DataType_Float16, DataType_Int8,  # noqa: F401
                           DataType_Int16, DataType_UChar, DataType_Unknown)
 sentinel_value_for_auto_select_random_seed = _rng.SentinelValueForAutoSelectRandomSeed
+DataUnit_Sweep, DataUnit_Sample, DataUnit_Minibatch = 0, 1, 2     # the values of cntk.train.DataUnit
 
 _state = {"deterministic": False, "force_setting_device": False, "checked_mode": False,
           "gpu_memory_trace_level": 0, "math_lib_trace_level": 0, "synchronous_gpu": False,

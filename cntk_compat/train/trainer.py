@@ -142,6 +142,19 @@ class Trainer(object):
         learner, by all workers together."""
         return self._samples_seen
 
+    def total_number_of_units_seen(self, unit):
+        """The samples, minibatches or sweeps (``unit``, a :class:`~cntk.train.DataUnit`) trained on since the
+        start, as the (first) learner counts them; restored by checkpoints."""
+        from .training_session import DataUnit
+        unit = DataUnit(int(unit))
+        if unit == DataUnit.sample:
+            return self.total_number_of_samples_seen
+        learner = self._learners[0]
+        learner = getattr(learner, "_learner", learner)     # a distributed learner's local learner
+        count = getattr(learner, "total_number_of_minibatches_seen" if unit == DataUnit.minibatch
+                        else "total_number_of_sweeps_seen", None)
+        return int(count()) if count is not None else 0
+
     # ------------------------------------------------------------------ training
     def train_minibatch(self, arguments, outputs=None, device=None, is_sweep_end=None):
         """Updates the parameters from one minibatch.

@@ -23,10 +23,11 @@ _SESSION_STATE_KEY = "TrainingSession"
 
 
 class DataUnit(enum.IntEnum):
-    """What a frequency counts: samples, minibatches or sweeps over the data."""
-    sample = 0
-    minibatch = 1
-    sweep = 2
+    """What a frequency counts: samples, minibatches or sweeps over the data (CNTK 2.7's values:
+    cntk_py.DataUnit_Sample is 1, DataUnit_Minibatch 2, DataUnit_Sweep 0)."""
+    sample = 1
+    minibatch = 2
+    sweep = 0
 
 
 def _frequency(frequency, argument):
@@ -249,6 +250,7 @@ class TrainingSession(object):
         while True:
             left = 0 if early_exit else self._max_samples - trainer.total_number_of_samples_seen
             if left <= 0 and not self._blockwise:
+                self.on_minibatch_end()     # after CNTK's final, empty minibatch
                 break
             # a distributed worker out of data (or past max_samples by its count) trains empty minibatches until
             # the distributed learner says that all workers are: they stop together. A blockwise learner's workers
@@ -257,8 +259,10 @@ class TrainingSession(object):
             args = read_minibatch(self._source, size, self._inputs_to_streams, device,
                                   *self._training_partition()) if size > 0 else {}
             if not args and not self._distributed:
+                self.on_minibatch_end()     # CNTK trains the empty minibatch too, and calls the hook after it
                 break
             updated = trainer.train_minibatch(args or {}, device=device)
+            early_exit |= self.on_minibatch_end() is False
             self._minibatches += 1
             if self._agreed(any(getattr(d, "end_of_sweep", False) for d in (args or {}).values())):
                 self._sweeps += 1
@@ -318,6 +322,7 @@ class TrainingSession(object):
     def _save_checkpoint(self, index, device):
         name = self._checkpoint.filename
         self._write_checkpoint(name + str(index) if self._checkpoint.preserve_all else name)
+        self.on_checkpoint_end(index)
 
     def _write_checkpoint(self, filename):
         state = {_SESSION_STATE_KEY: {"minibatches": self._minibatches, "sweeps": self._sweeps},
@@ -330,7 +335,12 @@ class TrainingSession(object):
             name = _latest_preserved(name) or name
         if not os.path.exists(name):
             return
-        state = self.trainer.restore_from_checkpoint(name)
+        self.restore_from_checkpoint(name)
+
+    def restore_from_checkpoint(self, filename):
+        """Restores the trainer, the training source's position and the session's counts from the checkpoint
+        ``filename`` (written by this kind of session)."""
+        state = self.trainer.restore_from_checkpoint(filename)
         session = state.get(_SESSION_STATE_KEY, {})
         self._minibatches = int(session.get("minibatches", 0))
         self._sweeps = int(session.get("sweeps", 0))
@@ -365,11 +375,33 @@ class TrainingSession(object):
     def _cross_validate(self, index, device):
         cv = self._cv
         if cv.minibatch_source is None:
-            return self.on_cross_validation_end(index, 0, 0, 0)
+            return self.on_cross_validation_end(index, 0.0, 0, 0)
         total, samples, minibatches = self._evaluate(cv.minibatch_source, cv.model_inputs_to_streams,
                                                      cv.minibatch_size, cv.max_samples, device)
         self.trainer.summarize_test_progress()
         return self.on_cross_validation_end(index, total / samples if samples else 0.0, samples, minibatches)
+
+    def get_minibatch_size(self):
+        """The training minibatch size at the current sample count (from the session's schedule)."""
+        return self._schedule[self.trainer.total_number_of_samples_seen]
+
+    def on_minibatch_start(self):
+        """A hook of CNTK's TrainingSession; CNTK 2.7 never calls a Python override of it, nor does this."""
+
+    def on_minibatch_end(self):
+        """Called after each minibatch trained (and after the final, empty one); returns False to stop
+        training. Override it in a subclass."""
+        return True
+
+    def on_checkpoint_start(self, index):
+        """A hook of CNTK's TrainingSession; CNTK 2.7 never calls a Python override of it, nor does this."""
+
+    def on_checkpoint_end(self, index):
+        """Called after checkpoint ``index`` was written (the end-of-training one included; not after the
+        file without an index that ``preserve_all`` adds at the end). Override it in a subclass."""
+
+    def on_cross_validation_start(self, index):
+        """A hook of CNTK's TrainingSession; CNTK 2.7 never calls a Python override of it, nor does this."""
 
     def on_cross_validation_end(self, index, average_error, num_samples, num_minibatches):
         """Called after each cross validation; returns False to stop training (the config's callback
