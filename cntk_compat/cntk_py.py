@@ -11,6 +11,7 @@ from .core.dtypes import (DataType_Double, DataType_Float, DataType_Float16, Dat
                           DataType_Int16, DataType_UChar, DataType_Unknown)
 sentinel_value_for_auto_select_random_seed = _rng.SentinelValueForAutoSelectRandomSeed
 DataUnit_Sweep, DataUnit_Sample, DataUnit_Minibatch = 0, 1, 2     # the values of cntk.train.DataUnit
+StorageFormat_Dense, StorageFormat_SparseCSC, StorageFormat_SparseBlockCol = range(3)  # CNTK's StorageFormat enum
 
 _state = {"deterministic": False, "force_setting_device": False, "checked_mode": False,
           "gpu_memory_trace_level": 0, "math_lib_trace_level": 0, "synchronous_gpu": False,

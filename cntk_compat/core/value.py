@@ -129,6 +129,10 @@ class _NativeNDArrayView(object):
         """CNTK's DataType code of the elements (1 float32, 2 float64, 4 float16)."""
         return data_type_code(self.dtype)
 
+    def get_storage_format(self):
+        """CNTK's StorageFormat code: 0 (StorageFormat_Dense) or 1 (StorageFormat_SparseCSC)."""
+        return 1 if self._is_sparse else 0
+
     def to_ndarray(self):
         return self.tensor.detach().cpu().numpy().copy()
 
@@ -149,7 +153,7 @@ class _NativeValue(object):
     """A batch of samples or sequences for one Variable."""
 
     # a class index that Value.one_hot turns into an all-zero sample (CNTK: the largest uint32)
-    ONE_HOT_SKIP = 2 ** 32 - 1
+    ONE_HOT_SKIP = one_hot_skip = 2 ** 32 - 1
 
     def __init__(self, batch=None, seq_starts=None, device=None, _tensor=None, _lengths=None,
                  _is_sparse=False, _slots=None):
@@ -271,6 +275,8 @@ class _NativeValue(object):
 
     @property
     def shape(self):
+        if self._erased:  # an erased Value has lost its shape too; an expired temporary still has it
+            self._check_valid()
         return tuple(self.tensor.shape)
 
     @property
@@ -293,7 +299,7 @@ class _NativeValue(object):
 
     # A Value that Function.eval/forward/grad returned (as_numpy=False) is, as in CNTK, a temporary that the next
     # such call of the same Function erases (_expired); one made by the user stays valid.
-    _expired = False
+    _expired = _erased = False
 
     @property
     def is_valid(self):
@@ -315,6 +321,7 @@ class _NativeValue(object):
     @property
     def mask(self):
         """Per (sequence, step), as int8: 2 for a sequence start, 1 for a valid step, 0 for padding."""
+        self._check_valid()
         if self.lengths is None:
             return np.ones(self.shape[:1], dtype=np.int8)
         t_max = self.shape[1]
@@ -328,7 +335,43 @@ class _NativeValue(object):
         return int((np.asarray(self.mask) == 0).sum())
 
     def erase(self):
-        """CNTK frees the Value's device storage here; torch frees it once the Value is no longer referenced."""
+        """Frees the Value's storage: as in CNTK, the Value is invalid afterwards (its data can no longer be read)."""
+        self._expired = self._erased = True
+
+    def get_data_type(self):
+        """CNTK's DataType code of the elements (cntk.cntk_py.DataType_Float, ...)."""
+        return data_type_code(self.dtype)
+
+    def get_storage_format(self):
+        """CNTK's StorageFormat code: 0 (StorageFormat_Dense) or 1 (StorageFormat_SparseCSC)."""
+        self._check_valid()
+        return 1 if self._is_sparse else 0
+
+    def _same_layout(self, tensor):
+        value = Value(_tensor=tensor, _lengths=None if self.lengths is None else list(self.lengths),
+                      _is_sparse=self._is_sparse, _slots=self.slots)
+        value.from_reader = self.from_reader
+        return value
+
+    def deep_clone(self, read_only=False):
+        """A copy with its own storage (the same shape, mask and storage format)."""
+        self._check_valid()
+        return self._same_layout(carry_one_hot_record(self.tensor, self.tensor.detach().clone()))
+
+    def alias(self, read_only=False):
+        """A Value sharing this one's storage: writing into either (copy_from) changes both."""
+        self._check_valid()
+        return self._same_layout(self.tensor)
+
+    def copy_from(self, source):
+        """Copies ``source``'s data into this Value's storage; the shapes must be the same."""
+        self._check_valid()
+        if tuple(source.shape) != tuple(self.shape):
+            raise ValueError("Value::CopyFrom: the source shape '%s' is not the same as the shape '%s' of this Value"
+                             % (_shape_string(source.shape), _shape_string(self.shape)))
+        with torch.no_grad():
+            self.tensor.copy_(source.tensor.to(self.tensor.device))
+        self.lengths = None if source.lengths is None else list(source.lengths)
 
     def mask_tensor(self):
         if self.lengths is None:

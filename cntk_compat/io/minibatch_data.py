@@ -53,10 +53,10 @@ class ReaderBatch(object):
 
     def mask(self):
         if not self.is_sequence:
-            return np.ones(len(self.sequences), dtype=np.float32)
+            return np.ones(len(self.sequences), dtype=np.int8)
         lengths = self.sequences.lengths
         t = self.shape[1]
-        m = (np.arange(t)[None, :] < lengths[:, None]).astype(np.float32)
+        m = (np.arange(t)[None, :] < lengths[:, None]).astype(np.int8)
         begins = lengths > 0 if self.starts is None else (lengths > 0) & self.starts
         m[begins, 0] = 2
         return m
@@ -139,6 +139,15 @@ class MinibatchData(ArrayMixin):
     def __len__(self):
         return self.number_of_sequences
 
-    def __repr__(self):
-        return 'MinibatchData(sequences=%d, samples=%d, shape=%s, end_of_sweep=%s)' % (
-            self.num_sequences, self.num_samples, self.shape, self.end_of_sweep)
+    def as_string(self):
+        """CNTK's description: the Value's shape and device, the samples and the sequences."""
+        if self._batch is not None:  # without building the Value: it is made on the default device
+            from ..core.device import resolve
+            where = resolve(None)
+            where = "CPU" if where.type == "cpu" else "GPU[%d]" % (where.index or 0)
+            value = "Value([%s], %s)" % (" x ".join(str(d) for d in self.shape), where)
+        else:
+            value = repr(self._value)
+        return 'MinibatchData(data=%s, samples=%d, seqs=%d)' % (value, self.num_samples, self.num_sequences)
+
+    __str__ = __repr__ = as_string

@@ -92,7 +92,8 @@ class MinibatchSource(object):
         for d in deserializers:
             d.multithreaded = multithreaded
             d.max_errors = max_errors
-            for si in d.stream_infos():
+            # CNTK numbers each deserializer's streams in the order of its (case-insensitive) configuration keys
+            for si in sorted(d.stream_infos(), key=lambda si: si.m_name.lower()):
                 if any(si.m_name == o.m_name for o in infos):
                     raise ValueError("stream name '%s' is defined by more than one deserializer" % si.m_name)
                 si.m_id = len(infos)
@@ -101,8 +102,8 @@ class MinibatchSource(object):
                     size_streams.append(si.m_name)
         if len(size_streams) > 1:
             raise ValueError('only one stream may define the minibatch size, got %s' % ', '.join(size_streams))
-        self._infos = infos
-        self._streams = Record(**{si.m_name: si for si in infos})
+        self._infos = infos  # by id: the order of a minibatch's streams
+        self._streams = Record(**{si.m_name: si for si in reversed(infos)})
         self._planner = BlockPlanner(
             deserializers, self._config['randomize'], config.randomization_window_in_chunks,
             config.randomization_window_in_samples, randomization_seed,
@@ -118,8 +119,9 @@ class MinibatchSource(object):
 
     # ------------------------------------------------------------------ streams
     def stream_infos(self):
-        """The list of :class:`StreamInformation` of the streams this source produces."""
-        return list(self._infos)
+        """The list of :class:`StreamInformation` of the streams this source produces (as CNTK lists them:
+        the last id first)."""
+        return list(reversed(self._infos))
 
     @property
     def streams(self):
@@ -298,7 +300,7 @@ class MinibatchSource(object):
         result = {}
         for si in self._infos:
             data = streams[si.m_name]
-            batch = ReaderBatch(data, si.sample_shape, si.m_element_type, si.is_sparse, starts=starts, slots=slots)
+            batch = ReaderBatch(data, si.sample_shape, si.dtype, si.is_sparse, starts=starts, slots=slots)
             result[si] = MinibatchData(batch, len(data), data.rows.shape[0], sweep_end)
         if input_map:
             return {key: result[self.stream_info(s) if isinstance(s, str) else s] for key, s in input_map.items()}

@@ -63,8 +63,25 @@ class StreamConfiguration(object):
         self.m_defines_mb_size = defines_mb_size
 
 
+class _SampleLayout(tuple):
+    """A stream's sample shape as CNTK's ``m_sample_layout`` (an NDShape) presents it."""
+
+    def dimensions(self):
+        return tuple(self)
+
+    def rank(self):
+        return len(self)
+
+    def total_size(self):
+        return int(np.prod(self, dtype=np.int64))
+
+
 class StreamInformation(object):
-    """Description of one stream of a minibatch source: name, id, storage format, dtype and shape."""
+    """Description of one stream of a minibatch source: name, id, storage format, dtype and shape.
+
+    The ``m_*`` fields are CNTK's: ``m_storage_format`` and ``m_element_type`` hold its enum codes
+    (cntk.cntk_py.StorageFormat_* / DataType_*); ``storage_format``, ``dtype`` and ``sample_shape`` give
+    the same as 'dense'/'sparse', a numpy type and a tuple."""
 
     _storage_formats = ('dense', 'sparse')
 
@@ -74,9 +91,23 @@ class StreamInformation(object):
         self.m_name = name
         self.m_id = stream_id
         self.storage_format = storage_format
-        self.m_element_type = np.dtype(dtype).type
+        self.dtype = np.dtype(dtype).type
         self.sample_shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
         self.m_defines_mb_size = bool(defines_mb_size)
+        self.m_is_binary = False
+
+    @property
+    def m_storage_format(self):
+        return self._storage_formats.index(self.storage_format)  # StorageFormat_Dense 0, SparseCSC 1
+
+    @property
+    def m_element_type(self):
+        from ..core.dtypes import data_type_code
+        return data_type_code(self.dtype)
+
+    @property
+    def m_sample_layout(self):
+        return _SampleLayout(self.sample_shape)
 
     @property
     def name(self):
@@ -90,16 +121,13 @@ class StreamInformation(object):
     def shape(self):
         return self.sample_shape
 
-    @property
-    def dtype(self):
-        return self.m_element_type
-
     def __eq__(self, other):
         return isinstance(other, StreamInformation) and (self.m_name, self.m_id) == (other.m_name, other.m_id)
 
     def __hash__(self):
         return hash((self.m_name, self.m_id))
 
-    def __repr__(self):
-        return "StreamInformation(%r, %d, %r, %s, %s)" % (
-            self.m_name, self.m_id, self.storage_format, np.dtype(self.m_element_type).name, self.sample_shape)
+    def as_string(self):
+        return "%s([%s])" % (self.m_name, " x ".join(str(d) for d in self.sample_shape))
+
+    __str__ = __repr__ = as_string

@@ -152,7 +152,7 @@ class MinibatchSourceFromData(UserMinibatchSource):
                 seqs = SequenceData.from_sequences(list(picked))
             else:
                 seqs = SequenceData.from_lengths(picked, np.ones(picked.shape[0], np.int64))
-            batch = ReaderBatch(seqs, si.sample_shape, si.m_element_type, si.is_sparse,
+            batch = ReaderBatch(seqs, si.sample_shape, si.dtype, si.is_sparse,
                                 is_sequence=self._is_sequence[si.m_name])
             result[si] = MinibatchData(batch, len(seqs), seqs.rows.shape[0], 
                                        at_end or self._total_num_samples >= self._max_samples)
@@ -204,7 +204,7 @@ class UserDeserializerAdapter(Deserializer):
         user.streams = Record(**self._streams)
 
     def stream_infos(self):
-        return [StreamInformation(si.m_name, i, si.storage_format, si.m_element_type, si.sample_shape,
+        return [StreamInformation(si.m_name, i, si.storage_format, si.dtype, si.sample_shape,
                                   si.m_defines_mb_size) for i, si in enumerate(self._infos)]
 
     def num_chunks(self):
@@ -223,13 +223,13 @@ class UserDeserializerAdapter(Deserializer):
             dim = int(np.prod(si.sample_shape))
             # the user's arrays are copied: the source keeps no reference to what get_chunk returned
             if isinstance(value, list):
-                value = [v if sp.issparse(v) else np.array(v, dtype=si.m_element_type).reshape(
+                value = [v if sp.issparse(v) else np.array(v, dtype=si.dtype).reshape(
                     (-1,) + si.sample_shape) for v in value]
                 streams[name] = SequenceData.from_sequences(
                     [sp.csr_matrix(v.reshape(v.shape[0], dim), copy=True) if sp.issparse(v) else v for v in value])
             else:
                 rows = sp.csr_matrix(value, copy=True) if sp.issparse(value) else \
-                    np.array(value, dtype=si.m_element_type)
+                    np.array(value, dtype=si.dtype)
                 if sp.issparse(rows):
                     rows = rows.reshape(rows.shape[0] * rows.shape[1] // dim, dim).tocsr()
                 else:

@@ -1,0 +1,77 @@
+"""What scripts read off a reader's streams and minibatches, as CNTK 2.7 gives it (values from CNTK 2.7)."""
+import numpy as np
+
+import cntk as C
+from cntk.io import CTFDeserializer, MinibatchSource, StreamDef, StreamDefs, StreamInformation
+
+
+def _source(tmp_path, names, text='|f0 1 |f1 2 |f2 3 |f3 4 |f4 5\n', sparse=()):
+    p = tmp_path / 'd.ctf'
+    p.write_text(text)
+    defs = {n: StreamDef(field='f%d' % j, shape=5 if n in sparse else 1, is_sparse=n in sparse)
+            for j, n in enumerate(names)}
+    return MinibatchSource(CTFDeserializer(str(p), StreamDefs(**defs)), randomize=False)
+
+
+def test_stream_ids_follow_the_case_insensitive_names_and_stream_infos_lists_the_last_first(tmp_path):
+    src = _source(tmp_path, ['b', 'A', 'c', 'B2', 'a1'])
+    assert [(si.m_name, si.m_id) for si in src.stream_infos()] == \
+        [('c', 4), ('B2', 3), ('b', 2), ('a1', 1), ('A', 0)]
+    assert list(src.streams.keys()) == ['c', 'B2', 'b', 'a1', 'A']
+    mb = src.next_minibatch(1)
+    assert [k.m_name for k in mb.keys()] == ['A', 'a1', 'b', 'B2', 'c']
+
+
+def test_stream_ids_are_numbered_per_deserializer(tmp_path):
+    p, q = tmp_path / 'p.ctf', tmp_path / 'q.ctf'
+    p.write_text('0 |a 1 |b 2\n')
+    q.write_text('0 |c 1\n')
+    src = MinibatchSource([CTFDeserializer(str(p), StreamDefs(zz=StreamDef(field='a', shape=1),
+                                                              aa=StreamDef(field='b', shape=1))),
+                           CTFDeserializer(str(q), StreamDefs(bb=StreamDef(field='c', shape=1)))], randomize=False)
+    assert [(si.m_name, si.m_id) for si in src.stream_infos()] == [('bb', 2), ('zz', 1), ('aa', 0)]
+
+
+def test_stream_information_fields_are_cntk_codes(tmp_path):
+    src = _source(tmp_path, ['w', 't'], text='|f0 3:1 |f1 1\n', sparse=('w',))
+    w, t = src.streams.w, src.streams.t
+    assert (w.m_storage_format, w.m_element_type, w.m_is_binary, w.m_defines_mb_size) == (1, 1, False, False)
+    assert t.m_storage_format == C.cntk_py.StorageFormat_Dense == 0
+    assert w.m_storage_format == C.cntk_py.StorageFormat_SparseCSC
+    assert t.m_element_type == C.cntk_py.DataType_Float
+    assert w.m_sample_layout.dimensions() == (5,) and str(w) == w.as_string() == repr(w) == 'w([5])'
+    user = StreamInformation('a', 0, 'dense', np.float64, (5, 3))
+    assert (user.m_element_type, user.m_storage_format, str(user)) == (2, 0, 'a([5 x 3])')
+    assert user.m_sample_layout.dimensions() == (5, 3)
+
+
+def test_minibatch_data_mask_is_int8_and_its_string_names_the_value(tmp_path):
+    text = '0 |f0 1\n0 |f0 2\n0 |f0 3\n1 |f0 4\n1 |f0 5\n2 |f0 6\n'
+    src = _source(tmp_path, ['x'], text=text)
+    d = src.next_minibatch(6)[src.streams.x]
+    assert d.mask.dtype == np.int8 and d.mask.tolist() == [[2, 1, 1], [2, 1, 0], [2, 0, 0]]
+    assert str(d) == d.as_string() == 'MinibatchData(data=Value([3 x 3 x 1], CPU), samples=6, seqs=3)'
+
+
+def test_value_clone_alias_copy_from_and_codes():
+    v = C.Value(np.ones((2, 3), np.float32))
+    clone, alias = v.deep_clone(), v.alias()
+    alias.copy_from(C.Value(np.zeros((2, 3), np.float32)))
+    assert v.asarray().sum() == 0 and clone.asarray().sum() == 6
+    assert (v.get_data_type(), v.get_storage_format()) == (1, 0)
+    assert C.Value.one_hot([[1, 2], [0]], 4).get_storage_format() == 1
+    assert C.Value(np.ones((2, 3))).data.get_data_type() == 2
+    assert C.NDArrayView.from_dense(np.ones((2, 2), np.float32)).get_storage_format() == 0
+    assert C.Value.one_hot_skip == C.Value.ONE_HOT_SKIP == 2 ** 32 - 1
+
+
+def test_an_erased_value_can_no_longer_be_read():
+    v = C.Value(np.ones((2, 3), np.float32))
+    v.erase()
+    assert not v.is_valid
+    for read in (lambda: v.shape, lambda: v.asarray(), lambda: v.is_sparse, lambda: v.data):
+        try:
+            read()
+        except RuntimeError:
+            continue
+        raise AssertionError('an erased Value was read')
