@@ -12,6 +12,8 @@ from .core.dtypes import (DataType_Double, DataType_Float, DataType_Float16, Dat
 sentinel_value_for_auto_select_random_seed = _rng.SentinelValueForAutoSelectRandomSeed
 DataUnit_Sweep, DataUnit_Sample, DataUnit_Minibatch = 0, 1, 2     # the values of cntk.train.DataUnit
 StorageFormat_Dense, StorageFormat_SparseCSC, StorageFormat_SparseBlockCol = range(3)  # CNTK's StorageFormat enum
+VariableKind_Input, VariableKind_Output, VariableKind_Parameter, VariableKind_Constant, VariableKind_Placeholder = \
+    0, 1, 2, 3, 4                                                    # Variable.kind()
 
 _state = {"deterministic": False, "force_setting_device": False, "checked_mode": False,
           "gpu_memory_trace_level": 0, "math_lib_trace_level": 0, "synchronous_gpu": False,

@@ -6,12 +6,11 @@ UNKNOWN_AXES_NAME = "UnknownAxes"
 _ALL_STATIC = "AllStaticAxes"
 _ALL_AXES = "AllAxes"
 _END_STATIC = "EndStaticAxis"
+_KNOWN_NAMES = set()     # every dynamic axis name made so far (new_unique_dynamic_axis avoids them)
 
 
 class Axis(object):
     """An axis of a Variable: static (``Axis(i)``) or dynamic (named)."""
-
-    _unique_counter = 0
 
     def __init__(self, axis_or_name, is_ordered_dynamic=True):
         if isinstance(axis_or_name, Axis):
@@ -20,6 +19,7 @@ class Axis(object):
             self._name, self._index, self._ordered = None, axis_or_name, False
         elif isinstance(axis_or_name, str):
             self._name, self._index, self._ordered = axis_or_name, None, bool(is_ordered_dynamic)
+            _KNOWN_NAMES.add(axis_or_name)
         else:
             raise TypeError("Axis: expected an int (static axis) or a str (dynamic axis name), got %r"
                             % (axis_or_name,))
@@ -112,8 +112,13 @@ class Axis(object):
 
     @staticmethod
     def new_unique_dynamic_axis(name):
-        Axis._unique_counter += 1
-        return Axis("%s%d" % (name, Axis._unique_counter))
+        """A dynamic axis named ``name``, or, when an axis of that name was made before, ``name`` followed by
+        the smallest number that makes it new (as CNTK: 'a', then 'a1', 'a2', ...)."""
+        unique, k = name, 0
+        while unique in _KNOWN_NAMES:
+            k += 1
+            unique = "%s%d" % (name, k)
+        return Axis(unique)
 
 
 def is_sequence_axis(axis):

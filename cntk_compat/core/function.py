@@ -262,10 +262,18 @@ class Function(TensorOpsMixin):
     # ------------------------------------------------------------------ structure
     @property
     def name(self):
+        if self._is_composite and self._name is not None:   # the name as_composite(root, name) gave it
+            return self._name
         return self._root._name
 
     @name.setter
     def name(self, value):
+        if self._is_composite and self._name is not None:
+            if self._name and not _RENAMING[0]:
+                raise ValueError("Function '%s' already has a name; CNTK does not rename named Functions (call "
+                                 "cntk.cntk_py.allow_renaming_functions() to allow it)" % self._name)
+            self._name = value
+            return
         if self._root._name and not _RENAMING[0]:
             raise ValueError("Function '%s' already has a name; CNTK does not rename named Functions (call "
                              "cntk.cntk_py.allow_renaming_functions() to allow it)" % self._root._name)
@@ -528,7 +536,10 @@ class Function(TensorOpsMixin):
             n = memo.get(a.uid, subs.get(a, a))
             if (n.is_input or n.is_placeholder) and n not in new_order:
                 new_order.append(n)
-        return Function._composite(new_outputs, arg_order=new_order)
+        clone = Function._composite(new_outputs, arg_order=new_order)
+        if self._is_composite and self._name is not None:
+            clone._name = self._name        # as_composite's name
+        return clone
 
     def replace_placeholders(self, substitutions):
         """In place, as CNTK does: every use of each placeholder below this Function now reads its substitute.
@@ -748,8 +759,9 @@ def _clone_node(node, method, subs, memo):
         if unchanged:
             return node
         inner = Function._composite(inner_outputs, arg_order=[ph for ph, _ in node._block_arguments])
-        return as_block(inner, [(ph, a) for (ph, _), a in zip(node._block_arguments, new_args)],
-                        node._op_name, node._name)._root
+        # as in CNTK, the copy's placeholders take the names of the arguments they stand for
+        return _as_block(inner, [(ph, a) for (ph, _), a in zip(node._block_arguments, new_args)],
+                         node._op_name, node._name, placeholders_named_by_arguments=True)._root
     new_inputs = [_cloned(i, subs, memo) for i in node._inputs]
     if all(a is b for a, b in zip(new_inputs, node._inputs)):
         return node
@@ -759,6 +771,11 @@ def _clone_node(node, method, subs, memo):
 def as_block(composite, block_arguments_map, block_op_name, block_instance_name=""):
     """A block function: ``composite`` (over placeholders) packaged as one primitive named block_op_name,
     applied to the outer Variables of block_arguments_map [(placeholder, outer)]."""
+    return _as_block(composite, block_arguments_map, block_op_name, block_instance_name)
+
+
+def _as_block(composite, block_arguments_map, block_op_name, block_instance_name="",
+              placeholders_named_by_arguments=False):
     if not isinstance(composite, Function):
         raise TypeError("as_block: composite must be a Function, got %s" % type(composite).__name__)
     if isinstance(block_arguments_map, dict):
@@ -768,7 +785,8 @@ def as_block(composite, block_arguments_map, block_op_name, block_instance_name=
     for ph, _ in pairs:
         if not ph.is_placeholder:
             raise TypeError("as_block: block_arguments_map keys must be placeholders of the composite, got %r" % ph)
-    typed = {ph: typed_placeholder(outer._shape, outer._dtype, outer._is_sparse, outer._dynamic_axes, ph.name)
+    typed = {ph: typed_placeholder(outer._shape, outer._dtype, outer._is_sparse, outer._dynamic_axes,
+                                   outer.name if placeholders_named_by_arguments else ph.name)
              for ph, outer in pairs}
     inner = composite.clone(CloneMethod.share, typed)
     mapping = [(typed[ph], outer) for ph, outer in pairs]

@@ -28,6 +28,10 @@ class VariableKind(object):
     PLACEHOLDER = "Placeholder"
 
 
+_KIND_NUMBERS = {VariableKind.INPUT: 0, VariableKind.OUTPUT: 1, VariableKind.PARAMETER: 2, VariableKind.CONSTANT: 3,
+                 VariableKind.PLACEHOLDER: 4}
+
+
 def sanitize_shape(shape, argument="shape"):
     if shape is None:
         return ()
@@ -132,9 +136,10 @@ class VariableMixin(object):
     def is_placeholder(self):
         return self._kind == VariableKind.PLACEHOLDER
 
-    @property
     def kind(self):
-        return self._kind
+        """The kind of Variable as CNTK 2.7's int (cntk_py.VariableKind_*): Input 0, Output 1, Parameter 2,
+        Constant 3, Placeholder 4."""
+        return _KIND_NUMBERS[self._kind]
 
     @property
     def _type(self):

@@ -26,9 +26,10 @@ def combine(*operands, **kw_name):
 
 
 def as_composite(root_function, name=""):
+    """A composite Function over ``root_function``'s outputs; ``name`` names the composite (the root keeps
+    its own name; without one the composite's name is empty, as in CNTK)."""
     f = Function._composite(root_function.outputs)
-    if name:
-        f.name = name
+    f._name = name or ""
     return f
 
 
