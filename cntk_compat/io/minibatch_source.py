@@ -148,6 +148,8 @@ class MinibatchSource(object):
                     samples_seen=self._samples, num_data_partitions=self._parts, partition_index=self._part)
 
     def set_plain_state(self, state):
+        if isinstance(state, dict) and set(state) == {'minibatchSourcePosition'}:
+            return self._seek(state['minibatchSourcePosition'])
         try:
             values = [int(state[k]) for k in ('sweep', 'chunk_position', 'sequence_position',
                                               'samples_seen', 'num_data_partitions', 'partition_index')]
@@ -157,9 +159,23 @@ class MinibatchSource(object):
         self._current = None
         self._pending.clear()
 
+    def _seek(self, position):
+        """Restores CNTK's own checkpoint state, the number of samples read: reads from the start up to there."""
+        try:
+            position = int(position)
+        except (TypeError, ValueError):
+            raise ValueError('not a MinibatchSource checkpoint state: %r' % ({'minibatchSourcePosition': position},))
+        self._set_state(0, 0, 0, 0, self._parts, self._part)
+        self._current = None
+        self._pending.clear()
+        while self._samples < position:
+            if self.read_sequences(position - self._samples)[0] is None:
+                break
+
     def get_checkpoint_state(self):
         """The reading position as a dict of plain numbers (for :meth:`restore_from_checkpoint`)."""
         state = self.get_plain_state()
+        state['minibatchSourcePosition'] = self._samples  # CNTK's state: the samples read so far
         if self._truncation is not None:
             state['truncation'] = self._truncation.get_state()
         return state

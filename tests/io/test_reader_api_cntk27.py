@@ -75,3 +75,17 @@ def test_an_erased_value_can_no_longer_be_read():
         except RuntimeError:
             continue
         raise AssertionError('an erased Value was read')
+
+
+def test_checkpoint_state_carries_cntks_sample_position_and_restores_from_it(tmp_path):
+    # sequences of 3, 2, 1 and 4 samples; CNTK's state is {'minibatchSourcePosition': samples read}; restoring
+    # it continues at the first sequence that ends past the position
+    text = '0 |f0 1\n0 |f0 2\n0 |f0 3\n1 |f0 4\n1 |f0 5\n2 |f0 6\n3 |f0 7\n3 |f0 8\n3 |f0 9\n3 |f0 10\n'
+    src = _source(tmp_path, ['x'], text=text)
+    src.next_minibatch(4)
+    assert src.get_checkpoint_state()['minibatchSourcePosition'] == 3
+    for position, first, after in ((3, [4, 5], 6), (4, [6], 6), (5, [6], 6), (9, [1, 2, 3], 13), (23, [4, 5], 26)):
+        src.restore_from_checkpoint({'minibatchSourcePosition': position})
+        seqs = src.next_minibatch(3)[src.streams.x].as_sequences()
+        assert seqs[0][:, 0].tolist() == first
+        assert src.get_checkpoint_state()['minibatchSourcePosition'] == after
