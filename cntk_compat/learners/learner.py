@@ -128,6 +128,7 @@ class Learner(object):
         self._lr_schedule = lr
         self._lr_origin = (0, 0)
         self._minibatch_size = minibatch_size
+        self._explicit_minibatch_size = minibatch_size is not None
         self._options = options if options is not None else AdditionalLearningOptions()
         self._sample_count = 0
         self._minibatch_count = 0
@@ -165,6 +166,19 @@ class Learner(object):
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
             raise ValueError("minibatch_size must be a non-negative integer, got %r" % (value,))
         self._minibatch_size = int(value)
+
+    @property
+    def is_minibatch_size_explicitly_specified(self):
+        """Whether the learner was created with a minibatch_size (IGNORE included); setting
+        :attr:`minibatch_size` later does not make it so, as in CNTK."""
+        return getattr(self, "_explicit_minibatch_size", False)
+
+    #: the reference minibatch size that means "none" (cntk.learners.IGNORE)
+    ignored_minibatch_size = IGNORE
+
+    def set_need_to_update_master_parameter(self):
+        """CNTK's hook for learners keeping float32 master copies of float16 parameters; a learner here updates
+        the parameters themselves, so there is nothing to mark."""
 
     def is_compatible_mode(self):
         """True when the learner averages gradients and applies its hyper-parameters unscaled
