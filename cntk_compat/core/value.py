@@ -12,7 +12,8 @@ import torch
 from . import device as _device
 from .dtypes import data_type_code, sanitize_dtype, to_torch_dtype
 from .hooks import hook
-from .one_hot import carry_one_hot_record, csr_one_hot_columns, record_one_hot_columns
+from .one_hot import (carry_one_hot_record, csr_one_hot_columns, record_one_hot_columns,
+                      recorded_one_hot_columns)
 from .sequence_masks import host_mask
 
 
@@ -250,6 +251,14 @@ class _NativeValue(object):
         dtype = sanitize_dtype(dtype) or np.dtype(np.float32)
         sample_shape = tuple(num_classes) if isinstance(num_classes, (list, tuple)) else (int(num_classes),)
         num_classes, rows = sample_shape[-1], int(np.prod(sample_shape[:-1]))
+        if batch and all(isinstance(i, (int, np.integer)) for i in batch):
+            # a list of class indices (not of sequences): a batch of one-hot samples without a sequence axis
+            value = Value.one_hot([batch], sample_shape, dtype, device)
+            columns = recorded_one_hot_columns(value.tensor)
+            tensor = value.tensor[0]
+            if columns is not None:
+                record_one_hot_columns(tensor, columns[0].cpu().numpy())
+            return Value(_tensor=tensor, _is_sparse=True)
         seqs, columns = [], []
         for seq in batch:
             idx = np.asarray(seq if isinstance(seq, (list, tuple, np.ndarray)) else [seq])

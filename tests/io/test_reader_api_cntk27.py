@@ -89,3 +89,17 @@ def test_checkpoint_state_carries_cntks_sample_position_and_restores_from_it(tmp
         seqs = src.next_minibatch(3)[src.streams.x].as_sequences()
         assert seqs[0][:, 0].tolist() == first
         assert src.get_checkpoint_state()['minibatchSourcePosition'] == after
+
+
+def test_one_hot_of_a_flat_list_of_indices_is_a_batch_of_samples():
+    v = C.Value.one_hot([1, C.Value.ONE_HOT_SKIP, 3], 4)
+    assert v.shape == (3, 4) and v.is_sparse
+    a = v.asarray()
+    assert a.shape == (3, 4) and a.toarray().tolist() == [[0, 1, 0, 0], [0, 0, 0, 0], [0, 0, 0, 1]]
+    assert C.Value.one_hot(np.array([1, 2]), 4, dtype=np.float64).shape == (2, 4)
+    x = C.input_variable(4, is_sparse=True)
+    out = C.times(x, np.arange(8, dtype=np.float32).reshape(4, 2)).eval({x: v})
+    np.testing.assert_array_equal(out, [[2, 3], [0, 0], [6, 7]])
+    s = C.sequence.input_variable(4, is_sparse=True)  # fed to a sequence input: one sequence of 3 steps
+    out = C.times(s, np.eye(4, dtype=np.float32)).eval({s: C.Value.one_hot([1, 2, 3], 4)})
+    assert len(out) == 1 and out[0].shape == (3, 4)
