@@ -19,17 +19,19 @@ def test_device_and_reader_errors_carry_the_call_stack():
     assert frames[0].startswith("[_deserializer.py:") and frames[-1].endswith("CTFDeserializer")
 
 
+@native_entry_point
+def _failing_entry_point():
+    raise RuntimeError("inner failed")
+
+
+@native_entry_point
+def _nested_entry_points():
+    _failing_entry_point()
+
+
 def test_the_section_is_added_once_and_only_to_plain_messages():
-    @native_entry_point
-    def inner():
-        raise RuntimeError("inner failed")
-
-    @native_entry_point
-    def outer():
-        inner()
-
     with pytest.raises(RuntimeError) as e:
-        outer()
+        _nested_entry_points()
     assert str(e.value).count("[CALL STACK]") == 1
 
     @native_entry_point
@@ -50,16 +52,8 @@ def test_native_errors_are_announced_on_stderr_even_when_caught(capsys):
         pass
     assert capsys.readouterr().err == "\nAbout to throw exception 'Specified GPU device id (99999) is invalid.'\n"
 
-    @native_entry_point
-    def inner():
-        raise RuntimeError("inner failed")
-
-    @native_entry_point
-    def outer():
-        inner()
-
     with pytest.raises(RuntimeError):
-        outer()
+        _nested_entry_points()
     assert capsys.readouterr().err == "\nAbout to throw exception 'inner failed'\n"   # once, not per entry point
 
 
