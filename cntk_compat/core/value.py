@@ -236,7 +236,9 @@ class _NativeValue(object):
         keeps its own shape; a list is a batch of sequences (one per entry), padded to the longest."""
         if not hasattr(var, "_dynamic_axes"):
             raise TypeError('Variable expected, but got "%s"' % type(var).__name__)
-        return hook("create_value")(var, data, seq_starts, _device.resolve(device))
+        value = hook("create_value")(var, data, seq_starts, _device.resolve(device))
+        value._read_only = bool(read_only)
+        return value
 
     @staticmethod
     def one_hot(batch, num_classes, dtype=None, device=None):
@@ -302,9 +304,11 @@ class _NativeValue(object):
         self._check_valid()
         return self._is_sparse
 
+    _read_only = False
+
     @property
     def is_read_only(self):
-        return False
+        return self._read_only
 
     # A Value that Function.eval/forward/grad returned (as_numpy=False) is, as in CNTK, a temporary that the next
     # such call of the same Function erases (_expired); one made by the user stays valid.
@@ -365,16 +369,22 @@ class _NativeValue(object):
     def deep_clone(self, read_only=False):
         """A copy with its own storage (the same shape, mask and storage format)."""
         self._check_valid()
-        return self._same_layout(carry_one_hot_record(self.tensor, self.tensor.detach().clone()))
+        value = self._same_layout(carry_one_hot_record(self.tensor, self.tensor.detach().clone()))
+        value._read_only = bool(read_only)
+        return value
 
     def alias(self, read_only=False):
         """A Value sharing this one's storage: writing into either (copy_from) changes both."""
         self._check_valid()
-        return self._same_layout(self.tensor)
+        value = self._same_layout(self.tensor)
+        value._read_only = bool(read_only)
+        return value
 
     def copy_from(self, source):
         """Copies ``source``'s data into this Value's storage; the shapes must be the same."""
         self._check_valid()
+        if self._read_only:
+            raise RuntimeError("Value::CopyFrom: Cannot modify contents of a readonly Value.")
         if tuple(source.shape) != tuple(self.shape):
             raise ValueError("Value::CopyFrom: the source shape '%s' is not the same as the shape '%s' of this Value"
                              % (_shape_string(source.shape), _shape_string(self.shape)))

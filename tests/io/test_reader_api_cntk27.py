@@ -103,3 +103,17 @@ def test_one_hot_of_a_flat_list_of_indices_is_a_batch_of_samples():
     s = C.sequence.input_variable(4, is_sparse=True)  # fed to a sequence input: one sequence of 3 steps
     out = C.times(s, np.eye(4, dtype=np.float32)).eval({s: C.Value.one_hot([1, 2, 3], 4)})
     assert len(out) == 1 and out[0].shape == (3, 4)
+
+
+def test_read_only_values_refuse_copy_from():
+    x = C.input_variable(2)
+    v = C.Value.create(x, [np.ones(2, np.float32)], read_only=True)
+    assert v.is_read_only and not C.Value.create(x, [np.ones(2, np.float32)]).is_read_only
+    try:
+        v.copy_from(C.Value.create(x, [np.zeros(2, np.float32)]))
+    except RuntimeError:
+        pass
+    else:
+        raise AssertionError('a read-only Value was written')
+    np.testing.assert_array_equal((x * 2).eval({x: v}), [[2, 2]])
+    assert C.Value(np.ones((2, 2), np.float32)).deep_clone(True).is_read_only
