@@ -83,7 +83,7 @@ def gpu(device_id):
 
 def all_devices():
     devs = [gpu(i) for i in range(torch.cuda.device_count())] if torch.cuda.is_available() else []
-    return devs + [cpu()]
+    return tuple(devs + [cpu()])     # a tuple, as CNTK's
 
 
 _default = [None]

@@ -3,6 +3,7 @@ local_response_normalization."""
 import math
 import warnings
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
@@ -20,7 +21,10 @@ def _batch_norm_infer(inputs, attributes):
     if stat_shape is not None and all(d >= 0 for d in stat_shape):
         for v in inputs[1:5]:
             if (v.is_parameter or v.is_constant) and v._shape is not None and any(d < 0 for d in v._shape):
-                v._resolve_inferred_shape(stat_shape)
+                # as in CNTK, a statistic declared as a vector of inferred length (as the layer's are) stays a
+                # vector: per-element statistics of a (4, 6, 6) operand have shape (144,)
+                flat = len(v._shape) == 1 and len(stat_shape) > 1
+                v._resolve_inferred_shape((int(np.prod(stat_shape)),) if flat else stat_shape)
     return [OutputSpec(x._shape, x._dtype, x._dynamic_axes)]
 
 
