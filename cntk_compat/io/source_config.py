@@ -6,7 +6,7 @@ builds one of these configurations and validates it the same way.
 from ._deserializer import Deserializer
 
 INFINITELY_REPEAT = 2 ** 64 - 1
-FULL_DATA_SWEEP = 2 ** 64 - 3
+FULL_DATA_SWEEP = 2 ** 64 - 2  # CNTK 2.7: MinibatchSource.full_data_sweep
 DEFAULT_RANDOMIZATION_WINDOW_IN_CHUNKS = 128    # CNTK: 4 GB worth of 32 MB chunks
 _TRACE_LEVEL_WARNING = 1
 _IMAGE_TYPES = ('ImageDeserializer', 'Base64ImageDeserializer')

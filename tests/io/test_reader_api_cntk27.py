@@ -117,3 +117,8 @@ def test_read_only_values_refuse_copy_from():
         raise AssertionError('a read-only Value was written')
     np.testing.assert_array_equal((x * 2).eval({x: v}), [[2, 2]])
     assert C.Value(np.ones((2, 2), np.float32)).deep_clone(True).is_read_only
+
+
+def test_reader_constants_are_cntks():
+    assert C.io.FULL_DATA_SWEEP == 2 ** 64 - 2 and C.io.INFINITELY_REPEAT == 2 ** 64 - 1
+    assert C.io.DEFAULT_RANDOMIZATION_WINDOW_IN_CHUNKS == 128
