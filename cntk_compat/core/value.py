@@ -134,6 +134,35 @@ class _NativeNDArrayView(object):
         """CNTK's StorageFormat code: 0 (StorageFormat_Dense) or 1 (StorageFormat_SparseCSC)."""
         return 1 if self._is_sparse else 0
 
+    def deep_clone(self, device=None, read_only=False):
+        """A copy with its own storage (on ``device``, default: this view's)."""
+        dev = self.tensor.device if device is None else _device.resolve(device)
+        return NDArrayView._wrap(_device.copy_to(self.tensor.detach().clone(), dev), self._is_sparse)
+
+    def alias(self, read_only=False):
+        """A view sharing this one's storage."""
+        return NDArrayView._wrap(self.tensor, self._is_sparse)
+
+    def copy_from(self, source):
+        """Copies ``source``'s data into this view's storage; the shapes must be the same."""
+        if tuple(source.shape) != tuple(self.shape):
+            raise ValueError("NDArrayView::CopyFrom: The source view shape '%s' is not same as the shape '%s' of "
+                             "this NDArrayView." % (_shape_string(source.shape), _shape_string(self.shape)))
+        with torch.no_grad():
+            self.tensor.copy_(source.tensor.to(self.tensor.device))
+
+    def set_value(self, value):
+        """Fills the view with ``value``."""
+        with torch.no_grad():
+            self.tensor.fill_(float(value))
+
+    def change_device(self, device):
+        """Moves the data to ``device``."""
+        self.tensor = _device.copy_to(self.tensor, _device.resolve(device))
+
+    def as_string(self):
+        return repr(self)
+
     def to_ndarray(self):
         return self.tensor.detach().cpu().numpy().copy()
 

@@ -122,3 +122,16 @@ def test_read_only_values_refuse_copy_from():
 def test_reader_constants_are_cntks():
     assert C.io.FULL_DATA_SWEEP == 2 ** 64 - 2 and C.io.INFINITELY_REPEAT == 2 ** 64 - 1
     assert C.io.DEFAULT_RANDOMIZATION_WINDOW_IN_CHUNKS == 128
+
+
+def test_ndarrayview_clone_alias_copy_from_and_set_value():
+    nd = C.NDArrayView.from_dense(np.ones((2, 3), np.float32))
+    clone, alias = nd.deep_clone(), nd.alias()
+    alias.copy_from(C.NDArrayView.from_dense(np.zeros((2, 3), np.float32)))
+    assert nd.asarray().sum() == 0 and clone.asarray().sum() == 6
+    filled = C.NDArrayView(shape=(2, 2), data_type=np.float32)
+    filled.set_value(3.0)
+    np.testing.assert_array_equal(filled.asarray(), np.full((2, 2), 3, np.float32))
+    v = C.Value(np.ones((2, 2), np.float32))
+    v.data.copy_from(filled)  # a Value's data is a view on its storage
+    np.testing.assert_array_equal(v.asarray(), filled.asarray())
