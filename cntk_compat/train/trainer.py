@@ -112,7 +112,7 @@ class Trainer(object):
     @property
     def parameter_learners(self):
         """The parameter learners that the trainer is using."""
-        return list(self._learners)
+        return tuple(self._learners)     # a tuple, as CNTK 2.7 returns it
 
     @property
     def previous_minibatch_loss_average(self):

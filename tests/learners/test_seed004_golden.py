@@ -260,7 +260,7 @@ def test_cell_3_trainer_with_schedule(seed):
     learner = namespace["sgd_learner"]
     assert [learner._learning_rate_schedule[i * 100] for i in (0, 2, 3, 4, 5, 9)] == \
         [0.05, 0.05, 0.025, 0.025, 0.0125, 0.0125]
-    assert namespace["trainer"].parameter_learners == [learner]
+    assert namespace["trainer"].parameter_learners == (learner,)
 
 
 def test_cell_4_momentum_as_time_constant(seed):

@@ -168,3 +168,8 @@ def test_cross_validation_callback_without_source_gets_a_float_error(data_dir):
                                                          callback=lambda *a: calls.append(a) or True)).train()
     assert calls == [(0, 0.0, 0, 0), (1, 0.0, 0, 0), (2, 0.0, 0, 0)]
     assert all(type(c[1]) is float for c in calls)
+
+
+def test_parameter_learners_is_a_tuple():
+    t, x, y = _trainer()
+    assert type(t.parameter_learners) is tuple and len(t.parameter_learners) == 1

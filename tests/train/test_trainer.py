@@ -50,7 +50,7 @@ def test_criterion_forms_and_properties():
     t = C.Trainer(z, crit, [learner])
     assert t.loss_function.output == crit.outputs[0]
     assert t.evaluation_function.output == crit.outputs[1]
-    assert t.model is z and t.parameter_learners == [learner]
+    assert t.model is z and t.parameter_learners == (learner,)
     t2 = C.Trainer(None, crit.outputs[0], C.sgd(z.parameters, C.learning_parameter_schedule(0.1)))
     assert t2.evaluation_function is None
     with pytest.raises(ValueError, match="no evaluation function"):
