@@ -24,6 +24,7 @@ class Evaluator(object):
                              % len(self._function.outputs))
         self._progress_writers = progress_writer_list(progress_writers)
         self._total = None
+        self._ran = False       # CNTK's print_node_timing prints nothing before the first minibatch
 
     @property
     def evaluation_function(self):
@@ -37,12 +38,15 @@ class Evaluator(object):
             raise ValueError("Evaluator.test_minibatch: distributed evaluation is not supported")
         average, self._total = test_step(self._function.output, tuple(self._function.arguments), arguments,
                                          device, self._total, self._progress_writers)
+        self._ran = True
         return average
 
     def print_node_timing(self):
         """Writes to stderr each node's average forward time and count for the nodes of the evaluation
-        function, gathered while ``cntk.debugging.set_node_timing(True)`` was on."""
-        node_timing.print_table([self._function])
+        function, gathered while ``cntk.debugging.set_node_timing(True)`` was on; nothing before the first
+        minibatch, as CNTK (whose network is compiled then)."""
+        if self._ran:
+            node_timing.print_table([self._function])
 
     def summarize_test_progress(self):
         """Writes the test summary since the previous one to the progress writers and resets it."""

@@ -57,6 +57,7 @@ class Trainer(object):
         self._prev = (None, None, 0)
         self._train_acc = [None, None]
         self._test_acc = None
+        self._ran = False       # CNTK's print_node_timing prints nothing before the first minibatch
 
     # ------------------------------------------------------------------ construction helpers
     # CNTK's helper (loss, metric or None) from a criterion; CNTK's examples call it to build their own evaluators
@@ -168,6 +169,7 @@ class Trainer(object):
         when it has no data left (it then contributes zero gradients); the loss, metric and sample count of
         the minibatch are then those of all workers together.
         """
+        self._ran = True
         args = argument_map(self._arguments_of, arguments)
         from_reader = sweep_end_of(args)
         if from_reader is not None and is_sweep_end is not None:
@@ -295,6 +297,7 @@ class Trainer(object):
         """The average evaluation criterion value per sample on one minibatch (parameters unchanged)."""
         average, self._test_acc = test_step(self._metric_output(), self._arguments_of, arguments, device,
                                             self._test_acc, self._progress_writers)
+        self._ran = True
         return average
 
     def _metric_output(self):
@@ -306,6 +309,7 @@ class Trainer(object):
     def _distributed_test_minibatch(self, arguments, device=None):
         """(metric sum, samples) of one test minibatch over all workers, each passing its own part of it (empty
         ``arguments`` for a worker without data); the progress writers get these totals."""
+        self._ran = True
         metric_output = self._metric_output()
         args = argument_map(self._arguments_of, arguments)
         totals = torch.zeros(2, dtype=torch.float64)
@@ -327,8 +331,10 @@ class Trainer(object):
 
     def print_node_timing(self):
         """Writes to stderr each node's average forward/backward time and counts for the nodes of the loss,
-        metric and model, gathered while ``cntk.debugging.set_node_timing(True)`` was on."""
-        node_timing.print_table([self._loss, self._metric, self._model])
+        metric and model, gathered while ``cntk.debugging.set_node_timing(True)`` was on; nothing before the
+        first minibatch, as CNTK (whose network is compiled then)."""
+        if self._ran:
+            node_timing.print_table([self._loss, self._metric, self._model])
 
     # ------------------------------------------------------------------ checkpoints
     def _checkpoint_graph(self):

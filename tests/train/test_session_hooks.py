@@ -173,3 +173,21 @@ def test_cross_validation_callback_without_source_gets_a_float_error(data_dir):
 def test_parameter_learners_is_a_tuple():
     t, x, y = _trainer()
     assert type(t.parameter_learners) is tuple and len(t.parameter_learners) == 1
+
+
+def test_print_node_timing_prints_nothing_before_the_first_minibatch(capsys):
+    # CNTK 2.7 builds a Trainer's (an Evaluator's) network at its first minibatch; before, there is no table
+    t, x, y = _trainer()
+    X, Y = _data(4)
+    ev = C.eval.Evaluator(C.squared_error(t.model, y))
+    t.print_node_timing()
+    ev.print_node_timing()
+    assert capsys.readouterr().err == ""
+    t.train_minibatch({x: X, y: Y})
+    ev.test_minibatch({x: X, y: Y})
+    t.print_node_timing()
+    trainer_rows = capsys.readouterr().err.splitlines()
+    ev.print_node_timing()
+    evaluator_rows = capsys.readouterr().err.splitlines()
+    assert trainer_rows and evaluator_rows
+    assert all("(fwd# 0|bwd# 0)" in row for row in trainer_rows + evaluator_rows)
