@@ -64,6 +64,19 @@ class Deserializer(object):
     def __contains__(self, key):
         return key in self._config
 
+    # read like CNTK's configuration Dictionary of the deserializer
+    def keys(self):
+        return self._config.keys()
+
+    def items(self):
+        return self._config.items()
+
+    def values(self):
+        return self._config.values()
+
+    def get(self, key, default=None):
+        return self._config.get(key, default)
+
     def stream_infos(self):
         return [StreamInformation(name, i, 'sparse' if s['is_sparse'] else 'dense', np.float32, s['shape'],
                                   s.get('defines_mb_size', False))

@@ -138,8 +138,7 @@ class _CTF(Deserializer):
             inputs[name] = dict(dim=dim, format='sparse' if is_sparse else 'dense', definesMBSize=defines_mb_size,
                                 alias=s['stream_alias'])
         self._parser = CTFParser(filename, spec)
-        self._config.update(type=self.kind, file=filename, input=inputs,
-                            chunkSizeInBytes=DEFAULT_CHUNK_SIZE_IN_BYTES)
+        self._config.update(type=self.kind, file=filename, input=inputs)  # chunkSizeInBytes: set by the user
         self._index = None
         self._next = None       # the chunk the reader will want next (read_ahead)
         self._started = None    # (chunk id, parse begun by the parser) of that chunk
@@ -155,7 +154,7 @@ class _CTF(Deserializer):
 
     def _get_index(self):
         if self._index is None:
-            self._index = _CTFIndex(self.filename, int(self._config['chunkSizeInBytes']))
+            self._index = _CTFIndex(self.filename, int(self._config.get('chunkSizeInBytes', DEFAULT_CHUNK_SIZE_IN_BYTES)))
         return self._index
 
     def num_chunks(self):

@@ -47,6 +47,10 @@ class MinibatchSource(object):
         max_errors (int): malformed lines of CTF files skipped with a warning before an error is raised.
     """
 
+    full_data_sweep = FULL_DATA_SWEEP
+    infinitely_repeat = INFINITELY_REPEAT
+    default_randomization_window_in_chunks = DEFAULT_RANDOMIZATION_WINDOW_IN_CHUNKS
+
     @native_entry_point  # CNTK builds the source natively: its configuration errors carry the call stack
     def __init__(self, deserializers, max_samples=INFINITELY_REPEAT, max_sweeps=INFINITELY_REPEAT,
                  randomization_window_in_chunks=DEFAULT_RANDOMIZATION_WINDOW_IN_CHUNKS,

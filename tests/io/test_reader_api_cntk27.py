@@ -135,3 +135,13 @@ def test_ndarrayview_clone_alias_copy_from_and_set_value():
     v = C.Value(np.ones((2, 2), np.float32))
     v.data.copy_from(filled)  # a Value's data is a view on its storage
     np.testing.assert_array_equal(v.asarray(), filled.asarray())
+
+
+def test_deserializer_reads_as_its_configuration_dictionary_and_source_constants(tmp_path):
+    p = tmp_path / 'c.ctf'
+    p.write_text('|x 1 2\n')
+    d = CTFDeserializer(str(p), StreamDefs(x=StreamDef(field='x', shape=2)))
+    assert sorted(d.keys()) == ['file', 'input', 'type'] and 'input' in d
+    assert dict(d.items())['type'] == 'CNTKTextFormatDeserializer' and d.get('file') == str(p)
+    assert MinibatchSource.full_data_sweep == 2 ** 64 - 2 and MinibatchSource.infinitely_repeat == 2 ** 64 - 1
+    assert MinibatchSource(d, randomize=False).default_randomization_window_in_chunks == 128
