@@ -147,6 +147,12 @@ class _HTKFeatures(Deserializer):
                                        defines_mb_size=bool(s.get('defines_mb_size', False)))
         if keys is None:
             raise ValueError('no feature streams found')
+        self._config.update(type=self.kind, input={
+            name: dict(dim=self._config_of[name][1], contextWindow=list(self._config_of[name][2:4]),
+                       scpFile=self._streams_config[name], expandToUtterance=self._config_of[name][4],
+                       definesMBSize=self._streams[name]['defines_mb_size'],
+                       maxSequenceLength=streams[name].get('max_sequence_length', 65535))
+            for name in self._streams})
         self._keys = np.empty(len(keys), dtype=object)
         self._keys[:] = keys
         entries = next(iter(self._config_of.values()))[0]
@@ -287,6 +293,9 @@ class _HTKMLF(Deserializer):
         self._boundaries = {} if phone_boundaries else None
         self._set_labels(name, dim, s, lambda mlf: _read_mlf(mlf, mapping, self._boundaries))
         self._state_list = label_mapping_file
+        self._config.update(type=self.kind, input={name: dict(
+            dim=dim, labelMappingFile=label_mapping_file, mlfFile=s['mlf'],
+            phoneBoundaries='true' if phone_boundaries else 'false')})
 
     def report_opening(self):
         """CNTK's stderr lines when a MinibatchSource opens the state list and the MLF files."""

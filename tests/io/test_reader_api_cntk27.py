@@ -145,3 +145,19 @@ def test_deserializer_reads_as_its_configuration_dictionary_and_source_constants
     assert dict(d.items())['type'] == 'CNTKTextFormatDeserializer' and d.get('file') == str(p)
     assert MinibatchSource.full_data_sweep == 2 ** 64 - 2 and MinibatchSource.infinitely_repeat == 2 ** 64 - 1
     assert MinibatchSource(d, randomize=False).default_randomization_window_in_chunks == 128
+
+
+def test_htk_deserializers_show_cntks_configuration(tmp_path):
+    from cntk.io import HTKFeatureDeserializer, HTKMLFDeserializer
+    scp, mlf, states = tmp_path / 'f.scp', tmp_path / 'l.mlf', tmp_path / 'states.txt'
+    scp.write_text('a=%s[0,3]\n' % (tmp_path / 'a.htk'))
+    mlf.write_text('#!MLF!#\n"a.lab"\n0 100 s1\n.\n')
+    states.write_text('s1\ns2\n')
+    d = HTKFeatureDeserializer(StreamDefs(f=StreamDef(shape=3, context=(1, 2), scp=str(scp))))
+    assert d['type'] == 'HTKFeatureDeserializer'
+    assert dict(d['input']['f']) == dict(contextWindow=[1, 2], definesMBSize=False, dim=3, expandToUtterance=False,
+                                         maxSequenceLength=65535, scpFile=str(scp))
+    m = HTKMLFDeserializer(str(states), StreamDefs(l=StreamDef(shape=2, mlf=str(mlf))))
+    assert sorted(m.keys()) == ['input', 'type'] and m['type'] == 'HTKMLFDeserializer'
+    assert dict(m['input']['l']) == dict(dim=2, labelMappingFile=str(states), mlfFile=str(mlf),
+                                         phoneBoundaries='false')
