@@ -262,12 +262,26 @@ class CTFParser(object):
             if is_sparse:
                 rows = self._sparse_rows(b, starts, ends, values, toks, counts[fields], lines, alias, dim)
             else:
-                wrong = np.flatnonzero(counts[fields] != dim)
+                have = counts[fields]
+                wrong = np.flatnonzero(have > dim)
                 if len(wrong):
                     f = wrong[0]
                     raise self._error(int(lines[f]), "input '%s' expects %d values per sample, found %d"
-                                      % (alias, dim, counts[fields][f]))
-                rows = values[toks].astype(self.dtype).reshape(len(fields), dim)
+                                      % (alias, dim, have[f]))
+                short = np.flatnonzero(have < dim)
+                if len(short):
+                    # CNTK 2.7 reads a dense sample with fewer values as if the rest were 0 (a "sparse suffix")
+                    f = short[0]
+                    warnings.warn("%s:%d: a dense sample of input '%s' has a sparse suffix (expected size = %d, "
+                                  "actual size = %d); the missing values are 0%s"
+                                  % (self.filename, int(lines[f]) + 1, alias, dim, have[f],
+                                     " (and %d more such samples)" % (len(short) - 1) if len(short) > 1 else ""))
+                    rows = np.zeros((len(fields), dim), self.dtype)
+                    offsets = np.concatenate([[0], np.cumsum(have)[:-1]])
+                    owner = np.repeat(np.arange(len(fields)), have)
+                    rows[owner, np.arange(len(toks)) - np.repeat(offsets, have)] = values[toks]
+                else:
+                    rows = values[toks].astype(self.dtype).reshape(len(fields), dim)
             block.samples.append((rows, lines))
         return block
 

@@ -190,7 +190,7 @@ def test_composition_by_sequence_id(tmp_path):
 
 
 def test_max_errors_skips_that_many_malformed_lines_with_a_warning(tmp_path):
-    path = write(tmp_path, '|a 1 2\n|a 3 x\n|a 5 6\n|a 7\n|a 9 10\n')
+    path = write(tmp_path, '|a 1 2\n|a 3 x\n|a 5 6\n|a 7 8 9\n|a 9 10\n')
     streams = StreamDefs(a=StreamDef(field='a', shape=2))
     src = MinibatchSource(CTFDeserializer(path, streams), randomize=False, max_errors=2, max_sweeps=2)
     with pytest.warns(UserWarning) as caught:
@@ -199,7 +199,19 @@ def test_max_errors_skips_that_many_malformed_lines_with_a_warning(tmp_path):
     assert first == [[1, 2], [5, 6], [9, 10]] and second == first     # the second sweep skips them again
     messages = [str(w.message) for w in caught]
     assert any("data.ctf:2: cannot parse 'x' as a number" in m and '1 of at most 2' in m for m in messages)
-    assert any("data.ctf:4: input 'a' expects 2 values per sample, found 1" in m for m in messages)
+    assert any("data.ctf:4: input 'a' expects 2 values per sample, found 3" in m for m in messages)
     with pytest.raises(ValueError, match="data.ctf:4: input 'a' expects 2 values"), \
             pytest.warns(UserWarning, match='data.ctf:2'):
         MinibatchSource(CTFDeserializer(path, streams), randomize=False, max_errors=1).next_minibatch(3)
+
+
+def test_a_dense_sample_with_fewer_values_is_filled_with_zeros(tmp_path):
+    # CNTK 2.7 warns of a "sparse suffix" and reads the missing values as 0 (an empty field: a sample of zeros)
+    path = write(tmp_path, '0 |x 1 2 |y 1\n0 |x 3\n1 |x 5 6 7 |y 2\n1 |x\n2 |y 3 |x 8 9 10\n')
+    src = MinibatchSource(CTFDeserializer(path, StreamDefs(x=StreamDef(field='x', shape=3),
+                                                           y=StreamDef(field='y', shape=1))),
+                          randomize=False, max_sweeps=1)
+    with pytest.warns(UserWarning, match="data.ctf:1: a dense sample of input 'x' has a sparse suffix"):
+        mb = src.next_minibatch(7)
+    assert [q.tolist() for q in mb[src['x']].as_sequences()] == \
+        [[[1, 2, 0], [3, 0, 0]], [[5, 6, 7], [0, 0, 0]], [[8, 9, 10]]]

@@ -150,7 +150,7 @@ def test_irregular_blocks_go_to_the_numpy_parser(text):
 @pytest.mark.parametrize('text, message', [
     (b'|ix 1:2:3 4\n', "input 'ix' is sparse: expected 'index:value' pairs"),
     (b'|ix 9:1\n', r"sparse index 9 of input 'ix' is outside \[0, 7\)"),
-    (b'|f 1 2\n', "input 'f' expects 3 values per sample, found 2"),
+    (b'|f 1 2 3 4\n', "input 'f' expects 3 values per sample, found 4"),
     (b'|f 1 2 x\n', "cannot parse 'x' as a number"),
     (b'12 13 |f 1 2 3\n', "expected an unsigned 64-bit integer sequence id"),
 ])
