@@ -226,8 +226,8 @@ _NEW_LEADING = Axis.new_leading_axis().static_axis_index()
 
 
 def splice_axis(attributes, inputs):
-    """The splice's axis (a Python static axis index) for inputs of known shapes: Axis.new_leading_axis(), kept
-    as such while the inputs' shapes were unknown, is the axis before the highest-ranked input's first."""
+    """The splice's axis (a Python static axis index) for inputs of known shapes: Axis.new_leading_axis() is the
+    axis before the highest-ranked input's first (a block's placeholders may have no shape when it is spliced)."""
     a = attributes["axis"]
     if a == _NEW_LEADING:
         return -(max(len(i._shape) for i in inputs) + 1)
@@ -303,10 +303,7 @@ def splice(*inputs, **kw_axis_name):
     ops = sanitize_operands(*inputs, names=["input %d" % k for k in range(len(inputs))])
     if isinstance(axis, Axis):
         if axis == Axis.new_leading_axis():
-            if all(o._shape is not None for o in ops):
-                axis = -(max(len(o._shape) for o in ops) + 1)
-            else:  # resolved by splice_axis once the shapes are known (a block's placeholders)
-                axis = _NEW_LEADING
+            axis = _NEW_LEADING  # kept as such; splice_axis places it once the inputs' shapes are known
         else:
             axis = axis.static_axis_index()
     return make("Splice", ops, {"axis": int(axis)}, name)
