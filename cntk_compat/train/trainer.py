@@ -8,6 +8,7 @@ import torch
 from ..core import autograd_calls, graph_version, node_timing, random_stream
 from ..core.engine import evaluate_tensors, to_numpy
 from ..core.function import Function, as_variable
+from ..core.graph import node_inputs_and_body, walk
 from ..distributed.communicator import Communicator, all_gather_object, all_reduce_sum
 from ..distributed.learner import DistributedLearner, MinibatchInfo
 from ..learners.learner import OwnedGradients
@@ -431,12 +432,10 @@ def _distributed_learner(learners):
     return distributed[0] if distributed else None
 
 
-# names CNTK's cntk.train.trainer also exposes
 def sparse_gradient_parameters(loss, parameters):
     """The parameters of ``parameters`` that ``loss`` uses only as the right operand of Times nodes whose left
-    operand is sparse (inside blocks too), each with the number of its leading axes the products sum over: CNTK's gradient of such a
-    parameter is a sparse block matrix, which its learners treat differently from a dense one."""
-    from ..core.graph import node_inputs_and_body, walk
+    operand is sparse (inside blocks too), each with the number of its leading axes the products sum over: CNTK's
+    gradient of such a parameter is a sparse block matrix, which its learners treat differently from a dense one."""
     wanted = set(parameters)
     ranks, dense = {}, set()
     for node in walk([loss], dependencies=node_inputs_and_body).nodes:
@@ -445,8 +444,10 @@ def sparse_gradient_parameters(loss, parameters):
         for i, v in enumerate(node._inputs):
             if v not in wanted or v in dense:
                 continue
-            if node.op_name == "Times" and i == 1 and node._inputs[0].is_sparse:
-                # the axes of the parameter that the product sums over, which the sparse operand indexes
+            rule = node._op.sparse_gradient
+            if rule is not None and rule(node, i, lambda: False):
+                # the op's own rule (registry data): the right operand of times() with a sparse left one; the
+                # axes of the parameter that the product sums over, which the sparse operand indexes
                 attributes = node._attributes or {}
                 ranks.setdefault(v, set()).add(len(v.shape) - int(attributes.get("output_rank", 1)))
             else:
@@ -454,6 +455,7 @@ def sparse_gradient_parameters(loss, parameters):
     return {p: r.pop() for p, r in ranks.items() if p not in dense and len(r) == 1 and min(r) > 0}
 
 
+# names CNTK's cntk.train.trainer also exposes
 from ..core.device import use_default_device  # noqa: F401,E402
 from ..io.minibatch_data import MinibatchData  # noqa: F401,E402
 
