@@ -17,5 +17,6 @@ PY="${PYTHON310:-python3.10}"
 # numpy pinned in the same resolution, so that nothing pulls a newer one back in
 "$VENV/bin/pip" install -q "numpy==1.22.4" "scipy<1.12" "tensorboard" "protobuf" "pillow" "pytest>=7" \
     "pytest-xdist" "pytest-timeout" ${WITH_ONNX:+"onnx" "onnxruntime" "onnxscript"}
-"$VENV/bin/python" -c "import numpy, torch, sys; print(sys.version.split()[0], 'numpy', numpy.__version__, 'torch', torch.__version__)" >&2
+"$VENV/bin/python" -c "import numpy, torch, sys
+print(sys.version.split()[0], 'numpy', numpy.__version__, 'torch', torch.__version__)" >&2
 echo "$VENV/bin/python"

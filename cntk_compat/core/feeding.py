@@ -191,8 +191,8 @@ def _from_array(var, data, device, dtype, shape, is_seq):
             raise _sample_shape_error(var, arr.shape, "data")
     if arr.dtype != dtype or not arr.flags.c_contiguous:
         arr = np.ascontiguousarray(arr, dtype=dtype)
-    return Value(_tensor=copy_to(torch.from_numpy(arr), device), _lengths=[arr.shape[1]] * arr.shape[0] if is_seq else None,
-                 _is_sparse=var.is_sparse)
+    return Value(_tensor=copy_to(torch.from_numpy(arr), device),
+                 _lengths=[arr.shape[1]] * arr.shape[0] if is_seq else None, _is_sparse=var.is_sparse)
 
 
 def _from_list(var, data, device, dtype, shape, is_seq):

@@ -154,7 +154,8 @@ class _CTF(Deserializer):
 
     def _get_index(self):
         if self._index is None:
-            self._index = _CTFIndex(self.filename, int(self._config.get('chunkSizeInBytes', DEFAULT_CHUNK_SIZE_IN_BYTES)))
+            chunk_size = int(self._config.get('chunkSizeInBytes', DEFAULT_CHUNK_SIZE_IN_BYTES))
+            self._index = _CTFIndex(self.filename, chunk_size)
         return self._index
 
     def num_chunks(self):

@@ -187,8 +187,6 @@ def _unit_reference_size(unit):
     return 1 if unit is UnitType.sample else IGNORE
 
 
-
-
 def _epoch_size(epoch_size):
     return FULL_DATA_SWEEP if epoch_size is None else epoch_size
 

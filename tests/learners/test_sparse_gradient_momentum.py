@@ -1,7 +1,7 @@
 """Momentum SGD and AdaGrad on the sparse gradients CNTK computes for a parameter reached only as the right
-operand of products with sparse data (an Embedding of sparse input, times(one_hot, W)): CNTK 2.7 decays, adds and applies
-the smoothed gradient only in the rows the minibatch touched; the others keep theirs, unapplied. Golden
-values from CNTK 2.7 (CPU); the same graphs fed dense data update every row, as before."""
+operand of products with sparse data (an Embedding of sparse input, times(one_hot, W)): CNTK 2.7 decays, adds
+and applies the smoothed gradient only in the rows the minibatch touched; the others keep theirs, unapplied.
+Golden values from CNTK 2.7 (CPU); the same graphs fed dense data update every row, as before."""
 import numpy as np
 import pytest
 
