@@ -6,6 +6,7 @@ import numpy as _np
 import torch as _torch
 
 from .core import cntk_rng as _rng
+from .core import variables as _variables
 from .core.hooks import hook as _hook
 from .core.dtypes import (DataType_Double, DataType_Float, DataType_Float16, DataType_Int8,  # noqa: F401
                           DataType_Int16, DataType_UChar, DataType_Unknown)
@@ -13,7 +14,7 @@ sentinel_value_for_auto_select_random_seed = _rng.SentinelValueForAutoSelectRand
 DataUnit_Sweep, DataUnit_Sample, DataUnit_Minibatch = 0, 1, 2     # the values of cntk.train.DataUnit
 StorageFormat_Dense, StorageFormat_SparseCSC, StorageFormat_SparseBlockCol = range(3)  # CNTK's StorageFormat enum
 VariableKind_Input, VariableKind_Output, VariableKind_Parameter, VariableKind_Constant, VariableKind_Placeholder = \
-    0, 1, 2, 3, 4                                                    # Variable.kind()
+    (_variables.KIND_NUMBERS[k] for k in ("Input", "Output", "Parameter", "Constant", "Placeholder"))  # kind()
 
 _state = {"deterministic": False, "force_setting_device": False, "checked_mode": False,
           "gpu_memory_trace_level": 0, "math_lib_trace_level": 0, "synchronous_gpu": False,

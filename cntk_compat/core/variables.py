@@ -28,7 +28,8 @@ class VariableKind(object):
     PLACEHOLDER = "Placeholder"
 
 
-_KIND_NUMBERS = {VariableKind.INPUT: 0, VariableKind.OUTPUT: 1, VariableKind.PARAMETER: 2, VariableKind.CONSTANT: 3,
+# CNTK 2.7's VariableKind codes (Variable.kind(), cntk_py.VariableKind_*)
+KIND_NUMBERS = {VariableKind.INPUT: 0, VariableKind.OUTPUT: 1, VariableKind.PARAMETER: 2, VariableKind.CONSTANT: 3,
                  VariableKind.PLACEHOLDER: 4}
 
 
@@ -139,7 +140,7 @@ class VariableMixin(object):
     def kind(self):
         """The kind of Variable as CNTK 2.7's int (cntk_py.VariableKind_*): Input 0, Output 1, Parameter 2,
         Constant 3, Placeholder 4."""
-        return _KIND_NUMBERS[self._kind]
+        return KIND_NUMBERS[self._kind]
 
     @property
     def _type(self):
