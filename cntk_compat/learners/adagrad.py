@@ -61,7 +61,7 @@ class LearnerAdaGrad(Learner):
         g = grad.index_select(0, touched)
         a = acc.index_select(0, touched).addcmul_(g, g)
         acc.index_copy_(0, touched, a)
-        multipliers = a.add(_FLOOR).sqrt_().reciprocal_()
+        multipliers = rounding.sqrt(a.add(_FLOOR)).reciprocal_()
         step = g.mul(multipliers)
         if self._need_ave_multiplier:
             step.mul_(multipliers.numel() / multipliers.sum())
