@@ -7,9 +7,11 @@ process is the only worker, rank 0, and every collective is the identity, as CNT
 """
 import contextlib
 import datetime
+import gc
 import os
 import socket
 import sys
+import weakref
 import zlib
 
 import torch
@@ -100,6 +102,15 @@ def _timeout_from_environment():
 
 
 _finalized = [False]
+
+# objects holding a reference to the process group (DistributedDataParallel modules) that finalize asks to let go
+_group_holders = weakref.WeakSet()
+
+
+def holds_process_group(holder):
+    """Register ``holder``, an object with a ``release_process_group()`` method, which
+    :meth:`Communicator.finalize` calls before it destroys the process group."""
+    _group_holders.add(holder)
 
 
 def _store_of_this_attempt(timeout):
@@ -293,12 +304,24 @@ class Communicator(object):
         """End communication: wait for every worker to get here, then destroy the process group (nothing to do
         for a lone worker). Afterwards this process is a lone worker. Collective, as CNTK's (MPI_Finalize) was."""
         if dist.is_available() and dist.is_initialized():
-            # without it, a worker that finished first closes its connections while a peer may still exchange
-            # the last collective's messages with it ("Connection reset by peer" there)
+            # The group's threads must end here, while Python runs: a gloo worker thread that drops the last
+            # reference to a finished collective's tensors takes the GIL, and at interpreter shutdown that ends
+            # the thread inside a destructor (std::terminate: the process aborts, and torchrun reports a failed
+            # worker). So the DDP modules let go of the group, whose destructor then joins its threads; the
+            # barrier's work (which references the collectives before it) is kept until then, so that no worker
+            # thread drops it last.
+            barrier = None
             if dist.get_world_size() > 1:
+                # without it, a worker that finished first closes its connections while a peer may still
+                # exchange the last collective's messages with it ("Connection reset by peer" there)
                 with collective("the barrier of finalize"):
-                    dist.barrier()
+                    barrier = dist.barrier(async_op=True)
+                    barrier.wait()
+            for holder in list(_group_holders):
+                holder.release_process_group()
             dist.destroy_process_group()
+            gc.collect()        # a DDP module in a reference cycle (a user's) holds the group until collected
+            del barrier
             _finalized[0] = True
 
     @staticmethod

@@ -19,7 +19,8 @@ from torch.nn.parallel import DistributedDataParallel
 
 from . import hooks
 from ..core import autograd_calls
-from .communicator import Communicator, DistributedError, collective, describe_failure, process_group_ready
+from .communicator import (Communicator, DistributedError, collective, describe_failure, holds_process_group,
+                           process_group_ready)
 from ..learners.learner import OwnedGradients
 from .learner import DistributedLearner
 from .quantization import check_bits
@@ -108,6 +109,7 @@ class DataParallelDistributedLearner(DistributedLearner):
         self._carrier = module.carrier
         self._module = module
         self._ddp = DistributedDataParallel(module, gradient_as_bucket_view=True, init_sync=False)
+        holds_process_group(self)
         self._ddp_parts = _runs_through_parts(self._ddp)
         self._parameters = list(self._learner.parameters)
         self._workers = Communicator.num_workers()
@@ -122,6 +124,11 @@ class DataParallelDistributedLearner(DistributedLearner):
             if self._saved_hook_state is not None:
                 self._hook_state.load_state_dict(self._saved_hook_state)
             self._ddp.register_comm_hook(self._hook_state, hooks.quantized_gradient_hook)
+
+    def release_process_group(self):
+        """Let go of the DDP module (and with it the process group): called by Communicator.finalize, after
+        which this worker trains alone."""
+        self._ddp = None
 
     def forward_backward(self, run_forward, loss_function, gradients):
         """Runs the Trainer's forward pass (None: this worker has no data) and the backward pass; returns

@@ -290,3 +290,20 @@ def late_finalize(rank, world, port, out):
     start = time.time()
     C.distributed.Communicator.finalize()
     save(out, rank, np.zeros(1), seconds=time.time() - start, workers=C.distributed.Communicator.num_workers())
+
+
+def finalize_after_training(rank, world, port, out):
+    """Trains two minibatches data-parallel, finalizes, then trains one more alone; records whether the gloo
+    backend (and so its worker threads) outlived finalize."""
+    import weakref
+    import torch.distributed as dist
+    z, loss, x, y, trainer = data_parallel_worker(rank, world, port)
+    features, targets = data(16)
+    for start in (0, 8):
+        trainer.train_minibatch({x: features[start + rank * 4:start + rank * 4 + 4],
+                                 y: targets[start + rank * 4:start + rank * 4 + 4]})
+    backend = weakref.ref(dist.group.WORLD._get_backend(torch.device("cpu")))
+    C.distributed.Communicator.finalize()
+    trainer.train_minibatch({x: features[:4], y: targets[:4]})
+    save(out, rank, parameter_values(z), backend_alive=backend() is not None,
+         last_count=trainer.previous_minibatch_sample_count)

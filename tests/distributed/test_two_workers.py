@@ -100,6 +100,14 @@ def test_finalize_waits_for_every_worker(tmp_path):
     assert [r["workers"] for r in ranks] == [1, 1]      # each is a lone worker afterwards
 
 
+def test_finalize_ends_the_process_groups_threads(tmp_path):
+    """The DDP modules let go of the group at finalize, so that its gloo threads end while Python still runs (one
+    left to interpreter shutdown could abort the process: std::terminate in a destructor taking the GIL)."""
+    ranks = run_workers(_workers.finalize_after_training, tmp_path)
+    assert [r["backend_alive"] for r in ranks] == [False, False]
+    assert [r["last_count"] for r in ranks] == [4, 4]       # each trains alone afterwards
+
+
 def test_a_hung_worker_makes_the_others_fail_within_the_timeout(tmp_path):
     ranks = run_workers(_workers.hung_peer, tmp_path)
     error = ranks[0]["error"]
