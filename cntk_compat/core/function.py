@@ -642,6 +642,10 @@ class Function(TensorOpsMixin):
         from . import node_timing
         node_timing.print_table([self])
 
+    def current_version(self):
+        """The version of the Function record CNTK 2.7 writes in a model file (3), as its ``current_version``."""
+        return 3
+
     def save(self, filename, format=None, use_external_files_to_store_parameters=False):
         """Saves the graph and its Parameter/Constant values to ``filename`` (see core.serialization). With
         ``format=ModelFormat.ONNX`` and ``use_external_files_to_store_parameters=True`` each tensor goes to its

@@ -304,6 +304,10 @@ class Learner(object):
     def restore_from_checkpoint(self, checkpoint):
         self.load_state_dict(checkpoint)
 
+    def current_version(self):
+        """The version of CNTK 2.7's serialized learner state (3), as its ``Learner.current_version``."""
+        return 3
+
     # -- the update -------------------------------------------------------------------------------------------
     def _apply(self, gradient_values, lr, n):
         owned = type(gradient_values) is OwnedGradients

@@ -137,6 +137,10 @@ class TrainingParameterSchedule(object):
         other._ends = list(self._ends)
         return other
 
+    def current_version(self):
+        """The version of CNTK 2.7's serialized schedules (2), as its ``current_version``."""
+        return 2
+
     def serialize(self):
         """A plain dictionary describing this schedule (see :meth:`deserialize`)."""
         return {"values": list(self._values), "ends": list(self._ends), "epoch_size": self.epoch_size,

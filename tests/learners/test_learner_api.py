@@ -246,3 +246,14 @@ def test_bad_arguments():
         learner.update([np.ones(1)], 1)
     with pytest.raises(ValueError, match="learning_rate type"):
         learner.reset_learning_rate(0.5)
+
+
+def test_serialization_versions_are_cntks():
+    # CNTK 2.7: Learner.current_version() 3 for every learner, 2 for schedules, 3 for a Function
+    for make in ALL_LEARNERS:
+        assert make([w1()]).current_version() == 3
+    assert learning_parameter_schedule(0.1).current_version() == 2
+    assert momentum_schedule(0.9).current_version() == 2
+    assert C.minibatch_size_schedule(4).current_version() == 2
+    x = C.input_variable(2)
+    assert C.layers.Dense(2)(x).current_version() == 3
