@@ -1,5 +1,5 @@
-"""cntk.metrics: evaluation criteria (classification_error per sample of shape (1,); ndcg_at_1 and
-edit_distance_error one scalar for the minibatch)."""
+"""cntk.metrics: evaluation criteria (classification_error per sample of shape (1,), with topN > 1 the number of
+misses in the minibatch; ndcg_at_1 and edit_distance_error one scalar for the minibatch)."""
 from ..ops import (Axis, argmax, element_times, greater, greater_equal, minus, not_equal, reduce_mean, reduce_sum,
                    reshape)
 from ..ops._common import sanitize_operands
@@ -28,6 +28,8 @@ def classification_error(output_vector, target_vector, axis=-1, topN=1, name="")
         return reshape(reduce_mean(wrong, axis=Axis.all_static_axes()), (), name=name)
     if topN == 1:  # as CNTK computes it: its gradient with respect to the target is -hardmax(output)
         return minus(1, reduce_sum(element_times(_hardmax(z, axis), y), axis=axis), name=name)
+    # CNTK computes the top-N error as the number of misses in the whole minibatch: a scalar without dynamic
+    # axes (the Trainer divides it by the sample count, as any aggregated criterion)
     target_score = reduce_sum(element_times(y, z), axis=axis)
     higher = reduce_sum(greater(z, target_score), axis=axis)
-    return greater_equal(higher, float(topN), name=name)
+    return reduce_sum(greater_equal(higher, float(topN)), axis=Axis.all_axes(), name=name)

@@ -11,7 +11,30 @@ def test_classification_error_top1_and_topn():
     ys = np.array([[0, 1, 0, 0], [0, 0, 1, 0]], np.float32)
     assert C.classification_error(z, y).shape == (1,)
     np.testing.assert_allclose(C.classification_error(z, y).eval({z: zs, y: ys}).ravel(), [0, 1])
-    np.testing.assert_allclose(C.classification_error(z, y, topN=2).eval({z: zs, y: ys}).ravel(), [0, 0])
+    np.testing.assert_allclose(C.classification_error(z, y, topN=2).eval({z: zs, y: ys}).ravel(), [0])
+
+
+def test_classification_error_top_n_counts_the_minibatchs_misses():
+    # CNTK 2.7: with topN > 1 the error is the number of misses in the minibatch, a scalar without dynamic axes;
+    # the Trainer divides it by the sample count
+    z = C.input_variable(4)
+    y = C.input_variable(4)
+    err = C.classification_error(z, y, topN=2)
+    assert err.shape == () and err.dynamic_axes == ()
+    zs = np.array([[1, 2, 3, 4], [4, 3, 2, 1], [1, 4, 2, 3]], np.float32)
+    ys = np.array([[1, 0, 0, 0], [1, 0, 0, 0], [0, 0, 1, 0]], np.float32)
+    assert float(err.eval({z: zs, y: ys})) == 2.0
+    zq = C.sequence.input_variable(4)
+    yq = C.sequence.input_variable(4)
+    out = C.classification_error(zq, yq, topN=3).eval({zq: [zs[:2]], yq: [ys[:2]]})
+    assert float(out) == 1.0
+    x = C.input_variable(4)
+    model = C.layers.Dense(4, init=C.glorot_uniform(seed=1))(x)
+    trainer = C.Trainer(model, (C.cross_entropy_with_softmax(model, y), C.classification_error(model, y, topN=2)),
+                        C.sgd(model.parameters, C.learning_parameter_schedule(0.1)))
+    trainer.train_minibatch({x: zs, y: ys})
+    misses = float(C.classification_error(model, y, topN=2).eval({x: zs, y: ys}))
+    assert trainer.test_minibatch({x: zs, y: ys}) == pytest.approx(misses / 3)
 
 
 def test_classification_error_gradient_and_named_axis():
