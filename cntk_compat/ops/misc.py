@@ -7,6 +7,7 @@ from ..core.function import Function, as_block, as_variable
 from ..core.registry import OutputSpec, register_op
 from ..core.variables import FreeDimension
 from ._common import make, native_axis, normalize_axis, sanitize_operands
+from ._partial_sort import top_k_indices
 
 
 def combine(*operands, **kw_name):
@@ -182,7 +183,32 @@ def _top_k_infer(inputs, attributes):
 
 def _top_k(x, k, dim):
     values, indices = torch.topk(x, k, dim=dim)
+    if not torch.compiler.is_compiling():
+        ties = _rows_with_ties(x, values, dim)
+        if ties is not None:
+            indices = _cntk_tie_order(x, k, dim, indices, ties)
+            values = x.gather(dim, indices)
     return values, indices.to(x.dtype)
+
+
+def _rows_with_ties(x, values, dim):
+    """The (flattened) rows whose top k includes equal values or whose k-th value recurs outside it (None when
+    no row has either): only there does the order of CNTK's kernel differ from torch.topk's."""
+    k = values.shape[dim]
+    inside = (values.narrow(dim, 1, k - 1) == values.narrow(dim, 0, k - 1)).any(dim)
+    boundary = (x == values.narrow(dim, k - 1, 1)).sum(dim) > 1
+    rows = (inside | boundary).reshape(-1)
+    return rows.nonzero().reshape(-1).tolist() if bool(rows.any()) else None
+
+
+def _cntk_tie_order(x, k, dim, indices, rows):
+    """``indices`` with the given rows redone as CNTK 2.7's CPU kernel orders them (ops._partial_sort)."""
+    data = x.detach().movedim(dim, -1).reshape(-1, x.shape[dim]).cpu().tolist()
+    redone = indices.movedim(dim, -1).reshape(-1, k).clone()
+    for r in rows:
+        redone[r] = torch.tensor(top_k_indices(data[r], k), dtype=redone.dtype, device=redone.device)
+    moved_shape = indices.movedim(dim, -1).shape
+    return redone.reshape(moved_shape).movedim(-1, dim)
 
 
 def _top_k_prepare(node):

@@ -42,10 +42,4 @@ values = np.concatenate([p.value.ravel() for p in sorted(z.parameters, key=lambd
 with open(os.path.join(out, "rank%d.json" % rank), "w") as f:
     json.dump({"parameters": values.tolist(), "samples": trainer.total_number_of_samples_seen,
                "attempt": os.environ.get("TORCHELASTIC_RESTART_COUNT")}, f)
-C.distributed.Communicator.finalize()
-# the workers end as bench_distributed's do: past finalize, Python's interpreter shutdown can meet a thread of
-# torch's gloo backend still running and abort the process (SIGABRT, "terminate called without an active
-# exception"; torch's, seen in 1 to 2 of 5 runs here), which torchrun would take for a failed attempt
-sys.stdout.flush()
-sys.stderr.flush()
-os._exit(0)
+C.distributed.Communicator.finalize()    # then a normal interpreter shutdown, as a user's script ends
