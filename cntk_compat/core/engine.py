@@ -90,6 +90,11 @@ def call_plan(outputs):
     return plan
 
 
+def has_run(outputs):
+    """Whether a computation of ``outputs`` (the outputs of one Function) has been planned, i.e. run."""
+    return bool(_PLANS.get(outputs[0]))
+
+
 def _split_seq_starts(data):
     """CNTK's (data, sequence start flags) pair as it is; (data, None) for any other data."""
     if isinstance(data, tuple) and len(data) == 2 and isinstance(data[1], list) and data[1] and \

@@ -638,9 +638,11 @@ class Function(TensorOpsMixin):
 
     def print_node_timing(self):
         """Writes to stderr each node's average forward/backward time and counts, gathered while
-        ``cntk.debugging.set_node_timing(True)`` was on (see core.node_timing)."""
-        from . import node_timing
-        node_timing.print_table([self])
+        ``cntk.debugging.set_node_timing(True)`` was on (see core.node_timing); nothing before the Function's
+        first evaluation (CNTK prints only a compiled network's nodes)."""
+        from . import engine, node_timing
+        if engine.has_run(self.outputs):
+            node_timing.print_table([self])
 
     def current_version(self):
         """The version of the Function record CNTK 2.7 writes in a model file (3), as its ``current_version``."""

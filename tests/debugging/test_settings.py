@@ -115,6 +115,22 @@ def test_node_timing_is_reported_by_print_node_timing_as_cntk_prints_it(restore_
                                                capsys.readouterr().err).groups()
 
 
+def test_a_functions_node_timing_starts_with_its_first_evaluation(restore_torch_flags, capsys):
+    # CNTK 2.7: a Function prints nothing before its first evaluation (its network is compiled then), even when
+    # a Function inside it was evaluated; afterwards every node, with zero counts while timing is off
+    x = C.input_variable(2)
+    inner = C.plus(x, x)
+    outer = C.times(inner, C.parameter((2, 2), init=1.0))
+    inner.print_node_timing()
+    assert capsys.readouterr().err == ""
+    inner.eval({x: np.ones((1, 2), np.float32)})
+    outer.print_node_timing()
+    assert capsys.readouterr().err == ""
+    inner.print_node_timing()
+    assert capsys.readouterr().err == ("%-30s forward avg 0.000000s, backward avg 0.000000s (fwd# 0|bwd# 0)\n"
+                                       % inner.root_function.uid)
+
+
 def test_checked_mode_stops_at_a_node_producing_nan_as_cntk(restore_torch_flags, capsys):
     # CNTK 2.7: a Function compiled (first evaluated) in checked mode raises at the first node whose output
     # holds a NaN; one compiled before stays unchecked, and a checked one stays checked after the mode is off
