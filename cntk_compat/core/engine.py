@@ -475,4 +475,4 @@ def grad(function, at, wrt=None, outputs=None, device=None, as_numpy=True, grad_
     return result
 
 
-provide(evaluate=evaluate, forward=forward, backward=backward, grad=grad)
+provide(evaluate=evaluate, forward=forward, backward=backward, grad=grad, has_run=has_run)

@@ -640,8 +640,8 @@ class Function(TensorOpsMixin):
         """Writes to stderr each node's average forward/backward time and counts, gathered while
         ``cntk.debugging.set_node_timing(True)`` was on (see core.node_timing); nothing before the Function's
         first evaluation (CNTK prints only a compiled network's nodes)."""
-        from . import engine, node_timing
-        if engine.has_run(self.outputs):
+        from . import node_timing
+        if hook("has_run")(self.outputs):
             node_timing.print_table([self])
 
     def current_version(self):

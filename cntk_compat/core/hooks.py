@@ -17,7 +17,7 @@ PROVIDERS = {
     "signature": "cntk_compat.layers",
     "train": "cntk_compat.train", "test": "cntk_compat.train",
     "evaluate": "cntk_compat.core.engine", "forward": "cntk_compat.core.engine",
-    "backward": "cntk_compat.core.engine", "grad": "cntk_compat.core.engine",
+    "backward": "cntk_compat.core.engine", "grad": "cntk_compat.core.engine", "has_run": "cntk_compat.core.engine",
     "to_value": "cntk_compat.core.feeding", "create_value": "cntk_compat.core.feeding", "combine": "cntk_compat.core.function",
     "save": "cntk_compat.core.serialization", "load": "cntk_compat.core.serialization",
     "restore": "cntk_compat.core.serialization",
