@@ -135,3 +135,16 @@ def test_public_packages_export_cntk_names_and_no_helper_modules(name):
     star = {}
     exec("from %s import *" % name, star)
     assert "elementwise" not in star and "shaping" not in star
+
+
+def test_star_import_of_cntk_shadows_pythons_random_and_names_cntk_random_in_the_error():
+    # CNTK_203 imports Python's random, then `from cntk import *`, then calls random.random(): under CNTK 2.7
+    # that raises AttributeError "module 'cntk.random' has no attribute 'random'" (cntk.random has no
+    # helper named like random_op either, which Python would offer as a suggestion)
+    star = {}
+    exec("import random\nfrom cntk import *", star)
+    assert star["random"] is cntk.random
+    with pytest.raises(AttributeError) as info:
+        star["random"].random()
+    assert str(info.value) == "module 'cntk.random' has no attribute 'random'"
+    assert [n for n in dir(cntk.random) if "random" in n and not n.startswith("_")] == []

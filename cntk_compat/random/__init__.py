@@ -6,43 +6,44 @@ With an explicit seed, a sampler's draws are reproducible and successive evaluat
 import numpy as np
 
 from ..default_options import default_override_or, get_default_override
-from ..ops.sampling import SentinelValueForAutoSelectRandomSeed as auto_select, random_op
+from ..ops.sampling import SentinelValueForAutoSelectRandomSeed as auto_select
+from ..ops.sampling import random_op as _random_op  # private: CNTK 2.7's cntk.random has no `random_op`
 
 
 def uniform(shape, dtype=default_override_or(np.float32), low=0.0, high=1.0, seed=auto_select, name=""):
     """Samples from the uniform distribution on [low, high)."""
-    return random_op("uniform", None, shape, get_default_override(uniform, dtype=dtype), low, high, seed, name)
+    return _random_op("uniform", None, shape, get_default_override(uniform, dtype=dtype), low, high, seed, name)
 
 
 def normal(shape, dtype=default_override_or(np.float32), mean=0.0, scale=1.0, seed=auto_select, name=""):
     """Samples from the normal distribution with mean ``mean`` and standard deviation ``scale``."""
-    return random_op("normal", None, shape, get_default_override(normal, dtype=dtype), mean, scale, seed, name)
+    return _random_op("normal", None, shape, get_default_override(normal, dtype=dtype), mean, scale, seed, name)
 
 
 def gumbel(shape, dtype=default_override_or(np.float32), loc=0.0, scale=1.0, seed=auto_select, name=""):
     """Samples from the Gumbel distribution with location ``loc`` and scale ``scale``."""
-    return random_op("gumbel", None, shape, get_default_override(gumbel, dtype=dtype), loc, scale, seed, name)
+    return _random_op("gumbel", None, shape, get_default_override(gumbel, dtype=dtype), loc, scale, seed, name)
 
 
 def bernoulli(shape, dtype=default_override_or(np.float32), mean=0.5, seed=auto_select, name=""):
     """Samples from the Bernoulli distribution with success probability ``mean`` (values 0 and 1)."""
-    return random_op("bernoulli", None, shape, get_default_override(bernoulli, dtype=dtype), mean, 0.0, seed, name)
+    return _random_op("bernoulli", None, shape, get_default_override(bernoulli, dtype=dtype), mean, 0.0, seed, name)
 
 
 def uniform_like(x, low=0.0, high=1.0, seed=auto_select, name=""):
-    return random_op("uniform", x, None, None, low, high, seed, name)
+    return _random_op("uniform", x, None, None, low, high, seed, name)
 
 
 def normal_like(x, mean=0.0, scale=1.0, seed=auto_select, name=""):
-    return random_op("normal", x, None, None, mean, scale, seed, name)
+    return _random_op("normal", x, None, None, mean, scale, seed, name)
 
 
 def gumbel_like(x, loc=0.0, scale=1.0, seed=auto_select, name=""):
-    return random_op("gumbel", x, None, None, loc, scale, seed, name)
+    return _random_op("gumbel", x, None, None, loc, scale, seed, name)
 
 
 def bernoulli_like(x, mean=0.5, seed=auto_select, name=""):
-    return random_op("bernoulli", x, None, None, mean, 0.0, seed, name)
+    return _random_op("bernoulli", x, None, None, mean, 0.0, seed, name)
 
 
 __all__ = [
@@ -52,3 +53,10 @@ __all__ = [
 
 from .. import _star_modules as _star_modules  # noqa: E402
 _star_modules.export(globals())   # the modules CNTK 2.7's `from cntk.random import *` binds too
+
+
+def __getattr__(name):
+    # CNTK's message names its own module: `import random` followed by `from cntk import *` binds `random` to
+    # this module (CNTK_203 then calls random.random()), and CNTK 2.7 says "module 'cntk.random' has no
+    # attribute 'random'"
+    raise AttributeError("module 'cntk.random' has no attribute %r" % name)
