@@ -17,7 +17,9 @@ class _AliasLoader(importlib.abc.Loader):
         self._target = target
 
     def create_module(self, spec):
-        return importlib.import_module(self._target)
+        module = importlib.import_module(self._target)
+        _name_cntk_in_attribute_errors(module)
+        return module
 
     def exec_module(self, module):
         pass
@@ -46,9 +48,26 @@ def _install_finder():
     sys.meta_path.insert(at, _AliasFinder())
 
 
+def _name_cntk_in_attribute_errors(module):
+    """A missing attribute of a cntk module is reported under the module's cntk name, as CNTK 2.7 reports it
+    ("module 'cntk' has no attribute 'init_bias_default_or_0'", not 'cntk_compat'); modules with their own
+    __getattr__ keep it."""
+    name = getattr(module, "__name__", "")
+    if not (name == _REAL or name.startswith(_REAL + ".")) or "__getattr__" in vars(module):
+        return
+    public = "cntk" + name[len(_REAL):]
+
+    def __getattr__(attribute):
+        raise AttributeError("module %r has no attribute %r" % (public, attribute))
+    module.__getattr__ = __getattr__
+
+
 _install_finder()
 _module = importlib.import_module(_REAL)
+_name_cntk_in_attribute_errors(_module)
 for _name, _mod in list(sys.modules.items()):
     if _name.startswith(_REAL + "."):
         sys.modules.setdefault("cntk" + _name[len(_REAL):], _mod)
+        if not any(part.startswith("_") for part in _name.split(".")[1:]):
+            _name_cntk_in_attribute_errors(_mod)
 sys.modules[__name__] = _module

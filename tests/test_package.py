@@ -148,3 +148,16 @@ def test_star_import_of_cntk_shadows_pythons_random_and_names_cntk_random_in_the
         star["random"].random()
     assert str(info.value) == "module 'cntk.random' has no attribute 'random'"
     assert [n for n in dir(cntk.random) if "random" in n and not n.startswith("_")] == []
+
+
+def test_missing_attributes_of_cntk_modules_are_reported_under_their_cntk_names():
+    # CNTK_206 (an early version of CNTK_207) calls C.init_bias_default_or_0, which CNTK 2.7 no longer has:
+    # "module 'cntk' has no attribute 'init_bias_default_or_0'"
+    import cntk.layers
+    import cntk.ops.functions
+    for module, public in [(cntk, "cntk"), (cntk.layers, "cntk.layers"), (cntk.ops.functions, "cntk.ops.functions")]:
+        with pytest.raises(AttributeError) as info:
+            getattr(module, "init_bias_default_or_0")
+        assert str(info.value) == "module '%s' has no attribute 'init_bias_default_or_0'" % public
+        assert getattr(module, "init_bias_default_or_0", None) is None
+    assert hasattr(cntk.layers, "Dense") and not hasattr(cntk, "utils")
