@@ -3,6 +3,7 @@
 A Value holds a dense, batch-first torch tensor; batches of sequences are padded to the longest
 sequence and keep their true lengths beside them.
 """
+import numbers
 import warnings
 
 import numpy as np
@@ -275,10 +276,25 @@ class _NativeValue(object):
 
         num_classes may be a sample shape (..., classes): each sample then takes prod(shape[:-1]) consecutive
         indices of its sequence, one per row."""
+        if device is None:
+            device = _device.use_default_device()  # first, as CNTK's (its stderr line comes before any error)
         if isinstance(batch, np.ndarray):
             batch = batch.tolist()
         if not isinstance(batch, list):
-            raise ValueError("one_hot: input must be a list of lists of integers")
+            raise ValueError("input must be a list")
+        # CNTK 2.7 looks at the first sequence's first index only: an empty batch is an IndexError (from
+        # batch[0]), an empty first sequence a ValueError, a non-integer first index another ValueError
+        first = batch[0]
+        if not isinstance(first, (int, float, np.integer)):
+            try:
+                elem = first[0]
+            except Exception:
+                raise ValueError("input must be a list of list of integers")
+        else:
+            elem = first
+        if not isinstance(elem, numbers.Integral):
+            raise ValueError('supplied data to one_hot() must be of type integer and not "%s" since it is index '
+                             'data.' % type(elem))
         dtype = sanitize_dtype(dtype) or np.dtype(np.float32)
         sample_shape = tuple(num_classes) if isinstance(num_classes, (list, tuple)) else (int(num_classes),)
         num_classes, rows = sample_shape[-1], int(np.prod(sample_shape[:-1]))

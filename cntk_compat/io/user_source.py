@@ -1,4 +1,6 @@
 """Minibatch sources and deserializers written in Python by the user, and in-memory data sources."""
+import traceback
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -68,11 +70,25 @@ def _with_sequence_axis(data, stream):
     return MinibatchData(as_sequences, data.num_sequences, data.num_samples, data.end_of_sweep)
 
 
+def call_from_native(method, *args):
+    """``method(*args)``, a user source's (or another Python override's) method called as CNTK 2.7's native
+    code calls it, through a SWIG director: an exception it raises is printed (its traceback, on stderr) and
+    turned into ``RuntimeError('SWIG director method error.')``."""
+    try:
+        return method(*args)
+    except Exception:
+        traceback.print_exc()
+        raise RuntimeError("SWIG director method error.") from None
+
+
 def read_minibatch(source, minibatch_size_in_samples, input_map=None, device=None, num_data_partitions=1,
-                   partition_index=0):
-    """Next minibatch from any source (MinibatchSource or UserMinibatchSource), keyed as ``input_map``."""
+                   partition_index=0, from_native=False):
+    """Next minibatch from any source (MinibatchSource or UserMinibatchSource), keyed as ``input_map``.
+    ``from_native``: read as CNTK's native loops (the training session) read a user source, see
+    :func:`call_from_native`."""
     if isinstance(source, UserMinibatchSource):
-        mb = source.next_minibatch(minibatch_size_in_samples, num_data_partitions, partition_index, device)
+        args = (minibatch_size_in_samples, num_data_partitions, partition_index, device)
+        mb = call_from_native(source.next_minibatch, *args) if from_native else source.next_minibatch(*args)
         mb = {si: _with_sequence_axis(data, si) for si, data in mb.items()} if mb else mb
         if input_map and mb:
             return {key: mb[source.stream_info(s) if isinstance(s, str) else s] for key, s in input_map.items()}

@@ -10,7 +10,7 @@ import torch
 
 from ..distributed.communicator import Communicator, all_reduce_max
 from ..io import INFINITELY_REPEAT, MinibatchSource, MinibatchSourceFromData, UserMinibatchSource
-from ..io.user_source import read_minibatch
+from ..io.user_source import call_from_native, read_minibatch
 from ..learners.schedules import MinibatchSizeSchedule, minibatch_size_schedule
 
 __all__ = [
@@ -60,6 +60,12 @@ def _deprecated(message):
 
 def is_reader(source):
     return isinstance(source, (MinibatchSource, UserMinibatchSource))
+
+
+def _source_call(source, name, *args):
+    """A source's method as the native training session calls it: a user source's through a director."""
+    method = getattr(source, name)
+    return call_from_native(method, *args) if isinstance(source, UserMinibatchSource) else method(*args)
 
 
 def _rows(data):
@@ -243,9 +249,6 @@ class TrainingSession(object):
         if self._checkpoint.restore and self._checkpoint.filename:
             self._restore()
         restored_samples = trainer.total_number_of_samples_seen
-        for action in self._actions:
-            action.index = self._count(action.unit) // action.frequency
-            action.last_count = self._count(action.unit)
         early_exit = False
         while True:
             left = 0 if early_exit else self._max_samples - trainer.total_number_of_samples_seen
@@ -257,7 +260,7 @@ class TrainingSession(object):
             # know each other's samples only at its aggregations, so each stops by its own count (CNTK's rule).
             size = min(self._schedule[trainer.total_number_of_samples_seen], left)
             args = read_minibatch(self._source, size, self._inputs_to_streams, device,
-                                  *self._training_partition()) if size > 0 else {}
+                                  *self._training_partition(), from_native=True) if size > 0 else {}
             if not args and not self._distributed:
                 self.on_minibatch_end()     # CNTK trains the empty minibatch too, and calls the hook after it
                 break
@@ -326,7 +329,7 @@ class TrainingSession(object):
 
     def _write_checkpoint(self, filename):
         state = {_SESSION_STATE_KEY: {"minibatches": self._minibatches, "sweeps": self._sweeps},
-                 _SOURCE_STATE_KEY: self._source.get_checkpoint_state()}
+                 _SOURCE_STATE_KEY: _source_call(self._source, "get_checkpoint_state")}
         self.trainer.save_checkpoint(filename, state)
 
     def _restore(self):
@@ -345,31 +348,36 @@ class TrainingSession(object):
         self._minibatches = int(session.get("minibatches", 0))
         self._sweeps = int(session.get("sweeps", 0))
         if _SOURCE_STATE_KEY in state:
-            self._source.restore_from_checkpoint(state[_SOURCE_STATE_KEY])
+            _source_call(self._source, "restore_from_checkpoint", state[_SOURCE_STATE_KEY])
+        # the periodic actions continue from the restored counts; without a restore they count from index 0,
+        # also when the trainer had seen samples before the session (CNTK 2.7's TrainingSession)
+        for action in self._actions:
+            action.index = self._count(action.unit) // action.frequency
+            action.last_count = self._count(action.unit)
 
     def _evaluate(self, source, inputs_to_streams, schedule, max_samples, device):
         """(total metric, samples, minibatches) of test_minibatch over ``source`` until it is exhausted."""
         mapping = inputs_to_streams or self._inputs_to_streams
-        position = source.get_checkpoint_state()
+        position = _source_call(source, "get_checkpoint_state")
         total, samples, minibatches = 0.0, 0, 0
         while samples < max_samples:
             size = min(schedule[samples], max_samples - samples)
             if self._distributed and not self._blockwise:
                 # each worker evaluates its part; the totals are those of all workers, which stop together
-                args = read_minibatch(source, size, mapping, device, self._workers, self._rank)
+                args = read_minibatch(source, size, mapping, device, self._workers, self._rank, from_native=True)
                 metric, n = self.trainer._distributed_test_minibatch(args or {}, device=device)
                 if not n:
                     break
                 total += metric
             else:
-                args = read_minibatch(source, size, mapping, device)
+                args = read_minibatch(source, size, mapping, device, from_native=True)
                 if not args:
                     break
                 n = max(d.num_samples for d in args.values())
                 total += self.trainer.test_minibatch(args, device=device) * n
             samples += n
             minibatches += 1
-        source.restore_from_checkpoint(position)
+        _source_call(source, "restore_from_checkpoint", position)
         return total, samples, minibatches
 
     def _cross_validate(self, index, device):
