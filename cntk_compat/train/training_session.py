@@ -333,11 +333,14 @@ class TrainingSession(object):
         self.trainer.save_checkpoint(filename, state)
 
     def _restore(self):
+        """CNTK 2.7's rule: the checkpoint file itself if it exists, else the preserved one (file + index) with
+        the highest index, whether or not this session preserves all; announced on stderr."""
         name = self._checkpoint.filename
-        if self._checkpoint.preserve_all:
-            name = _latest_preserved(name) or name
         if not os.path.exists(name):
-            return
+            name = _latest_preserved(name)
+            if name is None:
+                return
+        sys.stderr.write("Restoring training session from the checkpoint '%s'\n" % name)
         self.restore_from_checkpoint(name)
 
     def restore_from_checkpoint(self, filename):
@@ -437,6 +440,8 @@ def _require_limited(source, role):
 def _latest_preserved(filename):
     """The preserved checkpoint (``filename`` + index) with the highest index, or None."""
     directory = os.path.dirname(os.path.abspath(filename))
+    if not os.path.isdir(directory):
+        return None
     base = os.path.basename(filename)
     pattern = re.compile(re.escape(base) + r"(\d+)$")
     best = None
@@ -444,7 +449,7 @@ def _latest_preserved(filename):
         m = pattern.match(entry)
         if m and (best is None or int(m.group(1)) > best[0]):
             best = (int(m.group(1)), entry)
-    return os.path.join(directory, best[1]) if best else None
+    return os.path.join(os.path.dirname(filename), best[1]) if best else None  # as given (CNTK prints it)
 
 
 def training_session(trainer, mb_source, mb_size, model_inputs_to_streams, progress_frequency=None,

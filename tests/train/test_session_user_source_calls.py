@@ -84,3 +84,33 @@ def test_actions_continue_from_restored_counts(tmp_path):
                        max_samples=36, checkpoint_config=config()).train()
     # restored at 20 samples (index 2): the next checkpoints at 24 and 32, the last at 36
     assert source2.states == [6, 8, 9]
+
+
+def test_restore_announces_the_file_and_prefers_the_unnumbered_one(tmp_path, capsys):
+    # CNTK 2.7: the checkpoint file itself when it exists (even where numbered ones are newer), else the numbered
+    # one with the highest index; "Restoring training session from the checkpoint '<file>'" on stderr
+    base = str(tmp_path / "p")
+    trainer, x = _trainer()
+    source = _Source()
+    C.training_session(trainer=trainer, mb_source=source, model_inputs_to_streams={x: source.si}, mb_size=4,
+                       max_samples=20, checkpoint_config=C.CheckpointConfig(base, frequency=8,
+                                                                            preserve_all=True)).train()
+    assert "Restoring" not in capsys.readouterr().err
+    import os
+    assert sorted(f for f in os.listdir(str(tmp_path)) if not f.endswith(".ckp")) == ["p", "p0", "p1", "p2"]
+    trainer2, x2 = _trainer()
+    source2 = _Source()
+    session = C.training_session(trainer=trainer2, mb_source=source2, model_inputs_to_streams={x2: source2.si},
+                                 mb_size=4, max_samples=24,
+                                 checkpoint_config=C.CheckpointConfig(base, frequency=8, preserve_all=True))
+    session.train()
+    assert "Restoring training session from the checkpoint '%s'\n" % base in capsys.readouterr().err
+    assert source2.states[0] == 6 and trainer2.total_number_of_samples_seen == 24
+    os.remove(base)
+    os.remove(base + ".ckp")
+    trainer3, x3 = _trainer()
+    source3 = _Source()
+    C.training_session(trainer=trainer3, mb_source=source3, model_inputs_to_streams={x3: source3.si}, mb_size=4,
+                       max_samples=24, checkpoint_config=C.CheckpointConfig(base, frequency=8)).train()
+    assert "Restoring training session from the checkpoint '%s'\n" % (base + "2") in capsys.readouterr().err
+    assert source3.states == [] and trainer3.total_number_of_samples_seen == 24
