@@ -3,7 +3,7 @@ import torch
 
 from ..core.criterion_fusion import register_computation
 from ..core.registry import OutputSpec, register_op
-from ._common import make, normalize_axis, sanitize_operands
+from ._common import make, native_axis, normalize_axis, sanitize_operands
 
 
 def _same_infer(inputs, attributes):
@@ -43,12 +43,22 @@ def _axis_prepare(node):
     x, axis = node._inputs[0], node._attributes["axis"]
     if axis is not None:
         axis = normalize_axis(axis, len(x._shape), node._op_name)
+    elif not x._n_dynamic and x._shape:
+        # CNTK normalizes each sample: an operand without dynamic axes (a Constant, a Parameter) is a matrix
+        # whose columns run along its last axis
+        axis = len(x._shape) - 1
     return {"n_dyn": x._n_dynamic, "axis": axis}
 
 
-register_op("Softmax", _same_infer, _softmax, prepare=_axis_prepare)
-register_op("LogSoftmax", _same_infer, _log_softmax, prepare=_axis_prepare)
-register_op("Hardmax", _same_infer, _hardmax, prepare=_axis_prepare)
+def _public_axis(attrs, node):
+    """CNTK reports the axis of softmax and hardmax only where one was given."""
+    axis = attrs["axis"]
+    return {} if axis is None else {"axis": native_axis(axis, len(node.inputs[0].shape))}
+
+
+register_op("Softmax", _same_infer, _softmax, prepare=_axis_prepare, public_attributes=_public_axis)
+register_op("LogSoftmax", _same_infer, _log_softmax, prepare=_axis_prepare, public_attributes=_public_axis)
+register_op("Hardmax", _same_infer, _hardmax, prepare=_axis_prepare, public_attributes=_public_axis)
 
 
 def _with_axis(op_name, x, axis, name):
@@ -63,7 +73,9 @@ def softmax(x, axis=None, name=""):
 
 
 def log_softmax(x, axis=None, name=""):
-    return _with_axis("LogSoftmax", x, axis, name)
+    """x - log(sum(exp(x))) along ``axis``, by default the last axis (CNTK 2.7; softmax's default is the whole
+    sample)."""
+    return _with_axis("LogSoftmax", x, -1 if axis is None else axis, name)
 
 
 def hardmax(x, name=""):
