@@ -21,6 +21,35 @@ __all__ = [
 ]
 
 
+# CNTK 2.7's SWIG wrapper refuses learners that are not learners and progress writers that are not progress
+# writers with this text (e.g. CNTK 2.0 beta's Trainer(model, loss, metric, learner) signature)
+_TRAINER_IMPL_OVERLOADS = (
+    "Wrong number or type of arguments for overloaded function 'trainer_impl'.\n"
+    "  Possible C/C++ prototypes are:\n"
+    "    TrainerImpl(::CNTK::FunctionPtr const &,::CNTK::FunctionPtr const &,::CNTK::FunctionPtr const &,"
+    "std::vector< CNTK::DistributedLearnerPtr,std::allocator< CNTK::DistributedLearnerPtr > > const &,"
+    "std::vector< CNTK::ProgressWriterPtr,std::allocator< CNTK::ProgressWriterPtr > > const &)\n"
+    "    TrainerImpl(::CNTK::FunctionPtr const &,::CNTK::FunctionPtr const &,::CNTK::FunctionPtr const &,"
+    "std::vector< CNTK::LearnerPtr,std::allocator< CNTK::LearnerPtr > > const &,"
+    "std::vector< CNTK::ProgressWriterPtr,std::allocator< CNTK::ProgressWriterPtr > > const &)\n")
+
+
+def _is_learner(obj):
+    # a cntk learner, or any object with the learner protocol (docs/ARCHITECTURE.md, "How to write a learner")
+    return callable(getattr(obj, "update", None)) and callable(getattr(obj, "add_progress_writers", None))
+
+
+def _is_progress_writer(obj):
+    # a cntk progress writer, or any object with the methods the Trainer calls on one
+    return all(callable(getattr(obj, m, None)) for m in ("update_training", "update_test", "write_training_summary",
+                                                          "write_test_summary"))
+
+
+def _check_trainer_argument_types(learners, progress_writers):
+    if not (all(_is_learner(l) for l in learners) and all(_is_progress_writer(w) for w in progress_writers)):
+        raise NotImplementedError(_TRAINER_IMPL_OVERLOADS)
+
+
 class Trainer(object):
     """Trains ``model`` by minimizing the loss of ``criterion`` with ``parameter_learners``.
 
@@ -41,6 +70,7 @@ class Trainer(object):
         if not self._learners:
             raise ValueError("Trainer: parameter_learners is empty; there must be at least one learner")
         self._progress_writers = progress_writer_list(progress_writers)
+        _check_trainer_argument_types(self._learners, self._progress_writers)
         for learner in self._learners:
             learner.add_progress_writers(self._progress_writers)
         self._outputs = [self._loss.output] + ([self._metric.output] if self._metric is not None else [])

@@ -135,3 +135,25 @@ def test_trainer_notes_parameters_no_learner_covers(capsys):
     C.Trainer(d_real, (d_loss, None), C.sgd(d_real.parameters + g.parameters, C.learning_parameter_schedule(0.1)))
     captured = capsys.readouterr()
     assert captured.err == note * 2 and captured.out == ""
+
+
+def test_learners_and_progress_writers_of_the_wrong_type_are_refused_with_cntks_swig_message():
+    # CNTK 2.0 beta's Trainer(model, loss, metric, learner) (CNTK_206's early version) puts the metric where
+    # CNTK 2.7 expects learners and the learner where it expects progress writers: CNTK 2.7's SWIG wrapper
+    # raises NotImplementedError listing TrainerImpl's two overloads (a learner as a progress writer, or a
+    # number, are refused the same way)
+    x = C.input_variable(3)
+    y = C.input_variable(2)
+    z = C.layers.Dense(2)(x)
+    ce = C.cross_entropy_with_softmax(z, y)
+    err = C.classification_error(z, y)
+    learner = C.sgd(z.parameters, C.learning_parameter_schedule(0.1))
+    for args in [(z, ce, err, learner), (z, (ce, err), learner, learner), (z, (ce, err), [learner, err]),
+                 (z, (ce, err), learner, [C.logging.ProgressPrinter(1), 5]), (z, (ce, err), 3)]:
+        with pytest.raises(NotImplementedError) as info:
+            C.Trainer(*args)
+        lines = str(info.value).split("\n")
+        assert lines[0] == "Wrong number or type of arguments for overloaded function 'trainer_impl'."
+        assert lines[1] == "  Possible C/C++ prototypes are:"
+        assert [l.split("std::vector< CNTK::")[1].split(",")[0] for l in lines[2:4]] == ["DistributedLearnerPtr", "LearnerPtr"]
+    C.Trainer(z, (ce, err), [learner], [C.logging.ProgressPrinter(1)])
