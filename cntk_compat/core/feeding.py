@@ -348,8 +348,9 @@ def to_value(var, data, device):
         return _static_value(var, data, dtype, shape, device)
     convert = _converter(data)
     if convert is None:
-        raise TypeError("%s: cannot feed data of type %s; expected a numpy array, a scipy CSR matrix, a list of "
-                        "them or a Value" % (_describe(var), type(data).__name__))
+        # CNTK 2.7's Value.create refuses it so (a Function, e.g. CNTK 2.0 beta's C.one_hot of an index array,
+        # a string, a dict, None)
+        raise ValueError("batch must be a list of NumPy arrays or SciPy CSR matrices")
     return convert(var, data, device, dtype, shape, var._sequence_axis is not None)
 
 

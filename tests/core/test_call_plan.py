@@ -57,8 +57,14 @@ def test_converters_cover_each_kind_of_data():
     assert to_value(x, torch.ones(5, 2), dev).tensor.shape == (5, 2)
     seqs = to_value(s, [np.ones((3, 2), np.float32), np.ones((1, 2), np.float32)], dev)
     assert seqs.tensor.shape == (2, 3, 2) and seqs.lengths == [3, 1]
-    with pytest.raises(TypeError, match="cannot feed data of type dict"):
-        to_value(x, {}, dev)
+    # data of any other kind is refused with CNTK 2.7's message (CNTK_206 fed CNTK 2.0 beta's C.one_hot result,
+    # a Function)
+    for data in [{}, "abc", None, object(), C.one_hot(np.array([[1, 2]]), 2), C.constant(np.ones(2, np.float32))]:
+        with pytest.raises(ValueError) as info:
+            to_value(x, data, dev)
+        assert str(info.value) == "batch must be a list of NumPy arrays or SciPy CSR matrices"
+    with pytest.raises(ValueError, match="^batch must be a list of NumPy arrays or SciPy CSR matrices$"):
+        (x * 2).eval({x: set([1])})
 
 
 def test_one_normalizer_for_names_bare_data_and_sequence_starts():
