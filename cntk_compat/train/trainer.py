@@ -103,13 +103,16 @@ class Trainer(object):
                 if p in owner:
                     raise ValueError("Trainer: parameter %r is covered by two different learners" % (p,))
                 owner[p] = learner_parameters
+        # CNTK 2.7: a learner's parameter must be one of the model's, the loss's or the metric's. One the loss
+        # does not reach (a parameter of the model only) is accepted and gets zero gradients (CNTK's own
+        # training crashes on it)
         known = set(Function._composite(self._outputs).parameters)
-        for p in owner:
-            if p not in known:
-                raise ValueError("Trainer: the learners' parameter %r is not a parameter of the loss or "
-                                 "evaluation function" % (p,))
         if self._model is not None:
             known.update(self._model.parameters)
+        foreign = [p for p in owner if p not in known]
+        if foreign:
+            raise ValueError("Trainer ctor: %d of the learner parameters '%s' are not part of the model specified"
+                             % (len(foreign), ", ".join(repr(p) for p in foreign)))
         uncovered = len(known) - len(owner)
         if uncovered:   # CNTK's Trainer constructor says so on stderr
             sys.stderr.write("[Note:] Trainer ctor: %d of the model parameters are not covered by any of the "

@@ -157,3 +157,23 @@ def test_learners_and_progress_writers_of_the_wrong_type_are_refused_with_cntks_
         assert lines[1] == "  Possible C/C++ prototypes are:"
         assert [l.split("std::vector< CNTK::")[1].split(",")[0] for l in lines[2:4]] == ["DistributedLearnerPtr", "LearnerPtr"]
     C.Trainer(z, (ce, err), [learner], [C.logging.ProgressPrinter(1)])
+
+
+def test_learner_parameters_must_belong_to_the_model_loss_or_metric(capsys):
+    # CNTK 2.7's Trainer constructor: a learner's parameter outside the model, loss and metric is refused with
+    # its message; one of the model that the loss does not reach is accepted (the model's parameters count in
+    # the "not covered" note: here m2's two), and gets zero gradients (CNTK 2.7 itself crashes when training)
+    x, y = C.input_variable(3), C.input_variable(2)
+    m1, m2 = C.layers.Dense(2)(x), C.layers.Dense(2)(x)
+    loss = C.squared_error(m2, y)
+    with pytest.raises(ValueError, match=re.escape(
+            "Trainer ctor: 2 of the learner parameters 'Parameter('W', [], [3 x 2]), Parameter('b', [], [2])' "
+            "are not part of the model specified")):
+        C.Trainer(m2, (loss, loss), [C.sgd(m1.parameters, C.learning_parameter_schedule(0.1))])
+    capsys.readouterr()
+    trainer = C.Trainer(m1, (loss, loss), [C.sgd(m1.parameters, C.learning_parameter_schedule(0.1))])
+    assert "[Note:] Trainer ctor: 2 of the model parameters are not covered" in capsys.readouterr().err
+    before = [p.value.copy() for p in m1.parameters]
+    trainer.train_minibatch({x: np.ones((2, 3), np.float32), y: np.ones((2, 2), np.float32)})
+    for p, v in zip(m1.parameters, before):
+        np.testing.assert_array_equal(p.value, v)
