@@ -117,7 +117,8 @@ def Convolution(filter_shape, num_filters=None, sequential=False, activation=def
         r = convolution(W, x, strides=lead + strides, auto_padding=(False,) * reduction_rank + pad,
                         dilation=lead + dilation, reduction_rank=reduction_rank, groups=groups)
         return _finish(r, b, activation, not _as_tuple(num_filters), len(filter_shape))
-    return block(convolve, op_name, name)
+    # CNTK 2.7 names the block "Convolution" whatever the variant (op_name only names it in messages)
+    return block(convolve, "Convolution", name)
 
 
 def SequentialConvolution(filter_shape, num_filters=None, activation=default_override_or(identity),
@@ -141,7 +142,7 @@ def SequentialConvolution(filter_shape, num_filters=None, activation=default_ove
             x = expand_dims(x, -n_spatial - 1)  # the channel axis of size 1, before the spatial item axes
         r = convolution(W, x, strides=strides, auto_padding=pad, sequential=True, dilation=dilation, groups=groups)
         return _finish(r, b, activation, not _as_tuple(num_filters), n_spatial)
-    return block(convolve, op_name, name)
+    return block(convolve, "Convolution", name)
 
 
 def Convolution1D(filter_shape, num_filters=None, activation=default_override_or(identity),
@@ -196,7 +197,7 @@ def ConvolutionTranspose(filter_shape, num_filters, activation=default_override_
         r = convolution_transpose(W, x, strides=lead + strides, auto_padding=(False,) * reduction_rank + pad,
                                   output_shape=full_output, dilation=lead + dilation, reduction_rank=reduction_rank)
         return _finish(r, b, activation, False, len(filter_shape))
-    return block(convolve_transposed, op_name, name)
+    return block(convolve_transposed, "ConvolutionTranspose", name)  # whatever the variant, as CNTK 2.7
 
 
 def ConvolutionTranspose1D(filter_shape, num_filters, activation=default_override_or(identity),

@@ -76,3 +76,15 @@ def test_a_scalar_filter_shape_covers_every_spatial_axis():
         C.layers.Convolution2D((3, 3, 3), 2)
     with pytest.raises(ValueError, match="Convolution1D: filter_shape"):
         C.layers.Convolution1D((3, 3), 2)
+
+
+def test_block_op_names_are_cntk27s_whatever_the_variant():
+    # CNTK 2.7 names every convolution layer's block "Convolution" and every transposed one's
+    # "ConvolutionTranspose" (graph rewriters such as cntk.contrib.netopt select blocks by these names)
+    L = C.layers
+    x1, x2, x3 = C.input_variable((2, 8)), C.input_variable((2, 8, 8)), C.input_variable((2, 4, 4, 4))
+    made = [L.Convolution((3, 3), 4)(x2), L.Convolution1D(3, 4)(x1), L.Convolution2D(3, 4)(x2),
+            L.Convolution3D(3, 4)(x3), L.ConvolutionTranspose((3, 3), 4)(x2), L.ConvolutionTranspose1D(3, 4)(x1),
+            L.ConvolutionTranspose2D(3, 4)(x2), L.ConvolutionTranspose3D(3, 4)(x3)]
+    assert [f.root_function.op_name for f in made] == ["Convolution"] * 4 + ["ConvolutionTranspose"] * 4
+    assert all(f.root_function.is_block for f in made)
