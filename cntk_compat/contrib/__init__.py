@@ -1,0 +1,3 @@
+"""cntk.contrib: extra utilities of CNTK's Python package. Of them cntk-compat has ``netopt`` (network
+optimizations: factoring Dense layers, binarizing convolutions); the converters to other toolkits (crosstalk,
+crosstalkcaffe) are not provided."""
