@@ -128,3 +128,13 @@ def test_native_lowering_is_unavailable_as_in_a_cntk_without_its_plugin():
     # the filter_function is not used (CNTK 2.7): both convolutions were binarized and trained
     kinds = [f.op_name for f in depth_first_search(trained[0], lambda n: isinstance(n, C.Function), depth=0)]
     assert kinds.count('BinaryConvolution') == 2
+
+
+def test_registering_a_native_plugin_fails_as_cntk_fails_for_a_missing_one(capsys):
+    # CNTK 2.7 without its Halide library: "About to throw exception 'Plugin not found: 'Cntk.BinaryConvolution-2.7.so'
+    # (error: <the loader's message>)'" on stderr, then a RuntimeError (cntk.contrib.netopt catches it on import)
+    with pytest.raises(RuntimeError, match=r"^Plugin not found: 'Cntk\.BinaryConvolution-2\.7\.so' \(error: "):
+        C.ops.register_native_user_function('NativeBinaryConvolveFunction', 'Cntk.BinaryConvolution-2.7',
+                                            'CreateBinaryConvolveFunction')
+    assert "\nAbout to throw exception 'Plugin not found: 'Cntk.BinaryConvolution-2.7.so' (error: " \
+        in capsys.readouterr().err
