@@ -194,12 +194,13 @@ class Function(TensorOpsMixin):
         self._random_stream = None
 
     @staticmethod
-    def _composite(outputs, arg_order=None, name=None):
-        """A composite Function over the given output Variables."""
+    def _composite(outputs, arg_order=None, name=None, same_as=None):
+        """A composite Function over the given output Variables (``same_as``: a composite whose root and uid the
+        new one takes, with its own argument order)."""
         outputs = [as_variable(o) for o in outputs]
         owners = {id(o.owner) for o in outputs if o.is_output}
-        root = None
-        if len(owners) == 1 and all(o.is_output for o in outputs) and not name:
+        root = None if same_as is None else same_as._root
+        if root is None and len(owners) == 1 and all(o.is_output for o in outputs) and not name:
             owner = outputs[0].owner
             if list(owner._outputs) == outputs:
                 root = owner
@@ -209,7 +210,7 @@ class Function(TensorOpsMixin):
         f._is_composite = True
         f._root = root
         f._outputs = list(root._outputs)
-        f._uid = new_uid("CompositeFunction")
+        f._uid = same_as._uid if same_as is not None else new_uid("CompositeFunction")
         f._arg_order = list(arg_order) if arg_order else None
         f._op = f._op_name = f._inputs = f._attributes = f._name = None
         f._block_root = f._block_arguments = f._custom_attributes = None
@@ -248,7 +249,10 @@ class Function(TensorOpsMixin):
             if v in out_vars:
                 v = hook("alias")(v).output
             out_vars.append(v)
-        result = Function._composite(out_vars, arg_order=args)
+        # as CNTK's @Function, a body that returns one composite Function (without repeated outputs) gives that
+        # Function itself: no further Combine, and no more uids (CNTK's printed uids count every object made)
+        same = out if isinstance(out, Function) and out._is_composite and out_vars == list(out.outputs) else None
+        result = Function._composite(out_vars, arg_order=args, same_as=same)
         if make_block:
             return as_block(result, [(a, Placeholder(name=a.name)) for a in args], op_name or f.__name__,
                             name or "")

@@ -45,3 +45,19 @@ def test_variable_kind_is_cntks_int():
         (0, 1, 2, 3, 4)
     assert (C.cntk_py.VariableKind_Input, C.cntk_py.VariableKind_Output, C.cntk_py.VariableKind_Parameter,
             C.cntk_py.VariableKind_Constant, C.cntk_py.VariableKind_Placeholder) == (0, 1, 2, 3, 4)
+
+
+def test_uids_count_from_where_cntk_starts():
+    # CNTK 2.7 in a fresh process prints 'Input3 Plus4 CompositeFunction5': its import makes cntk.layers.identity
+    # with uids 0-2, and an @Function whose body returns a Function is that Function (no further Combine)
+    import subprocess
+    import sys
+    code = ("import cntk as C\n"
+            "x = C.input_variable(2)\n"
+            "f = x + x\n"
+            "print(x.uid, f.root_function.uid, f.uid)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split("\n")[0] == "Input3 Plus4 CompositeFunction5"
+    body = []
+    g = C.Function(lambda a: body.append(C.plus(a, a)) or body[0])
+    assert g.uid == body[0].uid and g.root_function is body[0].root_function
