@@ -23,6 +23,16 @@ def announce(message):
     sys.stderr.flush()
 
 
+def director_failure():
+    """What CNTK's native code makes of an exception raised by Python code it calls back through a SWIG
+    director (a user function's forward/backward, a user minibatch source's methods in a training session): the
+    Python error is printed (its traceback, on stderr) and a RuntimeError('SWIG director method error.') is
+    raised in its place. Call inside the ``except`` block and ``raise director_failure() from None``."""
+    traceback.print_exc()
+    sys.stderr.flush()
+    return RuntimeError("SWIG director method error.")
+
+
 def native_entry_point(function):
     """Decorator: a ValueError, RuntimeError or TypeError with a plain message that ``function`` raises is
     announced on stderr as CNTK's native library announces its exceptions, and gets CNTK's call stack section

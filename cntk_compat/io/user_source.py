@@ -1,9 +1,8 @@
 """Minibatch sources and deserializers written in Python by the user, and in-memory data sources."""
-import traceback
-
 import numpy as np
 import scipy.sparse as sp
 
+from ..core.native_errors import director_failure
 from ..core.value import Value
 from ._deserializer import Chunk, Deserializer
 from ._record import Record
@@ -77,8 +76,7 @@ def call_from_native(method, *args):
     try:
         return method(*args)
     except Exception:
-        traceback.print_exc()
-        raise RuntimeError("SWIG director method error.") from None
+        raise director_failure() from None
 
 
 def read_minibatch(source, minibatch_size_in_samples, input_map=None, device=None, num_data_partitions=1,

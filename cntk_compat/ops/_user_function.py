@@ -13,6 +13,7 @@ from ..core import device as _device
 from ..core import serialization
 from ..core.dtypes import to_torch_dtype
 from ..core.function import Function, as_variable
+from ..core.native_errors import director_failure
 from ..core.registry import register_op, udf_loader
 from ..core.serialization import decode_attribute, encode_attribute, user_function_classes
 from ..core.value import NDArrayView, Value
@@ -73,17 +74,16 @@ def _output_mask(var, masks_by_axis):
 
 
 def _user_code_errors(method):
-    """As in CNTK, where the user's code runs under the native engine: an exception in a user function's forward
-    or backward (or in what it returned) reaches the caller as a RuntimeError, chained to the original one."""
+    """As in CNTK, where the native engine calls a user function's forward and backward through SWIG directors:
+    an exception there (or in what they returned) is printed with its traceback on stderr and reaches the caller
+    as RuntimeError('SWIG director method error.'); the original stays its __context__."""
     def run(ctx, *args):
         try:
             return method(ctx, *args)
-        except RuntimeError:
-            raise
         except Exception as e:
-            udf = args[0] if method.__name__ == "_forward" else ctx.udf
-            raise RuntimeError("user function %s: %s failed: %s: %s"
-                               % (udf.op_name, method.__name__[1:], type(e).__name__, e)) from e
+            if isinstance(e, RuntimeError) and e.args == ("SWIG director method error.",):
+                raise       # an inner user function's, already printed
+            raise director_failure() from None
     return run
 
 
