@@ -16,7 +16,7 @@ from ..default_options import default_options
 from . import graph_version
 from .axis import Axis
 from .dtypes import promote
-from .graph import find_all_with_name as _find_all, find_by_name as _find_one, walk
+from .graph import find_all_with_name as _find_all, find_by_name as _find_one, node_inputs_native_order, walk
 from .hooks import hook, provide
 from .lowering import lower
 from .operators import TensorOpsMixin
@@ -37,6 +37,7 @@ class CloneMethod(enum.Enum):
 _RENAMING = [False]  # cntk_py.allow_renaming_functions() sets it
 # Function -> (graph version, its leaves): arguments/parameters are asked for on every call
 _LEAVES = weakref.WeakKeyDictionary()
+_NATIVE_LEAVES = weakref.WeakKeyDictionary()
 
 
 def allow_renaming_functions():
@@ -374,6 +375,16 @@ class Function(TensorOpsMixin):
     def _walk_leaves(self):
         return walk(self._outputs).leaves
 
+    def _native_leaves(self):
+        """The leaves in CNTK's C++ operand order (see graph.node_inputs_native_order): the order of CNTK's
+        parameters and constants lists. Cached until the graph changes."""
+        version = graph_version.current()
+        cached = _NATIVE_LEAVES.get(self)
+        if cached is None or cached[0] != version or cached[1] != self._outputs:
+            cached = (version, list(self._outputs), walk(self._outputs, node_inputs_native_order).leaves)
+            _NATIVE_LEAVES[self] = cached
+        return cached[2]
+
     @property
     def inputs(self):
         if not self._is_composite:
@@ -396,11 +407,11 @@ class Function(TensorOpsMixin):
 
     @property
     def parameters(self):
-        return tuple(v for v in self._leaves()[2] if v.is_parameter)
+        return tuple(v for v in self._native_leaves() if v.is_parameter)
 
     @property
     def constants(self):
-        return tuple(v for v in self._leaves()[2] if v.is_constant)
+        return tuple(v for v in self._native_leaves() if v.is_constant)
 
     @property
     def placeholders(self):
@@ -801,7 +812,7 @@ def _as_block(composite, block_arguments_map, block_op_name, block_instance_name
     inner = composite.clone(CloneMethod.share, typed)
     mapping = [(typed[ph], outer) for ph, outer in pairs]
     mapped = {t for t, _ in mapping}
-    captured = [leaf for leaf in inner._leaf_list() if leaf not in mapped]
+    captured = [leaf for leaf in inner._native_leaves() if leaf not in mapped]
     node = Function.__new__(Function)
     op = _BLOCK_OP
     # as in CNTK, a block lists the leaves its body captures (its parameters) before its arguments
