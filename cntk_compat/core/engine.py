@@ -13,6 +13,7 @@ from .graph import walk
 from .fused_recurrence import fused_kernels_enabled
 from .hooks import provide
 from .lowering import lower
+from .native_errors import announce
 from .reinference import infer_in_place, primitive_nodes
 from .sequence_masks import expand_mask, host_mask
 from .variables import InferredDimension
@@ -213,6 +214,11 @@ def prepare_inputs(outputs, arguments, device=None, plan=None):
     lengths_by_axis, masks, slots = {}, [], []
     info, first_of_axis, first_batched = None, {}, None
     for a, (axis, has_batch), v in zip(order, layout, values):
+        if axis is not None and v.lengths is not None and 0 in v.lengths:
+            # CNTK 2.7 refuses a sequence without steps when it evaluates (its mask starts with an invalid entry)
+            message = "The first entry of a Value mask must be Valid or SequenceBegin"
+            announce(message)
+            raise RuntimeError(message)
         if axis is not None and axis not in lengths_by_axis:
             lengths_by_axis[axis] = v.lengths
             first_of_axis[axis] = a

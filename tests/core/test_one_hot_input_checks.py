@@ -34,3 +34,21 @@ def test_a_tuple_is_not_a_batch():
 
 def test_empty_later_sequence_is_accepted():
     assert C.Value.one_hot([[1, 2], []], 5).shape == (2, 2, 5)
+
+
+@pytest.mark.parametrize("make", [
+    lambda x, xd: {x: C.Value.one_hot([[1, 2], []], 5)},
+    lambda x, xd: {xd: [np.ones((2, 5), np.float32), np.zeros((0, 5), np.float32)]},
+    lambda x, xd: {xd: [np.zeros((0, 5), np.float32), np.ones((2, 5), np.float32)]},
+    lambda x, xd: {xd: C.Value.create(xd, [np.ones((2, 5), np.float32), np.zeros((0, 5), np.float32)])},
+])
+def test_a_sequence_without_steps_is_refused_when_evaluated(make, capsys):
+    # CNTK 2.7 accepts the data but refuses to evaluate it, whichever sequence is empty (its message, announced)
+    x, xd = C.sequence.input_variable(5, is_sparse=True), C.sequence.input_variable(5)
+    f = C.sequence.reduce_sum(C.times(x, np.arange(5, dtype=np.float32).reshape(5, 1)))
+    g = C.sequence.reduce_sum(xd)
+    data = make(x, xd)
+    with pytest.raises(RuntimeError, match=r"^The first entry of a Value mask must be Valid or SequenceBegin$"):
+        (f if x in data else g).eval(data)
+    assert "About to throw exception 'The first entry of a Value mask must be Valid or SequenceBegin'" \
+        in capsys.readouterr().err
