@@ -95,9 +95,13 @@ class pySign(UserFunction):
 class _MultibitBase(UserFunction):
     _per_kernel = False
 
-    def __init__(self, arg1, arg2, name):
+    def __init__(self, arg1, arg2, name=None):
         self.bit_map = np.asarray(arg2)
-        super(_MultibitBase, self).__init__([arg1], as_numpy=False, name=name)
+        super(_MultibitBase, self).__init__([arg1], as_numpy=False, name=name or type(self).__name__)
+
+    @classmethod
+    def deserialize(cls, inputs, name, state):
+        return cls(inputs[0], np.asarray(state['bit_map'], dtype=np.int32), name)
 
     def infer_outputs(self):
         return _same_type_output(self)
@@ -122,24 +126,10 @@ class _MultibitBase(UserFunction):
 class Multibit(_MultibitBase):
     """Multi-bit binarization with one scale per bit level for the whole input (per sample)."""
 
-    def __init__(self, arg1, arg2, name='Multibit'):
-        super(Multibit, self).__init__(arg1, arg2, name)
-
-    @staticmethod
-    def deserialize(inputs, name, state):
-        return Multibit(inputs[0], np.asarray(state['bit_map'], dtype=np.int32), name)
-
 
 class MultibitKernel(_MultibitBase):
     """Multi-bit binarization with one scale per bit level and kernel (index of the first axis)."""
     _per_kernel = True
-
-    def __init__(self, arg1, arg2, name='MultibitKernel'):
-        super(MultibitKernel, self).__init__(arg1, arg2, name)
-
-    @staticmethod
-    def deserialize(inputs, name, state):
-        return MultibitKernel(inputs[0], np.asarray(state['bit_map'], dtype=np.int32), name)
 
 
 def CustomSign(input):
