@@ -88,6 +88,25 @@ def to_torch_dtype(dtype):
     return _TO_TORCH[dtype] if dtype in _TO_TORCH else _STORAGE_TO_TORCH[dtype]
 
 
+def operands_dtype(variables):
+    """The dtype of an operation on ``variables`` as CNTK 2.7 types it: the first known dtype among the operands
+    that are not Constants (a Constant of another precision is converted to it, or refused at evaluation when
+    that would narrow it); for Constants alone, the first known one."""
+    known = [v for v in variables if v._dtype is not None]
+    for v in known:
+        if not v.is_constant:
+            return np.dtype(v._dtype)
+    return np.dtype(known[0]._dtype) if known else None
+
+
+def narrowed_constant_error(constant, dtype):
+    """CNTK 2.7's error for a Constant whose precision its consumer would have to narrow."""
+    names = {np.dtype(np.float64): "Double", np.dtype(np.float32): "Float", np.dtype(np.float16): "Float16"}
+    return ValueError("Constant::Clone: Cannot clone Constant '%r' with DataType '%s' to DataType '%s'."
+                      % (constant, names.get(np.dtype(constant._dtype), constant._dtype),
+                         names.get(np.dtype(dtype), dtype)))
+
+
 def promote(*dtypes):
     """The widest of the known float dtypes (CNTK computes in the inputs' common precision)."""
     known = [np.dtype(d) for d in dtypes if d is not None]

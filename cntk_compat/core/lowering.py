@@ -14,11 +14,13 @@ import re
 import sys
 import weakref
 
+import numpy as np
 import torch
 import torch.fx
 
 from . import affine_fusion, criterion_fusion
 from .carried_state import carried_state_of
+from .dtypes import narrowed_constant_error
 from .random_stream import random_stream_of
 from .fused_recurrence import fused_kernels_enabled, stack_layers, use_final_states
 from .loop_hoisting import mark_step_node
@@ -352,6 +354,9 @@ class _Builder(object):
             n_out, rank = out._n_dynamic, len(out._shape)
             aligned = []
             for a, i in zip(args, node._inputs):
+                if i.is_constant and out._dtype is not None and i._dtype is not None and \
+                        np.dtype(i._dtype).itemsize > np.dtype(out._dtype).itemsize:
+                    raise narrowed_constant_error(i, out._dtype)
                 n_in = i._n_dynamic
                 new_dyn = (n_out - n_in) if n_in else 0
                 pad = (rank - len(i._shape)) if n_in else 0

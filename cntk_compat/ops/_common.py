@@ -1,7 +1,7 @@
 """Helpers shared by the op families: operand conversion, CNTK broadcasting rules, result construction."""
 import numpy as np
 
-from ..core.dtypes import promote
+from ..core.dtypes import operands_dtype, promote
 from ..core.function import Function, as_variable
 from ..core.registry import OutputSpec, register_op
 from ..core.variables import Constant, Variable
@@ -24,8 +24,8 @@ def sanitize_operand(x, dtype=None, argument="operand"):
 
 
 def sanitize_operands(*xs, names=None):
-    known = [as_variable(x)._dtype for x in xs if is_symbolic(x)]
-    dtype = promote(*known) if known else None
+    symbolic = [as_variable(x) for x in xs if is_symbolic(x)]
+    dtype = operands_dtype(symbolic) if symbolic else None
     names = names or ["operand %d" % i for i in range(len(xs))]
     return [sanitize_operand(x, dtype, n) for x, n in zip(xs, names)]
 
@@ -114,7 +114,7 @@ def elementwise_infer(op_name):
         shape = broadcast_shape([i._shape for i in inputs], op_name)
         if shape is not None:
             _infer_parameter_dims(inputs, shape)
-        return [OutputSpec(shape, promote(*[i._dtype for i in inputs]), dynamic_axes_of(inputs))]
+        return [OutputSpec(shape, operands_dtype(inputs), dynamic_axes_of(inputs))]
     return infer
 
 
