@@ -15,6 +15,7 @@ from collections.abc import Mapping
 import numpy as np
 import torch
 
+from ..core import cntk_rng
 from ..core.cntk_rng import generate_random_seed
 from .options import AdditionalLearningOptions
 from .schedules import IGNORE, TrainingParameterSchedule
@@ -135,7 +136,8 @@ class Learner(object):
         self._sweep_count = 0
         self._groups = None
         self._noise_seed = generate_random_seed() if self._takes_random_seed else 0
-        self._noise_generators = {}
+        self._noise_updates = 0     # updates that injected Gaussian noise (each advances CNTK's noise seeds)
+        self._noise_injected = False
         self._progress_writers = []
         self._reported = {}
 
@@ -262,7 +264,7 @@ class Learner(object):
                 "learning_rate_origin": list(self._lr_origin),
                 "minibatch_size": self._minibatch_size,
                 "noise_seed": self._noise_seed,
-                "noise_generators": {dev: gen.get_state() for dev, gen in self._noise_generators.items()},
+                "noise_updates": self._noise_updates,
                 "smoothed_gradients": smoothed,
                 "extra": self._extra_state()}
 
@@ -293,9 +295,7 @@ class Learner(object):
         self._lr_origin = tuple(int(c) for c in state["learning_rate_origin"])
         self._minibatch_size = state["minibatch_size"]
         self._noise_seed = int(state["noise_seed"])
-        self._noise_generators = {}
-        for dev, gen_state in state["noise_generators"].items():
-            self._noise_generator(torch.device(dev)).set_state(gen_state)
+        self._noise_updates = int(state.get("noise_updates", 0))
         self._load_extra_state(state["extra"])
 
     def create_checkpoint(self):
@@ -329,6 +329,9 @@ class Learner(object):
                 preprocessed = ScratchGradients(preprocessed)
             self._step(group, preprocessed, lr, n)
             self._postprocess(group, lr, n)
+        if self._noise_injected:
+            self._noise_updates += 1
+            self._noise_injected = False
 
     def _state_dtype(self, dtype):
         """The dtype of the smoothed-gradient state kept for parameters of ``dtype`` (theirs by default)."""
@@ -434,9 +437,15 @@ class Learner(object):
         noise = opts.gaussian_noise_injection_std_dev
         std_dev = self._current(noise) if any(noise._values) else 0.0     # (no lookup for the usual "none")
         if std_dev > 0:
-            gen = self._noise_generator(group.device)
-            noise = [torch.randn(t.shape, generator=gen, dtype=t.dtype, device=t.device) for t in group.tensors]
-            torch._foreach_add_(group.tensors, noise, alpha=std_dev)
+            # CNTK 2.7 adds to each updated parameter N(0, std_dev) noise drawn with a seed of its own: the
+            # learner's seed plus a counter that every parameter of every such update advances, in the learner's
+            # parameter order (core.cntk_rng draws CNTK's normals)
+            first = self._noise_seed + self._noise_updates * len(self._parameters)
+            for i, t in zip(group.indices, group.tensors):
+                draws = cntk_rng.normal(first + i, t.numel(), std_dev,
+                                        np.float64 if t.dtype == torch.float64 else np.float32)
+                t.add_(torch.from_numpy(draws).reshape(t.shape).to(device=t.device, dtype=t.dtype))
+            self._noise_injected = True
         if opts.l1_regularization_weight > 0:
             # proximal step: soft-threshold every value by lr * l1 (per sample, hence * n)
             weight = lr * opts.l1_regularization_weight * (1 if self.is_compatible_mode() else n)
@@ -445,15 +454,6 @@ class Learner(object):
             torch._foreach_clamp_min_(shrunk, 0.0)
             torch._foreach_mul_(shrunk, torch._foreach_sign(group.tensors))
             torch._foreach_copy_(group.tensors, shrunk)
-
-    def _noise_generator(self, device):
-        key = str(device)
-        gen = self._noise_generators.get(key)
-        if gen is None:
-            gen = torch.Generator(device=device)
-            gen.manual_seed(self._noise_seed)
-            self._noise_generators[key] = gen
-        return gen
 
     def __repr__(self):
         return "%s(%d parameters, learning_rate=%r)" % (type(self).__name__, len(self._parameters),
