@@ -14,17 +14,13 @@ def node_inputs(node):
     return node._inputs
 
 
-# CNTK stores times(x, W) as its C++ Times(W, x) (TransposeTimes likewise): a Function's parameters and constants,
-# and the leaves a block captures, come in that operand order; its inputs and arguments in Python's
-_SWAPPED_OPERANDS = frozenset(("Times", "TransposeTimes"))
-
-
 def node_inputs_native_order(node):
-    """A node's inputs in CNTK's C++ operand order (the operands of Times/TransposeTimes swapped)."""
-    inputs = node._inputs
-    if node._block_root is None and node._op_name in _SWAPPED_OPERANDS and len(inputs) == 2:
-        return [inputs[1], inputs[0]]
-    return inputs
+    """A node's inputs in CNTK's C++ operand order (its op's native_operand_order): the order of a Function's
+    parameters and constants and of a block's captured leaves; its inputs and arguments keep Python's."""
+    order = node._op.native_operand_order
+    if order is None or node._block_root is not None:
+        return node._inputs
+    return [node._inputs[k] for k in order]
 
 
 def node_inputs_and_body(node):

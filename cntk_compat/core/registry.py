@@ -70,13 +70,17 @@ class OpDef(object):
         (convolution, pooling, their transposes), how a position p of the output maps to a position
         scale * p + translate of its input k, per trailing axis (crop_automatic composes them). None: the op
         keeps positions where they are.
+    native_operand_order: the positions of the inputs in CNTK's C++ operands where they differ from Python's
+        (times(x, W) is CNTK's Times(W, x): (1, 0)); CNTK lists a Function's parameters and constants, and a
+        block's captured leaves, in that order. None: Python's order.
     """
 
     def __init__(self, name, infer, compute, prepare=None, elementwise=False, infer_partial=None,
                  uses_training=False, uses_mask=False, uses_masks=False, makes_mask=False, stepwise=False,
                  delay=None, sequence_initial_state=None, carries_state=False, outputs_are_inputs=False,
                  save_state=None, load_node=None, uses_random=False, algebra=None, owned_state=None,
-                 public_attributes=None, sparse_gradient=None, spatial_transform=None, public_name=None):
+                 public_attributes=None, sparse_gradient=None, spatial_transform=None, public_name=None,
+                 native_operand_order=None):
         if delay not in (None, "past", "future"):
             raise ValueError("op %s: delay must be None, 'past' or 'future', got %r" % (name, delay))
         if (save_state is None) != (load_node is None):
@@ -105,6 +109,7 @@ class OpDef(object):
         self.sparse_gradient = sparse_gradient
         self.spatial_transform = spatial_transform
         self.public_name = public_name or name
+        self.native_operand_order = native_operand_order
 
     @property
     def sees_whole_sequences(self):
