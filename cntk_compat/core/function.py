@@ -35,9 +35,9 @@ class CloneMethod(enum.Enum):
 
 
 _RENAMING = [False]  # cntk_py.allow_renaming_functions() sets it
-# Function -> (graph version, its leaves): arguments/parameters are asked for on every call
-_LEAVES = weakref.WeakKeyDictionary()
-_NATIVE_LEAVES = weakref.WeakKeyDictionary()
+# Function -> (graph version, its outputs, {what: value}): what its graph gives (leaves, arguments), asked for on
+# every call
+_DERIVED = weakref.WeakKeyDictionary()
 
 
 def allow_renaming_functions():
@@ -358,42 +358,41 @@ class Function(TensorOpsMixin):
     def _leaf_list(self):
         """All leaf Variables below the outputs, depth first and left to right (blocks are not entered; a block
         lists its captured parameters before its arguments), which is CNTK's order."""
-        return list(self._leaves()[2])
+        return list(self._leaves())
+
+    def _derived(self, what, compute):
+        """``compute()``, kept for this Function under ``what`` until the graph or its outputs change."""
+        version = graph_version.current()
+        cached = _DERIVED.get(self)
+        if cached is None or cached[0] != version or cached[1] != self._outputs:
+            cached = _DERIVED[self] = (version, list(self._outputs), {})
+        values = cached[2]
+        if what not in values:
+            values[what] = compute()
+        return values[what]
 
     def _leaves(self):
-        """(graph version, outputs, leaves, arguments among them) of this Function, cached until the graph
-        changes."""
-        version = graph_version.current()
-        cached = _LEAVES.get(self)
-        if cached is None or cached[0] != version or cached[1] != self._outputs:
-            leaves = self._walk_leaves()
-            cached = (version, list(self._outputs), leaves,
-                      tuple(v for v in leaves if v.is_input or v.is_placeholder))
-            _LEAVES[self] = cached
-        return cached
+        """The leaves below the outputs, depth first and left to right (see _leaf_list)."""
+        return self._derived("leaves", lambda: walk(self._outputs).leaves)
 
-    def _walk_leaves(self):
-        return walk(self._outputs).leaves
+    def _argument_leaves(self):
+        """The leaves that are arguments (inputs and placeholders), in the order of _leaves."""
+        return self._derived("arguments", lambda: tuple(v for v in self._leaves() if v.is_input or v.is_placeholder))
 
     def _native_leaves(self):
         """The leaves in CNTK's C++ operand order (see graph.node_inputs_native_order): the order of CNTK's
-        parameters and constants lists. Cached until the graph changes."""
-        version = graph_version.current()
-        cached = _NATIVE_LEAVES.get(self)
-        if cached is None or cached[0] != version or cached[1] != self._outputs:
-            cached = (version, list(self._outputs), walk(self._outputs, node_inputs_native_order).leaves)
-            _NATIVE_LEAVES[self] = cached
-        return cached[2]
+        parameters and constants lists."""
+        return self._derived("native leaves", lambda: walk(self._outputs, node_inputs_native_order).leaves)
 
     @property
     def inputs(self):
         if not self._is_composite:
             return tuple(self._inputs)
-        return tuple(self._leaves()[2])
+        return tuple(self._leaves())
 
     @property
     def arguments(self):
-        args = self._leaves()[3]
+        args = self._argument_leaves()
         order = self._arg_order
         if order:
             first = [a for a in order if a in args]
@@ -415,7 +414,7 @@ class Function(TensorOpsMixin):
 
     @property
     def placeholders(self):
-        return tuple(v for v in self._leaves()[2] if v.is_placeholder)
+        return tuple(v for v in self._leaves() if v.is_placeholder)
 
     @property
     def type(self):
