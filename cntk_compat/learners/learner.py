@@ -137,7 +137,6 @@ class Learner(object):
         self._groups = None
         self._noise_seed = generate_random_seed() if self._takes_random_seed else 0
         self._noise_updates = 0     # updates that injected Gaussian noise (each advances CNTK's noise seeds)
-        self._noise_injected = False
         self._progress_writers = []
         self._reported = {}
 
@@ -329,9 +328,8 @@ class Learner(object):
                 preprocessed = ScratchGradients(preprocessed)
             self._step(group, preprocessed, lr, n)
             self._postprocess(group, lr, n)
-        if self._noise_injected:
+        if self._noise_std_dev() > 0:
             self._noise_updates += 1
-            self._noise_injected = False
 
     def _state_dtype(self, dtype):
         """The dtype of the smoothed-gradient state kept for parameters of ``dtype`` (theirs by default)."""
@@ -432,10 +430,14 @@ class Learner(object):
             grads = torch._foreach_add(grads, params, alpha=weight)
         return grads
 
+    def _noise_std_dev(self):
+        """This update's standard deviation of the Gaussian noise injected into the parameters (0: none)."""
+        noise = self._options.gaussian_noise_injection_std_dev
+        return self._current(noise) if any(noise._values) else 0.0     # (no lookup for the usual "none")
+
     def _postprocess(self, group, lr, n):
         opts = self._options
-        noise = opts.gaussian_noise_injection_std_dev
-        std_dev = self._current(noise) if any(noise._values) else 0.0     # (no lookup for the usual "none")
+        std_dev = self._noise_std_dev()
         if std_dev > 0:
             # CNTK 2.7 adds to each updated parameter N(0, std_dev) noise drawn with a seed of its own: the
             # learner's seed plus a counter that every parameter of every such update advances, in the learner's
@@ -445,7 +447,6 @@ class Learner(object):
                 draws = cntk_rng.normal(first + i, t.numel(), std_dev,
                                         np.float64 if t.dtype == torch.float64 else np.float32)
                 t.add_(torch.from_numpy(draws).reshape(t.shape).to(device=t.device, dtype=t.dtype))
-            self._noise_injected = True
         if opts.l1_regularization_weight > 0:
             # proximal step: soft-threshold every value by lr * l1 (per sample, hence * n)
             weight = lr * opts.l1_regularization_weight * (1 if self.is_compatible_mode() else n)
