@@ -40,6 +40,18 @@ _RENAMING = [False]  # cntk_py.allow_renaming_functions() sets it
 _DERIVED = weakref.WeakKeyDictionary()
 
 
+def _walk_leaves(f):
+    return walk(f._outputs).leaves
+
+
+def _argument_leaves(f):
+    return tuple(v for v in f._leaves() if v.is_input or v.is_placeholder)
+
+
+def _native_leaves(f):
+    return walk(f._outputs, node_inputs_native_order).leaves
+
+
 def allow_renaming_functions():
     _RENAMING[0] = True
 
@@ -360,29 +372,30 @@ class Function(TensorOpsMixin):
         lists its captured parameters before its arguments), which is CNTK's order."""
         return list(self._leaves())
 
-    def _derived(self, what, compute):
-        """``compute()``, kept for this Function under ``what`` until the graph or its outputs change."""
+    def _derived(self, compute):
+        """``compute(self)``, kept for this Function until the graph or its outputs change."""
         version = graph_version.current()
         cached = _DERIVED.get(self)
         if cached is None or cached[0] != version or cached[1] != self._outputs:
             cached = _DERIVED[self] = (version, list(self._outputs), {})
         values = cached[2]
-        if what not in values:
-            values[what] = compute()
-        return values[what]
+        value = values.get(compute)
+        if value is None:
+            value = values[compute] = compute(self)
+        return value
 
     def _leaves(self):
         """The leaves below the outputs, depth first and left to right (see _leaf_list)."""
-        return self._derived("leaves", lambda: walk(self._outputs).leaves)
+        return self._derived(_walk_leaves)
 
     def _argument_leaves(self):
         """The leaves that are arguments (inputs and placeholders), in the order of _leaves."""
-        return self._derived("arguments", lambda: tuple(v for v in self._leaves() if v.is_input or v.is_placeholder))
+        return self._derived(_argument_leaves)
 
     def _native_leaves(self):
         """The leaves in CNTK's C++ operand order (see graph.node_inputs_native_order): the order of CNTK's
         parameters and constants lists."""
-        return self._derived("native leaves", lambda: walk(self._outputs, node_inputs_native_order).leaves)
+        return self._derived(_native_leaves)
 
     @property
     def inputs(self):
