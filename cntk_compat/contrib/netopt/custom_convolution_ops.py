@@ -142,8 +142,10 @@ def CustomPySign(input):
 
 def _bit_map(input, bit_map, mean_bits):
     if mean_bits:
-        # random bit counts around mean_bits (at least 1), drawn from numpy's global generator as CNTK does
-        bit_map = np.asarray(np.maximum(np.round(np.random.normal(mean_bits, 1, input.shape)), 1), dtype=np.int32)
+        # random bit counts around mean_bits (at least 1): one N(mean_bits, 1) draw per element from numpy's
+        # global generator, rounded, as CNTK draws them
+        draws = np.random.normal(mean_bits, 1, input.shape)
+        bit_map = np.maximum(np.round(draws), 1).astype(np.int32)
         print("Mean Bits: ", np.mean(bit_map))
     elif type(bit_map) == int:
         bit_map = np.full(input.shape, bit_map, dtype=np.int64)
