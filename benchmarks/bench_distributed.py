@@ -216,13 +216,13 @@ def _free_port():
 
 
 def run(world, steps, reps, trainer_reps, hooks):
-    out = tempfile.mkdtemp(prefix="bench_distributed_")
-    mp.start_processes(worker, args=(world, _free_port(), out, steps, reps, trainer_reps, hooks), nprocs=world,
-                       start_method="spawn")
-    ranks = []
-    for rank in range(world):
-        with open(os.path.join(out, "rank%d.json" % rank)) as f:
-            ranks.append(json.load(f))
+    with tempfile.TemporaryDirectory(prefix="bench_distributed_") as out:
+        mp.start_processes(worker, args=(world, _free_port(), out, steps, reps, trainer_reps, hooks), nprocs=world,
+                           start_method="spawn")
+        ranks = []
+        for rank in range(world):
+            with open(os.path.join(out, "rank%d.json" % rank)) as f:
+                ranks.append(json.load(f))
     return ranks
 
 
