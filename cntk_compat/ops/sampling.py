@@ -101,14 +101,18 @@ def random_op(kind, x, shape, dtype, a, b, seed, name):
 def _weights_infer(op_name):
     def infer(inputs, attributes):
         (w,) = inputs
-        if w._shape is not None and len(w._shape) != 1:
-            raise ValueError("%s: weights must be a vector, got shape %s" % (op_name, w._shape))
+        # CNTK 2.7 counts the classes along the weights' last axis and samples from their first row (the first
+        # that many values): a row vector (1, N), CNTK's usual form of sampling weights, works like (N,)
+        if w._shape is not None and len(w._shape) == 0:
+            raise ValueError("%s: weights must have at least one axis, got a scalar" % op_name)
+        classes = None if w._shape is None else w._shape[-1]
         n = attributes["num_samples"]
-        if w._shape is not None and not attributes["allow_duplicates"] and n > w._shape[0]:
-            raise ValueError("%s: cannot draw %d samples without replacement from %d classes"
-                             % (op_name, n, w._shape[0]))
+        if classes is not None and not attributes["allow_duplicates"] and n >= classes:
+            raise ValueError("RandomSample/RandomSampleInclusionFrequency: For sampling without duplicates the "
+                             "number of requested samples (%d) must be less than the number of classes (%d)."
+                             % (n, classes))
         if op_name == "RandomSample":
-            shape = None if w._shape is None else (n, w._shape[0])
+            shape = None if classes is None else (n, classes)
             return [OutputSpec(shape, w._dtype, (), is_sparse=True, needs_gradient=False)]
         return [OutputSpec(w._shape, w._dtype, w._dynamic_axes, needs_gradient=False)]
     return infer
@@ -150,7 +154,13 @@ def _draw_classes(engine, prefix, num_samples, allow_duplicates):
     return np.asarray(chosen, dtype=np.int64)
 
 
+def _first_row(weights):
+    """The weights CNTK 2.7 samples from: the first weights.shape[-1] values."""
+    return weights.reshape(-1)[:weights.shape[-1]] if weights.dim() > 1 else weights
+
+
 def _random_sample(weights, num_samples, allow_duplicates, random):
+    weights = _first_row(weights)
     p = _checked_probabilities(weights, "random_sample")
     if not allow_duplicates and int((p > 0).sum()) < num_samples:
         raise ValueError("random_sample: %d samples without replacement need at least as many classes with a "
@@ -177,6 +187,13 @@ _TRIES_EXPERIMENTS = 10
 
 def _inclusion_frequency(weights, num_samples, allow_duplicates, seed):
     op_name = "random_sample_inclusion_frequency"
+    shape = weights.shape
+    if len(shape) > 2 or (len(shape) == 2 and shape[0] != 1):
+        # CNTK 2.7 builds the node but its result keeps only a (1, N) layout: evaluating it fails
+        raise RuntimeError("RandomSampleInclusionFrequency: the output shape %s does not match the sample layout "
+                           "(1, %d) CNTK computes; use weights of shape (%d,) or (1, %d)"
+                           % (tuple(shape), shape[-1], shape[-1], shape[-1]))
+    weights = _first_row(weights)
     p = _checked_probabilities(weights, op_name)
     if allow_duplicates:
         freq = num_samples * p
@@ -188,7 +205,7 @@ def _inclusion_frequency(weights, num_samples, allow_duplicates, seed):
         tries = _estimated_tries(prefix, num_samples, seed)
         # the chance that a class occurs at least once in that many draws
         freq = -torch.expm1(tries * torch.log1p(-p))
-    return freq.to(device=weights.device, dtype=weights.dtype).reshape(weights.shape)
+    return freq.to(device=weights.device, dtype=weights.dtype).reshape(shape)
 
 
 def _inclusion_prepare(node):
