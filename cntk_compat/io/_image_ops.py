@@ -74,11 +74,20 @@ def _resize_linear_u8(img, width, height):
     return np.clip(out, 0, 255).astype(np.uint8).reshape(height, width, cn)
 
 
+def _nearest_index(src, dst):
+    """OpenCV 3.1's INTER_NEAREST source index of each destination pixel: floor(x / (dst / src)) in double
+    precision, clamped to the last pixel (not PIL's pixel-center rule)."""
+    inv = 1.0 / (float(dst) / float(src))
+    return np.minimum(np.floor(np.arange(dst, dtype=np.float64) * inv).astype(np.int64), src - 1)
+
+
 def _resize(img, width, height, interpolation):
     if img.shape[1] == width and img.shape[0] == height:
         return img
     if interpolation == 'linear' and img.dtype == np.uint8:
         return _resize_linear_u8(img, width, height)
+    if interpolation == 'nearest':
+        return img[_nearest_index(img.shape[0], height)][:, _nearest_index(img.shape[1], width)]
     flt = _FILTERS[interpolation]
     if img.dtype == np.uint8:
         planes = [np.asarray(Image.fromarray(np.ascontiguousarray(img[:, :, c])).resize((width, height), flt))

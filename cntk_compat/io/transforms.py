@@ -18,14 +18,20 @@ def crop(crop_type='center', crop_size=0, side_ratio=0.0, area_ratio=0.0, aspect
     ``aspect_ratio`` the width/height ratio of the window; a pair gives a range sampled uniformly
     (``jitter_type='uniratio'``).
     """
-    if crop_type not in ('center', 'randomside', 'randomarea', 'multiview10'):
+    # CNTK's image reader reads the crop and jitter types in any letter case ('RandomSide', 'uniRatio')
+    if _lower(crop_type) not in ('center', 'randomside', 'randomarea', 'multiview10'):
         raise ValueError("crop_type must be 'center', 'randomside', 'randomarea' or 'multiview10', got %r"
                          % (crop_type,))
-    if jitter_type not in ('none', 'uniratio'):
+    if _lower(jitter_type) not in ('none', 'uniratio'):
         raise ValueError("jitter_type must be 'none' or 'uniratio', got %r" % (jitter_type,))
-    return Record(type='Crop', crop_type=crop_type, crop_size=_pair(crop_size, 'crop_size'),
+    return Record(type='Crop', crop_type=crop_type.lower(), crop_size=_pair(crop_size, 'crop_size'),
                   side_ratio=_pair(side_ratio, 'side_ratio'), area_ratio=_pair(area_ratio, 'area_ratio'),
-                  aspect_ratio=_pair(aspect_ratio, 'aspect_ratio'), jitter_type=jitter_type)
+                  aspect_ratio=_pair(aspect_ratio, 'aspect_ratio'), jitter_type=jitter_type.lower(),
+                  given=dict(cropType=crop_type, jitterType=jitter_type))
+
+
+def _lower(text):
+    return text.lower() if isinstance(text, str) else text
 
 
 def scale(width, height, channels, interpolations='linear', scale_mode='fill', pad_value=-1):
@@ -35,15 +41,18 @@ def scale(width, height, channels, interpolations='linear', scale_mode='fill', p
     longer side and pads with ``pad_value`` (-1: replicate the border).  ``interpolations``:
     'nearest', 'linear', 'cubic' or 'lanczos'.
     """
-    if interpolations not in ('nearest', 'linear', 'cubic', 'lanczos'):
+    # the interpolation in any letter case, as CNTK's image reader reads it; the scale mode in lower case only
+    # (CNTK: "Invalid scaleMode value, must be fill, crop or pad (all lower case)")
+    if _lower(interpolations) not in ('nearest', 'linear', 'cubic', 'lanczos'):
         raise ValueError("interpolations must be 'nearest', 'linear', 'cubic' or 'lanczos', got %r"
                          % (interpolations,))
     if scale_mode not in ('fill', 'crop', 'pad'):
-        raise ValueError("scale_mode must be 'fill', 'crop' or 'pad', got %r" % (scale_mode,))
+        raise ValueError("Invalid scaleMode value, must be fill, crop or pad (all lower case), got %r" % (scale_mode,))
     if channels not in (1, 3):
         raise ValueError('channels must be 1 or 3, got %r' % (channels,))
     return Record(type='Scale', width=int(width), height=int(height), channels=int(channels),
-                  interpolations=interpolations, scale_mode=scale_mode, pad_value=pad_value)
+                  interpolations=interpolations.lower(), scale_mode=scale_mode, pad_value=pad_value,
+                  given=dict(interpolations=interpolations))
 
 
 def mean(filename):
@@ -69,12 +78,14 @@ def _ratio_text(pair):
 def transform_config(t):
     """The transform as CNTK's configuration dictionary (camelCase keys, ranges as 'lo:hi' text)."""
     if t['type'] == 'Crop':
-        return dict(type='Crop', cropType=t.crop_type, cropSize=_ratio_text(t.crop_size),
+        given = t.get('given', {})   # the texts as the caller wrote them, as CNTK's dictionary keeps them
+        return dict(type='Crop', cropType=given.get('cropType', t.crop_type), cropSize=_ratio_text(t.crop_size),
                     sideRatio=_ratio_text(t.side_ratio), areaRatio=_ratio_text(t.area_ratio),
-                    aspectRatio=_ratio_text(t.aspect_ratio), jitterType=t.jitter_type)
+                    aspectRatio=_ratio_text(t.aspect_ratio), jitterType=given.get('jitterType', t.jitter_type))
     if t['type'] == 'Scale':
         return dict(type='Scale', width=t.width, height=t.height, channels=t.channels,
-                    interpolations=t.interpolations, scaleMode=t.scale_mode, padValue=t.pad_value)
+                    interpolations=t.get('given', {}).get('interpolations', t.interpolations),
+                    scaleMode=t.scale_mode, padValue=t.pad_value)
     if t['type'] == 'Mean':
         return dict(type='Mean', meanFile=t.mean_file)
     if t['type'] == 'Color':
