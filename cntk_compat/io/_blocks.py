@@ -59,11 +59,10 @@ class BlockPlanner(object):
         self.num_chunks = self.primary.num_chunks()
         if self.num_chunks == 0:
             raise ValueError('%s has no data' % self.primary.kind)
-        self.seed_dependent = any(d.chunks_depend_on_seed for d in deserializers)
         self._lock = threading.RLock()
         self._orders = collections.OrderedDict()    # sweep -> SweepOrder (the last two)
         self._sizes_per_chunk = None                # original chunk id -> samples of each of its sequences
-        self._chunks = {}                           # (original chunk id, seed or None) -> streams in memory
+        self._chunks = {}                           # original chunk id -> streams in memory
 
     def sweep_seed(self, sweep):
         return self.seed + sweep
@@ -127,21 +126,17 @@ class BlockPlanner(object):
                 streams = self._load_chunk(c, seed)
                 sizes.append(self._sizes(streams))
                 if not keep:
-                    self._chunks.pop(self._chunk_key(c, seed), None)
+                    self._chunks.pop(c, None)
             self._sizes_per_chunk = sizes
         return self._sizes_per_chunk
 
-    def _chunk_key(self, chunk_id, seed):
-        return (chunk_id, seed if self.seed_dependent else None)
-
     def _load_chunk(self, chunk_id, seed):
-        key = self._chunk_key(chunk_id, seed)
-        if key not in self._chunks:
+        if chunk_id not in self._chunks:
             streams = self._composed_chunk(chunk_id, seed)
             if self.frame_mode:
                 streams = self._frames(streams)
-            self._chunks[key] = streams
-        return self._chunks[key]
+            self._chunks[chunk_id] = streams
+        return self._chunks[chunk_id]
 
     def _load_randomized(self, sweep, position, parts, part):
         order = self._order(sweep)
@@ -163,7 +158,7 @@ class BlockPlanner(object):
         # keep in memory the chunks of the next position's window (this worker's), drop the others
         nxt = min(last, self.num_chunks - 1)
         window = order.chunk_ids[int(order.window_begin[nxt]):int(order.window_end[nxt])]
-        keep = {self._chunk_key(int(c), seed) for c in window}
+        keep = {int(c) for c in window}
         for key in [k for k in self._chunks if k not in keep]:
             del self._chunks[key]
         if mine is None:

@@ -47,7 +47,6 @@ class Deserializer(object):
     max_errors = 0      # malformed records tolerated (skipped with a warning) where the format allows it
     _cached_chunks = 2
     block_sequences = 0             # a randomized block extends over further chunks until it has this many sequences
-    chunks_depend_on_seed = False   # True where chunk(i, seed) applies random transforms drawn from the seed
 
     def __init__(self):
         self._config = {}
@@ -85,6 +84,11 @@ class Deserializer(object):
     def report_opening(self):
         """Called when a MinibatchSource opens the deserializer: prints what CNTK's native deserializer prints
         then (to stderr), if anything."""
+
+    def assembled_streams(self):
+        """The streams whose chunks hold unfinished sequences that ``assemble(name, rows)`` finishes once they are
+        cut into a minibatch (where the result depends on a sequence's position in the minibatch)."""
+        return ()
 
     def num_chunks(self):
         raise NotImplementedError

@@ -1,44 +1,20 @@
 """Applying image transforms to HWC images in BGR channel order (as OpenCV, hence CNTK, holds them)."""
-import math
 import xml.etree.ElementTree as ET
 
 import numpy as np
 from PIL import Image
 
+from . import _image_draws, _image_hsv
+
 _FILTERS = {'nearest': Image.NEAREST, 'linear': Image.BILINEAR, 'cubic': Image.BICUBIC,
             'lanczos': Image.LANCZOS}
 
 
-def _uniform(rng, lo_hi):
-    lo, hi = lo_hi
-    return lo if lo == hi else rng.uniform(lo, hi)
-
-
-def crop(img, t, rng):
-    h, w = img.shape[:2]
-    random = t.crop_type in ('randomside', 'randomarea')
-    if t.crop_size != (0, 0):
-        cw, ch = min(int(t.crop_size[0]), w), min(int(t.crop_size[1]), h)
-    else:
-        if t.crop_type == 'randomarea' or t.area_ratio != (0.0, 0.0):
-            side = math.sqrt(_uniform(rng, t.area_ratio) * w * h)
-        else:
-            ratio = _uniform(rng, t.side_ratio) if t.side_ratio != (0.0, 0.0) else 1.0
-            side = ratio * min(w, h)
-        aspect = _uniform(rng, t.aspect_ratio)
-        if aspect != 1.0 and rng.random() < 0.5:
-            aspect = 1.0 / aspect
-        cw = int(round(min(w, side * math.sqrt(aspect))))
-        ch = int(round(min(h, side / math.sqrt(aspect))))
-        cw, ch = max(cw, 1), max(ch, 1)
-    if random:
-        x, y = int(rng.integers(0, w - cw + 1)), int(rng.integers(0, h - ch + 1))
-    else:
-        x, y = (w - cw) // 2, (h - ch) // 2
-    out = img[y:y + ch, x:x + cw]
-    if random and rng.random() < 0.5:
-        out = out[:, ::-1]
-    return out
+def crop(img, t, engine):
+    """The crop window CNTK 2.7 draws from ``engine`` (None where the transform draws nothing)."""
+    x, y, w, h, flipped = _image_draws.crop_rect(t, img.shape[0], img.shape[1], engine)
+    out = img[y:y + h, x:x + w]
+    return out[:, ::-1] if flipped else out
 
 
 def _linear_taps(src, dst, clamp_weights):
@@ -107,7 +83,7 @@ def _to_channels(img, channels):
     return np.repeat(img, 3, axis=2)
 
 
-def scale(img, t, rng):
+def scale(img, t):
     img = _to_channels(img, t.channels)
     h, w = img.shape[:2]
     if t.scale_mode == 'fill':
@@ -141,14 +117,22 @@ def load_mean(filename):
     return values.reshape(rows, cols, channels)
 
 
-def color(img, t, rng):
+def color(img, t, engine):
+    """CNTK 2.7's colour jitter, in single precision: x * (1 + c) + b * mean(x) clipped to [0, 255] with b then c
+    drawn uniformly within their radii, then the HSV saturation times 1 + s (at most 1)."""
     img = img.astype(np.float32)
-    if t.brightness_radius > 0:
-        img = img + rng.uniform(-t.brightness_radius, t.brightness_radius) * img.mean()
-    if t.contrast_radius > 0:
-        img = img * (1.0 + rng.uniform(-t.contrast_radius, t.contrast_radius))
+    if t.brightness_radius > 0 or t.contrast_radius > 0:
+        beta = np.float32(0)
+        if t.brightness_radius > 0:
+            r = _image_draws.uniform_real(engine, -t.brightness_radius, t.brightness_radius)
+            beta = np.float32(r * float(img.sum(dtype=np.float64)) / img.size)
+        alpha = np.float32(1)
+        if t.contrast_radius > 0:
+            alpha = np.float32(1 + _image_draws.uniform_real(engine, -t.contrast_radius, t.contrast_radius))
+        img = np.minimum(np.maximum(img * alpha + beta, np.float32(0)), np.float32(255))
     if t.saturation_radius > 0 and img.shape[2] == 3:
-        f = 1.0 + rng.uniform(-t.saturation_radius, t.saturation_radius)
-        v = img.max(axis=2, keepdims=True)       # HSV value stays, saturation scales by f
-        img = np.maximum(v - (v - img) * f, 0.0)
+        ratio = 1.0 + _image_draws.uniform_real(engine, -t.saturation_radius, t.saturation_radius)
+        h, s, v = _image_hsv.bgr_to_hsv(img)
+        s = np.minimum((s.astype(np.float64) * ratio).astype(np.float32), np.float32(1))
+        img = _image_hsv.hsv_to_bgr(h, s, v)
     return img

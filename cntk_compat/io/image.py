@@ -2,8 +2,9 @@
 
 Images are decoded with PIL, held as HWC in BGR channel order (as OpenCV loads them), transformed,
 and handed out as CHW float32 with values 0..255 (minus the mean, if a mean transform is given).
-Labels are one-hot sparse vectors.  Random transforms draw from a generator seeded by the sweep seed
-and the sequence key, so two deserializers over the same map file crop identically.
+Labels are one-hot sparse vectors.  Random transforms draw CNTK 2.7's numbers (``_image_draws``): they depend
+on the image's position in the minibatch, so the transforms from the first random one on are applied when a
+minibatch is assembled (``assemble``); until then the blocks hold the images decoded.
 """
 import base64
 import concurrent.futures
@@ -17,7 +18,7 @@ import scipy.sparse as sp
 from PIL import Image
 
 from ..core.native_errors import native_entry_point
-from . import _image_ops
+from . import _image_draws, _image_ops
 from ._deserializer import Chunk, Deserializer
 from ._sequences import SequenceData
 from .transforms import transform_config
@@ -46,7 +47,6 @@ def _stream_args(streams, who):
 
 
 class _ImageBase(Deserializer):
-    chunks_depend_on_seed = True
     multithreaded = True
     block_sequences = 256
 
@@ -60,6 +60,10 @@ class _ImageBase(Deserializer):
             inputs[self._label_name] = dict(labelDim=self._num_labels)
         self._config.update(type=self.kind, file=filename, input=inputs)
         self._loaded_means, self._map = None, None
+        drawing = [i for i, t in enumerate(self._transforms) if _draws(t)]
+        # the transforms applied when a minibatch is assembled, and the engines of those that draw
+        self._assembled_from = drawing[0] if drawing else len(self._transforms)
+        self._engines = {i: _image_draws.PositionEngines() for i in drawing}
         self._streams = None
         self._pool = None
 
@@ -137,10 +141,11 @@ class _ImageBase(Deserializer):
                 return (t.channels, t.height, t.width)
             if t['type'] == 'Crop':     # the size after a crop is known once an image went through it
                 break
-        img = self._load(0, np.random.default_rng(0), quiet=True)
-        return (img.shape[2], img.shape[0], img.shape[1])
+        engines = {i: _image_draws.Engine(0) for i in self._engines}     # a trial: the minibatches' engines stay
+        return self._transform(self._load(0, quiet=True), self._assembled_from, engines, quiet=True).shape
 
-    def _load(self, i, rng, quiet=False):
+    def _load(self, i, quiet=False):
+        """Image i decoded (HWC, BGR) and put through the transforms before the first random one."""
         try:
             with Image.open(self._open(i)) as im:
                 im = im.convert('L' if im.mode in ('L', 'I', 'F', '1') else 'RGB')
@@ -149,13 +154,22 @@ class _ImageBase(Deserializer):
             raise IOError("%s: cannot read image %s (sequence %s): %s"
                           % (self.kind, self._describe(i), self._keys[i], e))
         img = img[:, :, None] if img.ndim == 2 else img[:, :, ::-1]
-        for t in self._transforms:
+        return self._apply(img, 0, self._assembled_from, {}, quiet)
+
+    def _transform(self, img, first, engines, quiet=False):
+        """The transforms from ``first`` on, drawing from ``engines`` (transform index -> engine), as CHW float32."""
+        img = self._apply(img, first, len(self._transforms), engines, quiet)
+        return np.ascontiguousarray(img.transpose(2, 0, 1), dtype=np.float32)
+
+    def _apply(self, img, first, last, engines, quiet):
+        for i in range(first, last):
+            t = self._transforms[i]
             if t['type'] == 'Crop':
-                img = _image_ops.crop(img, t, rng)
+                img = _image_ops.crop(img, t, engines.get(i))
             elif t['type'] == 'Scale':
-                img = _image_ops.scale(img, t, rng)
+                img = _image_ops.scale(img, t)
             elif t['type'] == 'Color':
-                img = _image_ops.color(img, t, rng)
+                img = _image_ops.color(img, t, engines.get(i))
             elif t['type'] == 'Mean':
                 mean = self._means[t.mean_file]
                 if mean.shape[:2] != img.shape[:2]:
@@ -171,11 +185,41 @@ class _ImageBase(Deserializer):
                 img = img.astype(np.float32) - mean
         return img
 
-    def _decode(self, i, seed):
-        key = self._keys[i]
-        h = key if isinstance(key, (int, np.integer)) else zlib.crc32(str(key).encode('utf-8'))
-        img = self._load(i, np.random.default_rng([seed & 0xFFFFFFFF, int(h) & 0xFFFFFFFFFFFFFFFF]))
-        return np.ascontiguousarray(img.transpose(2, 0, 1), dtype=np.float32)
+    # ------------------------------------------------------------------ random transforms, by position
+    def assembled_streams(self):
+        """The streams whose minibatches ``assemble`` finishes (the image stream where a transform draws)."""
+        return (self._image_name,) if self._engines else ()
+
+    def assemble(self, name, images):
+        """The images of a minibatch (decoded, in minibatch order) through the random transforms and the rest, the
+        k-th with the k-th engines: the rows of stream ``name``."""
+        engines = [dict(zip(self._engines, e)) for e in
+                   zip(*[p.upto(len(images)) for p in self._engines.values()])]
+        return self._stack(self._map_images(lambda k: self._transform(images[k], self._assembled_from, engines[k]),
+                                            range(len(images))))
+
+    def draw_state(self):
+        """The engines' checkpoint state: per random transform, the outputs each position has drawn."""
+        return [p.get_state() for p in self._engines.values()]
+
+    def set_draw_state(self, state):
+        for p, drawn in zip(self._engines.values(), state):
+            p.set_state(drawn)
+
+    def _map_images(self, fn, items):
+        items = list(items)
+        if self.multithreaded and len(items) > 1:
+            if self._pool is None:
+                self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1))
+            return list(self._pool.map(fn, items))
+        return [fn(i) for i in items]
+
+    def _stack(self, images):
+        shapes = {im.shape for im in images}
+        if len(shapes) > 1 or shapes.pop() != self.stream_infos()[0].sample_shape:
+            raise ValueError('%s: images of different sizes %s; add a scale transform'
+                             % (self.kind, sorted({im.shape for im in images})))
+        return np.stack(images)
 
     def num_chunks(self):
         return (len(self._keys) + IMAGES_PER_CHUNK - 1) // IMAGES_PER_CHUNK
@@ -185,23 +229,15 @@ class _ImageBase(Deserializer):
         return np.ones(min(len(self._keys), (chunk_id + 1) * IMAGES_PER_CHUNK) - chunk_id * IMAGES_PER_CHUNK,
                        np.int64)
 
-    def _images(self, indices, seed):
-        if self.multithreaded and len(indices) > 1:
-            if self._pool is None:
-                self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1))
-            images = list(self._pool.map(lambda i: self._decode(i, seed), indices))
+    def _streams_for(self, indices):
+        if self._engines:   # decoded images, finished when a minibatch is assembled
+            rows = np.empty(len(indices), dtype=object)
+            rows[:] = self._map_images(self._load, indices)
         else:
-            images = [self._decode(i, seed) for i in indices]
-        shapes = {im.shape for im in images}
-        if len(shapes) > 1 or shapes.pop() != self.stream_infos()[0].sample_shape:
-            raise ValueError('%s: images of different sizes %s; add a scale transform'
-                             % (self.kind, sorted({im.shape for im in images})))
-        return images
-
-    def _streams_for(self, indices, seed):
-        images = self._images(indices, seed)
+            rows = self._stack(self._map_images(lambda i: self._transform(self._load(i), len(self._transforms), {}),
+                                                indices))
         ones = np.ones(len(indices), np.int64)
-        streams = {self._image_name: SequenceData.from_lengths(np.stack(images), ones)}
+        streams = {self._image_name: SequenceData.from_lengths(rows, ones)}
         if self._label_name is not None:
             labels = sp.csr_matrix((np.ones(len(indices), np.float32), self._labels[indices],
                                     np.arange(len(indices) + 1)), shape=(len(indices), self._num_labels))
@@ -210,18 +246,24 @@ class _ImageBase(Deserializer):
 
     def gather_sequences(self, chunk_ids, index, seed):
         # the images of a randomized block, decoded together (on the decoding threads)
-        return self._streams_for(np.asarray(chunk_ids, np.int64) * IMAGES_PER_CHUNK + np.asarray(index, np.int64), seed)
+        return self._streams_for(np.asarray(chunk_ids, np.int64) * IMAGES_PER_CHUNK + np.asarray(index, np.int64))
 
     def chunk(self, chunk_id, seed):
         indices = np.arange(chunk_id * IMAGES_PER_CHUNK, min(len(self._keys), (chunk_id + 1) * IMAGES_PER_CHUNK))
-        return Chunk(self._keys[indices], self._streams_for(indices, seed))
+        return Chunk(self._keys[indices], self._streams_for(indices))
 
     def sequences_for_keys(self, keys, seed):
         if self._key_index is None:
             self._key_index = {k: i for i, k in reversed(list(enumerate(self._keys.tolist())))}
         found = np.array([k in self._key_index for k in keys.tolist()], dtype=bool)
         indices = np.array([self._key_index[k] for k in keys[found].tolist()], dtype=np.int64)
-        return (self._streams_for(indices, seed) if len(indices) else None), found
+        return (self._streams_for(indices) if len(indices) else None), found
+
+
+def _draws(t):
+    if t['type'] == 'Crop':
+        return _image_draws.crop_draws(t)
+    return t['type'] == 'Color' and max(t.brightness_radius, t.contrast_radius, t.saturation_radius) > 0
 
 
 class _ImageMap(_ImageBase):

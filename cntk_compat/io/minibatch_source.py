@@ -107,6 +107,9 @@ class MinibatchSource(object):
         if len(size_streams) > 1:
             raise ValueError('only one stream may define the minibatch size, got %s' % ', '.join(size_streams))
         self._infos = infos  # by id: the order of a minibatch's streams
+        # streams whose minibatches their deserializer finishes (random image transforms, drawn by position)
+        self._assembled = [(name, d) for d in deserializers for name in d.assembled_streams()]
+        self._last_request = None   # (minibatch size, parts, part) of the last minibatch read
         self._streams = Record(**{si.m_name: si for si in reversed(infos)})
         self._planner = BlockPlanner(
             deserializers, self._config['randomize'], config.randomization_window_in_chunks,
@@ -173,7 +176,7 @@ class MinibatchSource(object):
         self._current = None
         self._pending.clear()
         while self._samples < position:
-            if self.read_sequences(position - self._samples)[0] is None:
+            if self.read_sequences(position - self._samples, assemble=False)[0] is None:
                 break
 
     def get_checkpoint_state(self):
@@ -182,6 +185,9 @@ class MinibatchSource(object):
         state['minibatchSourcePosition'] = self._samples  # CNTK's state: the samples read so far
         if self._truncation is not None:
             state['truncation'] = self._truncation.get_state()
+        if self._assembled:
+            state['image_draws'] = dict(engines=[d.draw_state() for _, d in self._assembled],
+                                        last_request=self._last_request)
         return state
 
     def restore_from_checkpoint(self, checkpoint):
@@ -190,6 +196,11 @@ class MinibatchSource(object):
             self._truncation.set_state(checkpoint['truncation'])
         else:
             self.set_plain_state(checkpoint)
+        if self._assembled and isinstance(checkpoint, dict) and 'image_draws' in checkpoint:
+            draws = checkpoint['image_draws']
+            for (_, d), state in zip(self._assembled, draws['engines']):
+                d.set_draw_state(state)
+            self._last_request = None if draws['last_request'] is None else tuple(draws['last_request'])
 
     @property
     def current_position(self):
@@ -237,9 +248,10 @@ class MinibatchSource(object):
         self._current = None
         self._pending.clear()
 
-    def read_sequences(self, target):
+    def read_sequences(self, target, assemble=True):
         """Whole sequences of about ``target`` samples (at least one) at the current position:
-        (stream name -> SequenceData, whether the sweep ended), or (None, False) past the end."""
+        (stream name -> SequenceData, whether the sweep ended), or (None, False) past the end. Without
+        ``assemble`` the streams that their deserializer finishes stay unfinished (and draw nothing)."""
         segments, count, sweep_end = [], 0, False
         empty = 0  # blocks passed in a row without a sequence of this worker's
         while self._samples < self._max_samples and self._sweep < self._max_sweeps:
@@ -277,8 +289,23 @@ class MinibatchSource(object):
                 break
         if not segments:
             return None, False
-        return {si.m_name: SequenceData.concat([b.streams[si.m_name].slice(lo, hi) for b, lo, hi in segments])
-                for si in self._infos}, sweep_end
+        streams = {si.m_name: SequenceData.concat([b.streams[si.m_name].slice(lo, hi) for b, lo, hi in segments])
+                   for si in self._infos}
+        if assemble:
+            for name, d in self._assembled:
+                streams[name] = SequenceData(d.assemble(name, streams[name].rows), streams[name].offsets)
+        return streams, sweep_end
+
+    def _discard_prefetched(self, request):
+        """CNTK 2.7 reads the next minibatch ahead with the size of the last one; asked for another size, it
+        drops that minibatch and reads again from the same position. The dropped minibatch's random transforms
+        have drawn all the same: so here."""
+        if self._last_request is None or self._last_request == request:
+            return
+        size, parts, part = self._last_request
+        position = (self._sweep, self._start, self._pos, self._samples)
+        self.read_sequences(_partition_share(size, parts, part))
+        self._sweep, self._start, self._pos, self._samples = position
 
     def is_infinite(self):
         """True when neither max_samples nor max_sweeps limits the source."""
@@ -304,8 +331,10 @@ class MinibatchSource(object):
         part = 0 if partition_index is None else int(partition_index)
         if not 0 <= part < parts:
             raise ValueError('partition_index %d is outside [0, %d)' % (part, parts))
-        self._adopt_partitioning(parts, part)
         target = _partition_share(int(minibatch_size_in_samples), parts, part)
+        if self._assembled and self._truncation is None:
+            self._discard_prefetched((int(minibatch_size_in_samples), parts, part))
+        self._adopt_partitioning(parts, part)
         if minibatch_size_in_samples < parts and part >= minibatch_size_in_samples and not self._warned_share:
             self._warned_share = True  # CNTK 2.7's warning, once per source
             sys.stderr.write("WARNING: The minibatch size '%d' is too small to be used with %d workers, adjusting "
@@ -317,6 +346,7 @@ class MinibatchSource(object):
             streams, sweep_end = self.read_sequences(target)
         if streams is None:
             return {}
+        self._last_request = (int(minibatch_size_in_samples), parts, part)
         result = {}
         for si in self._infos:
             data = streams[si.m_name]
