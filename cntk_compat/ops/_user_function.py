@@ -221,6 +221,28 @@ class UserFunction(Function):
         inputs = [as_variable(i, "input %d of %s" % (k, type(self).__name__)) for k, i in enumerate(inputs)]
         self._set_primitive(_OP, self.op_name, inputs, dict(attributes or {}), name, "UserDefinedFunction")
         self.as_numpy = as_numpy
+        # the outputs are inferred when first needed (user_function(), .outputs, ...), not here: as in CNTK, a
+        # subclass may set up what its infer_outputs() uses after calling this constructor
+        self.__dict__["_pending_outputs"] = True
+
+    @property
+    def _outputs(self):
+        if self.__dict__.get("_pending_outputs"):
+            self.__dict__["_pending_outputs"] = False
+            try:
+                self.__dict__["_udf_outputs"] = self._make_outputs()
+            except BaseException:
+                self.__dict__["_pending_outputs"] = True
+                raise
+        return self.__dict__.get("_udf_outputs", [])
+
+    @_outputs.setter
+    def _outputs(self, value):
+        self.__dict__["_pending_outputs"] = False
+        self.__dict__["_udf_outputs"] = value
+
+    def _make_outputs(self):
+        inputs, name = self._inputs, self._name
         grad = any(i._needs_gradient or i.is_output or i.is_placeholder for i in inputs)
         if any(i._shape is None or i._dynamic_axes is None for i in inputs):
             # an input of unknown type (a placeholder): the outputs' types are inferred once it is replaced; how
@@ -229,12 +251,11 @@ class UserFunction(Function):
                 count = len(self.infer_outputs())
             except Exception:
                 count = 1
-            self._outputs = [make_output(None, None, False, None, name, self, k, needs_gradient=grad)
-                             for k in range(max(count, 1))]
-        else:
-            self._outputs = [make_output(o._shape, o._dtype, o._is_sparse, o._dynamic_axes, o.name, self, k,
-                                         needs_gradient=grad and o.needs_gradient)
-                             for k, o in enumerate(self._declared_outputs())]
+            return [make_output(None, None, False, None, name, self, k, needs_gradient=grad)
+                    for k in range(max(count, 1))]
+        return [make_output(o._shape, o._dtype, o._is_sparse, o._dynamic_axes, o.name, self, k,
+                            needs_gradient=grad and o.needs_gradient)
+                for k, o in enumerate(self._declared_outputs())]
 
     def _declared_outputs(self):
         try:
