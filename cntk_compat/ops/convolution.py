@@ -65,6 +65,13 @@ def _when_shapes_known(infer_shape):
     return infer
 
 
+def _check_kernel_fits(k_shape, spatial):
+    """CNTK 2.7 refuses a kernel (or pooling window) larger than the operand along an axis, padding or not."""
+    for k, n in zip(k_shape, spatial):
+        if n >= 0 and k > n:
+            raise ValueError("Convolution operation requires that kernel dim %d <= input dim %d." % (k, n))
+
+
 @_when_shapes_known
 def _convolution_infer(w, x, dtype, attributes):
     op_name = attributes["op_name"]
@@ -80,6 +87,7 @@ def _convolution_infer(w, x, dtype, attributes):
         _resolve_kernel(w, tuple(w._shape[:len(w._shape) - len(k_shape) - 1]) + (in_c // groups,) + k_shape)
     elif rr == 0:
         _resolve_kernel(w, tuple(d if d != -1 else 1 for d in w._shape))
+    _check_kernel_fits(k_shape, spatial)
     out = []
     for (o, _, _), n in zip(_geometry(attributes, k_shape, spatial), spatial):
         if n >= 0 and o < 1:

@@ -46,6 +46,8 @@ def _pooling_infer(inputs, attributes):
         return [OutputSpec(None, x._dtype, x._dynamic_axes)]
     window, strides, auto = _window_options(attributes, x._shape)
     spatial = tuple(x._shape[len(x._shape) - len(window):])
+    from .convolution import _check_kernel_fits
+    _check_kernel_fits(window, spatial)
     geo = _window_geometry(spatial, window, strides, auto, attributes["ceil_out_dim"])
     for (out, _, _), n in zip(geo, spatial):
         if n >= 0 and out < 1:
