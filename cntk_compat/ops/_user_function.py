@@ -101,14 +101,20 @@ class _UserAutograd(torch.autograd.Function):
         args = [_to_user(udf.as_numpy, t, m) for t, m in zip(tensors, masks)]
         arguments = args[0] if len(args) == 1 else args
         outputs = udf.outputs
+        device = tensors[0].device if tensors else _device.resolve(None)
+        # as CNTK calls them: forward(arguments, device, outputs_to_retain), or with several outputs
+        # forward(arguments, outputs, device, outputs_to_retain); the device a DeviceDescriptor, the outputs to
+        # retain a list, of the outputs when a backward pass will follow, else empty
+        descriptor = _device.cpu() if device.type != "cuda" else _device.DeviceDescriptor(
+            _device.DeviceKind.GPU, device.index or 0)
+        retain = list(outputs) if any(ctx.needs_input_grad[2:]) else []
         if len(outputs) == 1:
-            state, result = udf.forward(arguments)
+            state, result = udf.forward(arguments, descriptor, retain)
             results = {outputs[0]: result}
         else:
             results = {o: None for o in outputs}
-            state = udf.forward(arguments, results)
+            state = udf.forward(arguments, results, descriptor, retain)
         by_axis = {i._sequence_axis.name: m for i, m in zip(udf.inputs, masks) if m is not None}
-        device = tensors[0].device if tensors else _device.resolve(None)
         outs = []
         for o in outputs:
             if results.get(o) is None:
