@@ -43,6 +43,12 @@ class DeviceDescriptor(object):
     def is_locked(self):
         return False
 
+    def __call__(self):
+        # CNTK's Value.deep_clone() (and NDArrayView's) returns the native SWIG object, whose device is a method:
+        # user functions write state.device() on such a clone (CNTK's extensibility examples and docs); here the
+        # clone is a cntk.Value whose device is the property, and calling the descriptor gives itself
+        return self
+
     def torch_device(self):
         return self._torch
 
