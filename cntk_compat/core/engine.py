@@ -197,6 +197,10 @@ def prepare_inputs(outputs, arguments, device=None, plan=None):
     order, layout = needed, plan.layout
     if len(args) != len(needed) or not all(a in args for a in needed):
         missing = [a for a in needed if a not in args]
+        if missing and not args:
+            # no data at all (None, an empty dict: a reader's next_minibatch with another reader's input map, or
+            # past its end): CNTK's message
+            raise ValueError("function expects %i arguments" % len(needed))
         if missing:
             raise ValueError("missing data for %s" % ", ".join(
                 ("argument '%s' (%s)" % (a.name, a.uid)) if a.name else a.uid for a in missing))
