@@ -1,4 +1,6 @@
 """Bad input raises ValueError/TypeError naming the culprit, never a raw torch error."""
+import re
+
 import numpy as np
 import pytest
 
@@ -37,7 +39,9 @@ def test_unknown_argument_name(f):
 
 
 def test_shape_mismatch_at_graph_construction():
-    with pytest.raises(ValueError, match=r"times: .*\(2,\).*\(3, 4\)"):
+    with pytest.raises(ValueError, match=re.escape("Times: The 1 leading dimensions of the right operand with shape "
+                                                   "'[3]' do not match the left operand's trailing dimensions with "
+                                                   "shape '[2]'")):
         C.times(C.input_variable(2), C.parameter((3, 4)))
     with pytest.raises(ValueError, match=r"Plus: operand shapes"):
         C.plus(C.input_variable((2, 3)), C.input_variable((4,)))
@@ -54,5 +58,5 @@ def test_wrong_argument_count_on_call():
     @C.Function
     def add(a, b):
         return a + b
-    with pytest.raises(TypeError, match="expects 2 arguments"):
+    with pytest.raises(TypeError, match="CNTK Function expected 2 arguments, got 1"):
         add(C.input_variable(2))

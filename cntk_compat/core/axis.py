@@ -123,3 +123,16 @@ class Axis(object):
 
 def is_sequence_axis(axis):
     return axis.is_dynamic_axis and axis.name != BATCH_AXIS_NAME
+
+
+def dynamic_axes_text(axes):
+    """Dynamic axes as CNTK prints them: ``[#, *]`` (the batch axis ``#`` first, ``*`` the default sequence axis)."""
+    ordered = sorted(axes, key=lambda a: a.name != BATCH_AXIS_NAME)
+    return "[%s]" % ", ".join("#" if a.name == BATCH_AXIS_NAME else "*" if a.name == SEQUENCE_AXIS_NAME else a.name
+                              for a in ordered)
+
+
+def dynamic_axes_mismatch(op_name, operand, expected):
+    """CNTK 2.7's error for an op whose operand lies on dynamic axes other than those of the operands before it."""
+    return RuntimeError("Operation '%s': Operand '%r' has dynamic axes, that do not match the dynamic axes '%s' of "
+                        "the other operands." % (op_name, operand, dynamic_axes_text(expected)))

@@ -99,12 +99,30 @@ def operands_dtype(variables):
     return np.dtype(known[0]._dtype) if known else None
 
 
+_DATA_TYPE_NAMES = {np.dtype(np.float64): "Double", np.dtype(np.float32): "Float", np.dtype(np.float16): "Float16"}
+
+
+def check_operand_dtypes(op_name, operands):
+    """CNTK 2.7 refuses a primitive op whose operands (``operands`` in its C++ order) differ in precision, Constants
+    aside (a Constant is converted to its consumer's precision, or refused at evaluation if that narrows it)."""
+    first = None
+    for v in operands:
+        if v._dtype is None or v.is_constant:
+            continue
+        if first is None:
+            first = v
+        elif np.dtype(v._dtype) != np.dtype(first._dtype):
+            raise ValueError("Primitive op '%s' passed operands '%s' with different DataTypes '%s' and '%s'."
+                             % (op_name, ", ".join(repr(o) for o in operands),
+                                _DATA_TYPE_NAMES.get(np.dtype(first._dtype), first._dtype),
+                                _DATA_TYPE_NAMES.get(np.dtype(v._dtype), v._dtype)))
+
+
 def narrowed_constant_error(constant, dtype):
     """CNTK 2.7's error for a Constant whose precision its consumer would have to narrow."""
-    names = {np.dtype(np.float64): "Double", np.dtype(np.float32): "Float", np.dtype(np.float16): "Float16"}
     return ValueError("Constant::Clone: Cannot clone Constant '%r' with DataType '%s' to DataType '%s'."
-                      % (constant, names.get(np.dtype(constant._dtype), constant._dtype),
-                         names.get(np.dtype(dtype), dtype)))
+                      % (constant, _DATA_TYPE_NAMES.get(np.dtype(constant._dtype), constant._dtype),
+                         _DATA_TYPE_NAMES.get(np.dtype(dtype), dtype)))
 
 
 def promote(*dtypes):

@@ -15,7 +15,7 @@ import numpy as np
 from ..default_options import default_options
 from . import graph_version
 from .axis import Axis
-from .dtypes import promote
+from .dtypes import check_operand_dtypes, promote
 from .graph import find_all_with_name as _find_all, find_by_name as _find_one, node_inputs_native_order, walk
 from .hooks import hook, provide
 from .lowering import lower
@@ -25,7 +25,7 @@ from .block_arguments import block_argument_of, note_block_arguments
 from .reinference import infer_in_place, substitute_in_place
 from .uid import new_uid
 from .variable_type import function_type, input_from_type, variable_from_annotation
-from .variables import (Constant, Parameter, Placeholder, Variable, VariableKind, make_output, typed_placeholder)
+from .variables import (Constant, Parameter, Placeholder, Variable, make_output, typed_placeholder)
 
 
 class CloneMethod(enum.Enum):
@@ -178,6 +178,8 @@ class Function(TensorOpsMixin):
         if op.outputs_are_inputs:
             node._outputs = list(inputs)
         else:
+            if not op.mixed_dtypes:
+                check_operand_dtypes(node._op_name, node_inputs_native_order(node))
             specs = op.infer(inputs, attributes)
             _infer_unknown_holder_dtypes(inputs, specs)
             grad = any(i._needs_gradient or i.is_output or i.is_placeholder for i in inputs)
@@ -501,9 +503,7 @@ class Function(TensorOpsMixin):
     def argument_map(self, *args, **kwargs):
         params = self.signature
         if len(args) + len(kwargs) != len(params):
-            raise TypeError("Function%s expects %d arguments (%s), got %d"
-                            % (" '%s'" % self.name if self.name else "", len(params),
-                               ", ".join(p.name or p.uid for p in params), len(args) + len(kwargs)))
+            raise TypeError("CNTK Function expected %d arguments, got %d" % (len(params), len(args) + len(kwargs)))
         mapping = dict(zip(params, args))
         by_name = {p.name: p for p in params} if kwargs else None
         for k, v in kwargs.items():
@@ -520,6 +520,7 @@ class Function(TensorOpsMixin):
         if any(isinstance(a, (Function, Variable)) for a in arg_map.values()):
             for a in self.arguments:
                 arg_map.setdefault(a, a)
+            _check_argument_types(arg_map)
             return self.clone(CloneMethod.share, arg_map)
         outputs = self.outputs
         result = self.eval(arg_map)
@@ -608,6 +609,7 @@ class Function(TensorOpsMixin):
         by_name = {p.name: p for p in params}
         for k, t in kwarg_types.items():
             subs[by_name[k]] = input_from_type(t, k)
+        _check_argument_types(subs)
         return self.replace_placeholders(subs)
 
     def declare_args(self, *arg_types):
@@ -849,6 +851,28 @@ def _not_lowered(*args, **kwargs):
 provide(combine=Function._combine_vars)  # Variable.eval
 _COMBINE_OP = register_op("Combine", infer=None, compute=_not_lowered, outputs_are_inputs=True)
 _BLOCK_OP = register_op("Block", infer=None, compute=_not_lowered)
+
+
+def _check_argument_types(arg_map):
+    """CNTK 2.7's check of what a call (or update_signature) passes for a Function's arguments: an argument whose
+    shape is known (an Input, not a Placeholder) takes only a Variable of its type, whose shape may have extra
+    leading axes and which may lack dynamic axes."""
+    for i, (param, arg) in enumerate(arg_map.items()):
+        described = "argument %s" % param.name if param.name else "positional argument %d" % i
+        if isinstance(arg, Function):
+            arg = arg.output
+        elif not isinstance(arg, Variable):
+            raise TypeError(described + " was passed an object that is not a Variable or Function")
+        if param._shape is None or param.is_placeholder:
+            continue
+        if arg._shape is None:
+            raise TypeError(described + " has a known shape, and cannot be passed a Variable of unknown shape")
+        expected, got = tuple(param._shape), tuple(arg._shape)
+        if len(got) < len(expected) or got[-len(expected):] != expected or \
+                (arg._dynamic_axes and tuple(arg.dynamic_axes) != tuple(param.dynamic_axes)) or \
+                arg._dtype != param._dtype or arg._is_sparse != param._is_sparse:
+            raise TypeError("%s's type %s is incompatible with the type %s of the passed Variable"
+                            % (described, param._type, arg._type))
 
 
 def _outputs_of(result):

@@ -73,6 +73,7 @@ class OpDef(object):
     native_operand_order: the positions of the inputs in CNTK's C++ operands where they differ from Python's
         (times(x, W) is CNTK's Times(W, x): (1, 0)); CNTK lists a Function's parameters and constants, and a
         block's captured leaves, in that order. None: Python's order.
+    mixed_dtypes: the op accepts operands of different precisions (CNTK refuses them for every other primitive).
     """
 
     def __init__(self, name, infer, compute, prepare=None, elementwise=False, infer_partial=None,
@@ -80,7 +81,7 @@ class OpDef(object):
                  delay=None, sequence_initial_state=None, carries_state=False, outputs_are_inputs=False,
                  save_state=None, load_node=None, uses_random=False, algebra=None, owned_state=None,
                  public_attributes=None, sparse_gradient=None, spatial_transform=None, public_name=None,
-                 native_operand_order=None):
+                 native_operand_order=None, mixed_dtypes=False):
         if delay not in (None, "past", "future"):
             raise ValueError("op %s: delay must be None, 'past' or 'future', got %r" % (name, delay))
         if (save_state is None) != (load_node is None):
@@ -110,6 +111,7 @@ class OpDef(object):
         self.spatial_transform = spatial_transform
         self.public_name = public_name or name
         self.native_operand_order = native_operand_order
+        self.mixed_dtypes = mixed_dtypes
 
     @property
     def sees_whole_sequences(self):

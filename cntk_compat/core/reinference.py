@@ -7,7 +7,9 @@ loop a node's input types can depend on its own outputs.
 """
 from . import graph_version
 from .block_arguments import note_block_arguments
-from .graph import node_inputs, node_inputs_and_body, strongly_connected_components, walk
+from .dtypes import check_operand_dtypes
+from .graph import (node_inputs, node_inputs_and_body, node_inputs_native_order, strongly_connected_components,
+                    walk)
 
 
 def primitive_nodes(outputs, into_blocks=True):
@@ -67,8 +69,10 @@ def _node_specs(node, guess):
                 raise
             return None
     try:
+        if not op.mixed_dtypes:
+            check_operand_dtypes(node._op_name, node_inputs_native_order(node))
         specs = op.infer(node._inputs, node._attributes)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, RuntimeError):  # RuntimeError: operands on dynamic axes that differ (yet)
         if not guess and all(_known(i) for i in node._inputs):
             raise
         return None

@@ -8,7 +8,7 @@ import torch
 
 from . import device as _device
 from ..default_options import default_override_or, get_default_override
-from .axis import Axis, BATCH_AXIS_NAME, SEQUENCE_AXIS_NAME, UNKNOWN_AXES_NAME
+from .axis import Axis, BATCH_AXIS_NAME, UNKNOWN_AXES_NAME, dynamic_axes_text
 from .dtypes import data_type_code, is_storage_only, sanitize_dtype, to_torch_dtype
 from .hooks import hook
 from .operators import TensorOpsMixin
@@ -230,11 +230,7 @@ class Variable(VariableMixin, TensorOpsMixin):
     def __repr__(self):
         """As CNTK prints a variable: ``Input('x', [#, *], [2 x 3])``: kind, name (else uid), dynamic axes
         (``#`` the batch axis, ``*`` the default sequence axis), static shape (``?`` inferred, ``*`` free)."""
-        if self._dynamic_axes is None:
-            axes = "[???]"
-        else:
-            axes = "[%s]" % ", ".join("#" if a.name == BATCH_AXIS_NAME else "*" if a.name == SEQUENCE_AXIS_NAME
-                                      else a.name for a in self.dynamic_axes)
+        axes = "[???]" if self._dynamic_axes is None else dynamic_axes_text(self.dynamic_axes)
         if self._shape is None:
             shape = "[???]"
         else:

@@ -3,7 +3,7 @@ squared_error, weighted_binary_cross_entropy and cosine_distance give a scalar p
 elementwise."""
 from ..ops import (Axis, element_divide, element_times, log, minus, negate, plus, reduce_log_sum_exp, reduce_sum,
                    reshape, sqrt, square)
-from ..ops._common import sanitize_operands
+from ..ops._common import require_matching_dynamic_axes, sanitize_operands
 
 from ..ops.cosine_negative import cosine_distance_with_negative_samples
 from ..ops.ranking import lambda_rank
@@ -45,6 +45,7 @@ def _scalar(x, name):
 def cross_entropy_with_softmax(output_vector, target_vector, axis=-1, name=""):
     """-sum(target * log_softmax(output)) along axis: log_sum_exp(output) - sum(target * output)."""
     z, y = sanitize_operands(output_vector, target_vector, names=["output_vector", "target_vector"])
+    require_matching_dynamic_axes("TransposeTimes" if axis == -1 else "ElementTimes", (y, z))
     return minus(reduce_log_sum_exp(z, axis=axis), reduce_sum(element_times(y, z), axis=axis), name=name)
 
 
@@ -52,6 +53,7 @@ def binary_cross_entropy(output, target, name=""):
     """-(target * log(output + 1e-6) + (1 - target) * log(1.000001 - output)) per element, CNTK 2.7's formula and
     shape (a Trainer sums a loss over its elements); output holds probabilities."""
     p, y = sanitize_operands(output, target, names=["output", "target"])
+    require_matching_dynamic_axes("ElementTimes", (y, p))
     per_element = plus(element_times(y, log(plus(1e-6, p))), element_times(minus(1.0, y), log(minus(1.000001, p))))
     return negate(per_element, name=name)
 
@@ -66,6 +68,7 @@ def weighted_binary_cross_entropy(output, target, weight, name=""):
 def squared_error(output, target, name=""):
     """sum((output - target)^2)."""
     o, t = sanitize_operands(output, target, names=["output", "target"])
+    require_matching_dynamic_axes("Minus", (o, t))
     return _scalar(reduce_sum(square(minus(o, t)), axis=_all_axes()), name)
 
 

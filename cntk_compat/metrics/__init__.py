@@ -2,7 +2,7 @@
 misses in the minibatch; ndcg_at_1 and edit_distance_error one scalar for the minibatch)."""
 from ..ops import (Axis, argmax, element_times, greater, greater_equal, minus, not_equal, reduce_mean, reduce_sum,
                    reshape)
-from ..ops._common import sanitize_operands
+from ..ops._common import require_matching_dynamic_axes, sanitize_operands
 from ..ops.softmax import _with_axis
 
 from ..ops.edit_distance import edit_distance_error
@@ -21,6 +21,8 @@ def classification_error(output_vector, target_vector, axis=-1, topN=1, name="")
     if topN < 1:
         raise ValueError("classification_error: topN must be >= 1, got %r" % (topN,))
     z, y = sanitize_operands(output_vector, target_vector, names=["output_vector", "target_vector"])
+    if topN == 1:  # CNTK's block compares them in a primitive that refuses different dynamic axes
+        require_matching_dynamic_axes("TransposeTimes" if axis == -1 else "NotEqual", (y, z))
     if topN == 1 and axis != -1 and z.shape is not None and len(z.shape) > 1:
         # CNTK: with an axis other than the last one named, the result is the error rate over the other axes (a
         # scalar without gradient)

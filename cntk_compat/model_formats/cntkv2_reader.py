@@ -286,9 +286,13 @@ class _Reader(object):
     def _packed(self, op, pf, name):
         from .. import sequence
         from ..ops.sequence._select import gather_on_new_axis
+        from ..ops.misc import cast
         ins = [self.variable(u) for u in pf["inputs"]]
         where = self._where_chain(ins[1], pf["uid"])
         condition = where.inputs[0]
+        if condition.dtype != ins[0].dtype:
+            # CNTK's own sequence.first/last compute their condition in float32 whatever the data's precision
+            condition = cast(condition, ins[0].dtype)
         attrs = where.attrs
         scaling = attrs.get("newSequenceAxisLengthScalingFactor", 1)
         additive = attrs.get("newSequenceAxisLengthAdditiveFactor", 0)

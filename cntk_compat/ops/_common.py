@@ -1,6 +1,7 @@
 """Helpers shared by the op families: operand conversion, CNTK broadcasting rules, result construction."""
 import numpy as np
 
+from ..core.axis import BATCH_AXIS_NAME, dynamic_axes_mismatch, is_sequence_axis
 from ..core.dtypes import operands_dtype, promote
 from ..core.function import Function, as_variable
 from ..core.registry import OutputSpec, register_op
@@ -53,6 +54,47 @@ def dynamic_axes_of(inputs):
         if len(i._dynamic_axes) > len(best):
             best = i._dynamic_axes
     return best
+
+
+def operand_dynamic_axes(op_name, operands, broadcast=True):
+    """The dynamic axes of an op's result as CNTK 2.7 derives them from its ``operands`` (in CNTK's operand order;
+    None if any is unknown). Every operand with dynamic axes must have the same ones (else CNTK's error naming
+    ``op_name``), except that a binary op of CNTK's (``broadcast``) first broadcasts an operand without a sequence
+    axis along the other's single one (CNTK's AutoBroadcastSequence)."""
+    if any(v._dynamic_axes is None for v in operands):
+        return None
+    present = [v for v in operands if v._dynamic_axes]
+    if not present:
+        return ()
+    if broadcast and len(operands) == 2 and len(present) == 2:
+        sequence_axes = [sum(1 for a in v._dynamic_axes if is_sequence_axis(a)) for v in present]
+        if sum(sequence_axes) == 1:
+            return present[sequence_axes.index(1)]._dynamic_axes
+    return require_matching_dynamic_axes(op_name, present)
+
+
+def require_matching_dynamic_axes(op_name, operands):
+    """The common dynamic axes of ``operands`` (in CNTK's operand order), refused as CNTK 2.7 refuses them when
+    they differ; operands without dynamic axes, or whose axes are still unknown, take part in no comparison."""
+    expected = None
+    for v in operands:
+        if not v._dynamic_axes:
+            continue
+        if expected is None:
+            expected = v._dynamic_axes
+        elif _axes_key(v._dynamic_axes) != _axes_key(expected):
+            raise dynamic_axes_mismatch(op_name, v, expected)
+    return expected if expected is not None else ()
+
+
+def _axes_key(axes):
+    """What identifies a set of dynamic axes here. The sequences sequence.where makes carry their new axis alone
+    where CNTK has it with the batch axis, and a where's axis is named after its condition, which a model loaded
+    again may reach through another node than the one it was named after: where axes are told apart by neither."""
+    names = {"whereNodeDynamicAxis" if a.name.startswith("whereNodeDynamicAxis") else a.name for a in axes}
+    if names == {"whereNodeDynamicAxis"}:
+        names.add(BATCH_AXIS_NAME)
+    return names
 
 
 def broadcast_shape(shapes, op_name="op"):
@@ -109,12 +151,16 @@ def spec_like(x, shape, dtype=None, dynamic_axes=None, is_sparse=False):
                       x._dynamic_axes if dynamic_axes is None else dynamic_axes, is_sparse)
 
 
-def elementwise_infer(op_name):
+def elementwise_infer(op_name, matching_axes_op=None):
     def infer(inputs, attributes):
         shape = broadcast_shape([i._shape for i in inputs], op_name)
         if shape is not None:
             _infer_parameter_dims(inputs, shape)
-        return [OutputSpec(shape, operands_dtype(inputs), dynamic_axes_of(inputs))]
+        if matching_axes_op is None:
+            axes = operand_dynamic_axes(op_name, inputs)
+        else:
+            axes = operand_dynamic_axes(matching_axes_op, inputs, broadcast=False)
+        return [OutputSpec(shape, operands_dtype(inputs), axes)]
     return infer
 
 
@@ -139,9 +185,12 @@ def elementwise_infer_partial(inputs, guess):
                        dynamic_axes_of(known))]
 
 
-def register_elementwise(op_name, compute, prepare=None, **options):
-    return register_op(op_name, elementwise_infer(op_name), compute, prepare=prepare, elementwise=True,
-                       infer_partial=elementwise_infer_partial, **options)
+def register_elementwise(op_name, compute, prepare=None, matching_axes_op=None, **options):
+    """An elementwise op. Its operands' dynamic axes follow CNTK's binary ops (one without a sequence axis is
+    broadcast along the other's), or, for ``matching_axes_op`` (the name of the CNTK primitive that refuses them: a
+    CNTK block whose body sees its operands through placeholders, or an op of three operands), must match."""
+    return register_op(op_name, elementwise_infer(op_name, matching_axes_op), compute, prepare=prepare,
+                       elementwise=True, infer_partial=elementwise_infer_partial, **options)
 
 
 def static_dim(node, k=0):

@@ -26,7 +26,7 @@ def _public(attributes, node):
 
 
 register_op("CustomProxyOp", _infer, _compute, prepare=lambda node: {"custom_op": node._attributes["custom_op"]},
-            public_attributes=_public)
+            public_attributes=_public, mixed_dtypes=True)
 
 
 def custom_proxy_op(custom_op, output_shape, output_data_type, *operands, **kw_name):

@@ -9,7 +9,8 @@ import torch
 import torch.nn.functional as F
 
 from ..core import rounding
-from ._common import make, register_elementwise, sanitize_operands
+from ..core.function import as_variable
+from ._common import is_symbolic, make, register_elementwise, require_matching_dynamic_axes, sanitize_operands
 
 # -- unary ---------------------------------------------------------------------------------------
 
@@ -480,10 +481,15 @@ _BINARY = {
     "element_xor": ("ElementXor", _element_xor, ("x", "y")),
 }
 
+# CNTK 2.7 builds these as blocks: the primitive inside that sees the operands together, which refuses operands
+# on different dynamic axes (a block's body is typed through placeholders, so no operand is broadcast)
+_BLOCK_PRIMITIVE = {"ElementDivide": "ElementTimes", "ElementMax": "Greater", "ElementMin": "Less",
+                    "PReLU": "ElementTimes", "ElementAnd": "ElementTimes", "ElementOr": "Plus",
+                    "ElementXor": "NotEqual"}
 for _public, (_op_name, _fn, _args) in _BINARY.items():
-    register_elementwise(_op_name, _fn, algebra=_ALGEBRA.get(_op_name))
-register_elementwise("Select", _element_select)
-register_elementwise("Clip", _clip)
+    register_elementwise(_op_name, _fn, algebra=_ALGEBRA.get(_op_name), matching_axes_op=_BLOCK_PRIMITIVE.get(_op_name))
+register_elementwise("Select", _element_select, matching_axes_op="Select")
+register_elementwise("Clip", _clip, matching_axes_op="Clip")
 
 
 def _binary(public, a, b, name):
@@ -613,23 +619,27 @@ def _associative(op, operands, name, what):
     return result
 
 
+def _summands(operands):
+    """The operands of sum/mean; CNTK's block adds them in primitives that refuse different dynamic axes."""
+    summands = list(operands[0]) if len(operands) == 1 and isinstance(operands[0], (list, tuple)) else list(operands)
+    require_matching_dynamic_axes("Plus", [as_variable(o) for o in summands if is_symbolic(o)])
+    return summands
+
+
 def sum(*operands, **kw_name):
     """Elementwise sum of several operands."""
-    return _associative(plus, operands, kw_name.get("name", ""), "sum")
+    return _associative(plus, _summands(operands), kw_name.get("name", ""), "sum")
 
 
 def mean(*operands, **kw_name):
     """Elementwise mean of several operands."""
-    ops_list = list(operands[0]) if len(operands) == 1 and isinstance(operands[0], (list, tuple)) else list(operands)
+    ops_list = _summands(operands)
     total = _associative(plus, ops_list, "", "mean")
     return element_times(total, 1.0 / len(ops_list), name=kw_name.get("name", ""))
 
 
-
-
 def image_scaler(x, scalar, biases, name=""):
     """x * scalar + biases, with one bias per channel (axis 0 of a (C, H, W) image)."""
-    from .shaping import reshape
     (x,) = sanitize_operands(x, names=["x"])
     biases = np.asarray(biases, dtype=x._dtype or np.float32).reshape(-1)
     rank = len(x._shape) if x._shape is not None else 3

@@ -6,7 +6,7 @@ import torch
 from ..core.dtypes import promote
 from ..core.one_hot import recorded_one_hot_columns, recorded_present_rows
 from ..core.registry import OutputSpec, register_op
-from ._common import dynamic_axes_of, make, sanitize_operands
+from ._common import make, operand_dynamic_axes, sanitize_operands
 
 TIMES_NO_INFERRED_INPUT_RANK = -1
 TIMES_REDUCE_SEQUENCE_AXIS_WITHOUT_INFERRED_INPUT_RANK = -3
@@ -36,7 +36,7 @@ def _times_infer(inputs, attributes):
     inferred = w._shape is not None and any(d < 0 for d in w._shape)
     _resolve_right(x, w, output_rank, attributes["infer_input_rank_to_map"])
     dtype = promote(x._dtype, w._dtype)
-    axes = dynamic_axes_of(inputs)
+    axes = operand_dynamic_axes("Times", (w, x))
     if x._shape is None or w._shape is None:
         return [OutputSpec(None, dtype, axes)]
     k = len(w._shape) - output_rank
@@ -48,9 +48,13 @@ def _times_infer(inputs, attributes):
         raise RuntimeError("Times: For a sparse left operand '%s', cannot reduce multiple (%d) axes; currently only "
                            "the trailing axis can be reduced for the sparse operand." % (x, k))
     lead, red = x._shape[:len(x._shape) - k], x._shape[len(x._shape) - k:]
-    if k > len(x._shape) or any(a >= 0 and b >= 0 and a != b for a, b in zip(red, w._shape[:k])):
-        raise ValueError("times: the trailing axes of the left operand %s do not match the leading axes of the "
-                         "right operand %s (reducing %d axes)" % (x._shape, w._shape, k))
+    if k > len(x._shape):
+        raise RuntimeError("Times: The left operand '%r' rank (%d) must be >= #axes (%d) being reduced over."
+                           % (x, len(x._shape), k))
+    if any(a >= 0 and b >= 0 and a != b for a, b in zip(red, w._shape[:k])):
+        raise ValueError("Times: The %d leading dimensions of the right operand with shape '[%s]' do not match the "
+                         "left operand's trailing dimensions with shape '[%s]'"
+                         % (k, " x ".join(str(d) for d in w._shape[:k]), " x ".join(str(d) for d in x._shape)))
     return [OutputSpec(tuple(lead) + tuple(w._shape[k:]), dtype, axes)]
 
 
@@ -153,7 +157,7 @@ def times(left, right, output_rank=1, infer_input_rank_to_map=TIMES_NO_INFERRED_
 def _times_transpose_infer(inputs, attributes):
     x, w = inputs
     dtype = promote(x._dtype, w._dtype)
-    axes = dynamic_axes_of(inputs)
+    axes = operand_dynamic_axes("TransposeTimes", (w, x))
     if x._shape is None or w._shape is None:
         return [OutputSpec(None, dtype, axes)]
     if len(w._shape) > 2:

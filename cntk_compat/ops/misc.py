@@ -152,7 +152,7 @@ def _gather_prepare(node):
     return {"axis": a, "result_axis": b, "ref_dyn": ref._n_dynamic, "idx_dyn": idx._n_dynamic}
 
 
-register_op("Gather", _gather_infer, _gather, prepare=_gather_prepare)
+register_op("Gather", _gather_infer, _gather, prepare=_gather_prepare, native_operand_order=(1, 0))
 
 
 def gather(reference, indices, axis=None, name=""):

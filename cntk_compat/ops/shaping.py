@@ -8,7 +8,7 @@ _pyslice = slice
 from ..core.axis import Axis
 from ..core.registry import OutputSpec, register_op
 from ..core.variables import FreeDimension
-from ._common import dynamic_axes_of, make, native_axis, normalize_axis, sanitize_operands
+from ._common import make, native_axis, normalize_axis, operand_dynamic_axes, sanitize_operands
 from ..core.dtypes import promote
 
 
@@ -236,7 +236,7 @@ def splice_axis(attributes, inputs):
 
 def _splice_infer(inputs, attributes):
     dtype = promote(*[i._dtype for i in inputs])
-    axes = dynamic_axes_of(inputs)
+    axes = operand_dynamic_axes("Splice", inputs, broadcast=False)
     if any(i._shape is None for i in inputs):
         return [OutputSpec(None, dtype, axes)]
     rank = max(len(i._shape) for i in inputs)

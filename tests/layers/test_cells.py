@@ -81,7 +81,7 @@ def test_gru_with_a_cell_shape_other_than_its_shape_fails_at_graph_building_as_i
     # dimensions of the right operand ... do not match the left operand's trailing dimensions" under
     # Recurrence); the same graph is refused here with the same kind of error, when it is built
     x = C.sequence.input_variable(3)
-    with pytest.raises(ValueError, match="times"):
+    with pytest.raises(ValueError, match="Times: The 1 leading dimensions"):
         C.layers.Recurrence(GRU(shape, cell_shape=cell_shape))(x)
 
 

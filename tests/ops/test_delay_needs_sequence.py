@@ -36,7 +36,7 @@ def test_the_where_axis_alone_counts_as_a_sequence_of_a_batch():
     # sequence.where's output carries its new axis alone in cntk-compat (CNTK: [#, whereNodeDynamicAxis...]);
     # CNTK_204's greedy decoder (UnfoldFrom with length_increase=1.5) delays such a state and failed to compose.
     # Any other single dynamic axis is still refused, as by CNTK
-    where_alone = C.input_variable(3, dynamic_axes=[C.Axis("whereNodeDynamicAxis_conditionVariable_test")])
+    where_alone = C.input_variable(3, dynamic_axes=[C.Axis("whereNodeDynamicAxis_conditionVar_test")])
     assert C.sequence.past_value(where_alone).shape == (3,)
     with pytest.raises(ValueError, match="#dynamic axes != 2"):
         C.sequence.past_value(C.input_variable(3, dynamic_axes=[C.Axis("my_axis")]))

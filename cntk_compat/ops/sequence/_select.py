@@ -127,11 +127,14 @@ def _slice_axis(seq, begin_index, end_index, fixed):
 # -- where / gather / scatter -------------------------------------------------------------------
 
 def _where_axis(condition, new_sequence_axis_typeinfo):
+    """The new sequence axis of a where, named as CNTK 2.7 names it (results of the same length share it)."""
     if new_sequence_axis_typeinfo is None:
-        return Axis("whereNodeDynamicAxis_conditionVariable_%s" % condition.uid)
+        return Axis("whereNodeDynamicAxis_conditionVar_%s" % condition.uid)
     factor, additive = new_sequence_axis_typeinfo
     source = condition._sequence_axis.name if condition._sequence_axis is not None else "unknown"
-    return Axis("%s_times_%s_plus_%s" % (source, factor, additive))
+    if factor > 0:
+        return Axis("%s_times_%s_%s_%s" % (source, factor, "plus" if additive > 0 else "minus", abs(additive)))
+    return Axis("%s_fixedSliceOf_%s" % (source, additive))
 
 
 def _check_typeinfo(typeinfo):
