@@ -209,8 +209,9 @@ class _ImageBase(Deserializer):
     def _map_images(self, fn, items):
         items = list(items)
         if self.multithreaded and len(items) > 1:
-            if self._pool is None:
-                self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1))
+            with self._lock:    # blocks are decoded on the reader's thread, minibatches assembled on the caller's
+                if self._pool is None:
+                    self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1))
             return list(self._pool.map(fn, items))
         return [fn(i) for i in items]
 
