@@ -83,7 +83,7 @@ class Deserializer(object):
 
     def report_opening(self):
         """Called when a MinibatchSource opens the deserializer: prints what CNTK's native deserializer prints
-        then (to stderr), if anything."""
+        then (to stderr), if anything, and raises the configuration errors CNTK raises then."""
 
     def assembled_streams(self):
         """The streams whose chunks hold unfinished sequences that ``assemble(name, rows)`` finishes once they are

@@ -21,7 +21,7 @@ from ..core.native_errors import native_entry_point
 from . import _image_draws, _image_ops
 from ._deserializer import Chunk, Deserializer
 from ._sequences import SequenceData
-from .transforms import transform_config
+from .transforms import check_crop, transform_config
 
 # CNTK 2.7's image deserializer makes every image a chunk of its own: the block randomizer then shuffles
 # images (chunks) and draws sequences within windows of 128 of them, an order reproduced exactly here
@@ -66,6 +66,11 @@ class _ImageBase(Deserializer):
         self._engines = {i: _image_draws.PositionEngines() for i in drawing}
         self._streams = None
         self._pool = None
+
+    def report_opening(self):
+        for t in self._transforms:
+            if t['type'] == 'Crop':
+                check_crop(t)
 
     # the map and mean files are read when the data is first needed (a configuration alone reads nothing)
     def stream_infos(self):

@@ -1,13 +1,24 @@
 """Image transforms for :func:`~cntk.io.ImageDeserializer` (applied in the order given)."""
+import numbers
+
 from ._record import Record
 
 
-def _pair(value, what):
-    if isinstance(value, (tuple, list)):
-        if len(value) != 2:
-            raise ValueError('%s must be a number or a pair of numbers, got %r' % (what, value))
-        return tuple(value)
-    return (value, value)
+def _pair(value):
+    """A number or a tuple of two numbers as a pair (CNTK 2.7's check: a list is refused)."""
+    if isinstance(value, numbers.Number):
+        return (value, value)
+    if isinstance(value, tuple) and len(value) == 2 and all(isinstance(v, numbers.Number) for v in value):
+        return value
+    raise ValueError('Input argument must be a number or a tuple of two numbers.')
+
+
+def _range(value):
+    lo, hi = _pair(value)
+    if lo <= hi:
+        return (lo, hi)
+    raise ValueError('Input argument must be a number or a tuple of two numbers such as the first number is '
+                     'smaller than or equal to the second number.')
 
 
 def crop(crop_type='center', crop_size=0, side_ratio=0.0, area_ratio=0.0, aspect_ratio=1.0, jitter_type='none'):
@@ -24,14 +35,23 @@ def crop(crop_type='center', crop_size=0, side_ratio=0.0, area_ratio=0.0, aspect
                          % (crop_type,))
     if _lower(jitter_type) not in ('none', 'uniratio'):
         raise ValueError("jitter_type must be 'none' or 'uniratio', got %r" % (jitter_type,))
-    return Record(type='Crop', crop_type=crop_type.lower(), crop_size=_pair(crop_size, 'crop_size'),
-                  side_ratio=_pair(side_ratio, 'side_ratio'), area_ratio=_pair(area_ratio, 'area_ratio'),
-                  aspect_ratio=_pair(aspect_ratio, 'aspect_ratio'), jitter_type=jitter_type.lower(),
+    return Record(type='Crop', crop_type=crop_type.lower(), crop_size=_pair(crop_size),
+                  side_ratio=_range(side_ratio), area_ratio=_range(area_ratio),
+                  aspect_ratio=_range(aspect_ratio), jitter_type=jitter_type.lower(),
                   given=dict(cropType=crop_type, jitterType=jitter_type))
 
 
 def _lower(text):
     return text.lower() if isinstance(text, str) else text
+
+
+def check_crop(t):
+    """CNTK 2.7's errors for a crop transform's ratios, raised when a MinibatchSource opens its reader."""
+    for name, (lo, hi) in (('side', t.side_ratio), ('area', t.area_ratio)):
+        if (lo, hi) != (0.0, 0.0) and not (lo > 0 and hi <= 1.0):
+            raise RuntimeError('Invalid %sRatio value, must be > 0 and <= 1. %sMin must <= %sMax' % (name, name, name))
+    if t.side_ratio != (0.0, 0.0) and t.area_ratio != (0.0, 0.0):
+        raise RuntimeError('sideRatio and areaRatio cannot be specified simultaneously')
 
 
 def scale(width, height, channels, interpolations='linear', scale_mode='fill', pad_value=-1):
