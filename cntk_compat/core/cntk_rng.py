@@ -257,11 +257,35 @@ _seed_state = {"next": 0, "fixed": False}
 
 
 def generate_random_seed(per_worker_local_value=False):
-    """The next automatic seed: the counter's value, incremented afterwards unless the seed is fixed."""
+    """The next automatic seed: the counter's value, incremented afterwards unless the seed is fixed. A
+    per-worker seed (CNTK's random nodes: dropout, the samplers, random_sample) is counter * workers + rank in a
+    job of several workers, as CNTK 2.7 makes it, so that each worker draws its own masks; a fixed seed stays
+    the same in every worker."""
     seed = _seed_state["next"]
     if not _seed_state["fixed"]:
         _seed_state["next"] = seed + 1
+        if per_worker_local_value:
+            workers, rank = _launched_workers()
+            seed = seed * workers + rank
     return seed
+
+
+def _launched_workers():
+    """(workers, rank) of this process as its launcher (torchrun, mpiexec) tells it, without starting the
+    process group; (1, 0) outside a distributed job. CNTK 2.7 knows them from MPI as soon as it is loaded."""
+    import os
+    from ..distributed.communicator import _MPI_VARIABLES
+    pairs = (("RANK", "WORLD_SIZE"),) + tuple((rank, size) for rank, size, _ in _MPI_VARIABLES)
+    for rank, size in pairs:
+        if rank in os.environ and size in os.environ:
+            try:
+                workers, r = int(os.environ[size]), int(os.environ[rank])
+            except ValueError:
+                continue
+            if workers > 1 and 0 <= r < workers:
+                return workers, r
+            return 1, 0
+    return 1, 0
 
 
 def reset_random_seed(value=0):

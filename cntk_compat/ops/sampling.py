@@ -25,7 +25,7 @@ def resolve_seed(seed, op_name):
     """The seed a random node uses: the given one, or the next automatic seed (CNTK's counter, which random
     initializers share, so a dropout between two layers shifts the second layer's seed as in CNTK)."""
     if seed is None or int(seed) == SentinelValueForAutoSelectRandomSeed:
-        return cntk_rng.generate_random_seed()
+        return cntk_rng.generate_random_seed(per_worker_local_value=True)
     if int(seed) < 0:
         raise ValueError("%s: seed must be a non-negative int, got %r" % (op_name, seed))
     return int(seed)
