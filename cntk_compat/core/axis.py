@@ -1,4 +1,6 @@
 """CNTK axes: static axes (an index into a Variable's shape) and dynamic axes (batch, sequence)."""
+import contextlib
+import threading
 
 BATCH_AXIS_NAME = "defaultBatchAxis"
 SEQUENCE_AXIS_NAME = "defaultDynamicAxis"
@@ -136,3 +138,24 @@ def dynamic_axes_mismatch(op_name, operand, expected):
     """CNTK 2.7's error for an op whose operand lies on dynamic axes other than those of the operands before it."""
     return RuntimeError("Operation '%s': Operand '%r' has dynamic axes, that do not match the dynamic axes '%s' of "
                         "the other operands." % (op_name, operand, dynamic_axes_text(expected)))
+
+
+_deferred = threading.local()
+
+
+@contextlib.contextmanager
+def dynamic_axes_checks_deferred(deferred=True):
+    """While a graph is rebuilt piece by piece (a clone of a loop reads its back references through stand-ins still
+    typed as the original), operands whose dynamic axes differ are not refused yet: the types are inferred again
+    once it is complete, and the checks made then."""
+    depth = getattr(_deferred, "depth", 0)
+    _deferred.depth = depth + bool(deferred)
+    try:
+        yield
+    finally:
+        _deferred.depth = depth
+
+
+def dynamic_axes_checks_active():
+    return not getattr(_deferred, "depth", 0)
+

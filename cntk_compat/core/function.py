@@ -14,7 +14,7 @@ import numpy as np
 
 from ..default_options import default_options
 from . import graph_version
-from .axis import Axis
+from .axis import Axis, dynamic_axes_checks_deferred
 from .dtypes import check_operand_dtypes, promote
 from .graph import find_all_with_name as _find_all, find_by_name as _find_one, node_inputs_native_order, walk
 from .hooks import hook, provide
@@ -734,10 +734,12 @@ def _clone_outputs(outputs, method, subs, memo):
     graph = walk(outputs, _clone_dependencies, stop=lambda v: v in subs or v.uid in memo)
     for leaf in graph.leaves:
         memo[leaf.uid] = _clone_leaf(leaf, method)
-    for node in graph.nodes:
-        new_node = _clone_node(node, method, subs, memo)
-        for old, new in zip(node._outputs, new_node._outputs):
-            memo[old.uid] = new
+    # the loops' stand-ins keep their originals' dynamic axes until the loops are closed and inferred again below
+    with dynamic_axes_checks_deferred(bool(graph.loop_references)):
+        for node in graph.nodes:
+            new_node = _clone_node(node, method, subs, memo)
+            for old, new in zip(node._outputs, new_node._outputs):
+                memo[old.uid] = new
     new_outputs = [_cloned(o, subs, memo) for o in outputs]
     if memo.stand_ins:
         closing = {ph: memo[uid] for uid, ph in memo.stand_ins.items()}

@@ -131,3 +131,15 @@ def test_times_reports_mismatched_dimensions_as_cntk():
     with pytest.raises(RuntimeError, match=re.escape(
             "Times: The left operand '%r' rank (1) must be >= #axes (2) being reduced over." % x)):
         C.times(x, C.parameter((2, 3, 4)))
+
+
+def test_a_recurrence_cloned_onto_another_sequence_axis_takes_it():
+    question = C.sequence.input_variable(10, is_sparse=True, sequence_axis=C.Axis("q"))
+    answer = C.sequence.input_variable(10, is_sparse=True, sequence_axis=C.Axis("a"))
+    rnn = C.layers.Recurrence(C.layers.LSTM(5))(question)
+    assert rnn.clone(C.CloneMethod.share, {question: answer}).output.dynamic_axes == answer.dynamic_axes
+    # once the loop is closed the clone is checked as a whole: a mismatch after it is refused as CNTK refuses it
+    x = C.sequence.input_variable(10, is_sparse=True)
+    z = C.plus(C.layers.Recurrence(C.layers.LSTM(5))(x), C.sequence.input_variable(5))
+    with pytest.raises(RuntimeError, match=re.escape("Operation 'Plus': Operand '")):
+        z.clone(C.CloneMethod.share, {x: answer})
