@@ -154,6 +154,7 @@ class Function(TensorOpsMixin):
         "_carried_state",       # core.carried_state: a delay's truncated-BPTT state (None until needed)
         "_random_stream",       # core.random_stream: a random node's stream (None until needed)
         "__weakref__",
+        "__dict__",             # only for user code: CNTK's Functions take any attribute (a test stubs f.eval)
     )
 
     _placeholders_under_construction = set()

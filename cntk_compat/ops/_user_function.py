@@ -316,13 +316,13 @@ class _FoundUserFunction(Function):
     serialize() giving CNTK's dictionary of a user function (class, module, op_name, the user's serialize() state
     under 'state', version)."""
 
-    __slots__ = ("_user_function", "__dict__")
+    __slots__ = ("_user_function",)
 
     @staticmethod
     def of(udf):
         view = object.__new__(_FoundUserFunction)
         for field in Function.__slots__:
-            if field != "__weakref__" and hasattr(udf, field):
+            if field not in ("__weakref__", "__dict__") and hasattr(udf, field):
                 object.__setattr__(view, field, object.__getattribute__(udf, field))
         view.__dict__ = udf.__dict__  # the user's own attributes, shared
         view._user_function = udf
