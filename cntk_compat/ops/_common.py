@@ -46,26 +46,29 @@ def make(op_name, inputs, attributes=None, name=""):
 
 
 def dynamic_axes_of(inputs):
-    """The dynamic axes of an elementwise result: the richest among the inputs (None if any is unknown)."""
+    """The dynamic axes of an elementwise result: the richest among the inputs whose axes are known. As in CNTK
+    2.7, an input of unknown axes (one reading a placeholder) leaves the result unknown (None) only when no other
+    input has dynamic axes: ``placeholder + input_variable`` has the input's batch axis."""
     best = ()
+    unknown = False
     for i in inputs:
         if i._dynamic_axes is None:
-            return None
-        if len(i._dynamic_axes) > len(best):
+            unknown = True
+        elif len(i._dynamic_axes) > len(best):
             best = i._dynamic_axes
-    return best
+    return None if unknown and not best else best
 
 
 def operand_dynamic_axes(op_name, operands, broadcast=True):
-    """The dynamic axes of an op's result as CNTK 2.7 derives them from its ``operands`` (in CNTK's operand order;
-    None if any is unknown). Every operand with dynamic axes must have the same ones (else CNTK's error naming
-    ``op_name``), except that a binary op of CNTK's (``broadcast``) first broadcasts an operand without a sequence
-    axis along the other's single one (CNTK's AutoBroadcastSequence)."""
-    if any(v._dynamic_axes is None for v in operands):
-        return None
+    """The dynamic axes of an op's result as CNTK 2.7 derives them from its ``operands`` (in CNTK's operand order).
+    Every operand with dynamic axes must have the same ones (else CNTK's error naming ``op_name``), except that a
+    binary op of CNTK's (``broadcast``) first broadcasts an operand without a sequence axis along the other's
+    single one (CNTK's AutoBroadcastSequence). Operands whose axes are still unknown (reading a placeholder) take
+    no part; the result is unknown (None) only when no other operand has dynamic axes (``placeholder + input``
+    has the input's)."""
     present = [v for v in operands if v._dynamic_axes]
     if not present:
-        return ()
+        return None if any(v._dynamic_axes is None for v in operands) else ()
     if broadcast and len(operands) == 2 and len(present) == 2:
         sequence_axes = [sum(1 for a in v._dynamic_axes if is_sequence_axis(a)) for v in present]
         if sum(sequence_axes) == 1:
