@@ -6,7 +6,10 @@ Conventions (CNTK's): a gradient value is the gradient of the *sum* of the per-s
 and ``training_sample_count`` is the number of samples in it. A learning rate whose schedule has reference
 minibatch size ``k`` is applied as ``lr / k`` to that sum; with reference size :data:`IGNORE` as
 ``lr / training_sample_count`` (a per-minibatch rate). A learner in compatible mode (``minibatch_size=IGNORE``)
-first averages the gradient and applies every hyper-parameter as given.
+first averages the gradient and applies every hyper-parameter as given, except a learning rate whose schedule has
+a reference size ``k`` of its own (a per-sample rate): ``lr * training_sample_count / k``, the same step as
+outside compatible mode. ``reset_learning_rate`` takes the new schedule's values only; the reference size stays
+the one the learner was made with (CNTK 2.7 does so).
 """
 import math
 import numbers
@@ -196,8 +199,8 @@ class Learner(object):
             raise ValueError("learning_rate type (%s) not supported. learning_rate must be a training schedule "
                              "(output of learning_parameter_schedule())" % type(learning_rate))
         schedule = learning_rate._copy()
-        if not schedule.is_minibatch_size_explicitly_specified and self._minibatch_size not in (None, IGNORE):
-            schedule.minibatch_size = self._minibatch_size
+        # CNTK 2.7 takes only the values: the rate keeps the reference minibatch size the learner was made with
+        schedule.minibatch_size = self._lr_schedule.minibatch_size
         self._lr_schedule = schedule
         self._lr_origin = (self._sample_count, self._sweep_count)
 
@@ -359,9 +362,11 @@ class Learner(object):
         return schedule[self._sample_count - origin[0]]
 
     def _effective_learning_rate(self, n, lr):
-        if self.is_compatible_mode():
-            return lr
+        """The rate to apply to this minibatch's gradient: its sum, or in compatible mode its mean (there a rate
+        with a reference minibatch size of its own, such as a per-sample one, is scaled by n / reference)."""
         reference = self._lr_schedule.minibatch_size
+        if self.is_compatible_mode():
+            return lr if reference == IGNORE else lr * n / reference
         return lr / (n if reference == IGNORE else reference)
 
     def _per_minibatch(self, schedule, n):
