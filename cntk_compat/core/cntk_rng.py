@@ -16,6 +16,11 @@ import math
 
 import numpy as np
 
+try:  # the compiled engine, built at install time when a C compiler is present (numpy below otherwise)
+    from ._mt19937_64_native import twist_blocks as _twist_blocks
+except ImportError:
+    _twist_blocks = None
+
 # the seed argument's "choose one for me" value (CNTK: sentinel_value_for_auto_select_random_seed)
 SentinelValueForAutoSelectRandomSeed = 2 ** 64 - 3
 
@@ -63,6 +68,10 @@ class MT19937_64(object):
 
     def draws(self, count):
         """The next ``count`` 64-bit outputs (whole blocks are generated; the rest of the last is dropped)."""
+        if _twist_blocks is not None:
+            out = np.empty(-(-int(count) // _N) * _N, np.uint64)
+            _twist_blocks(self._state, out)
+            return out[:count]
         blocks = []
         for _ in range(-(-int(count) // _N)):
             self._twist()
