@@ -258,9 +258,16 @@ class TrainingSession(object):
             # a distributed worker out of data (or past max_samples by its count) trains empty minibatches until
             # the distributed learner says that all workers are: they stop together. A blockwise learner's workers
             # know each other's samples only at its aggregations, so each stops by its own count (CNTK's rule).
-            size = min(self._schedule[trainer.total_number_of_samples_seen], left)
+            partitions, partition = self._training_partition()
+            size = self._schedule[trainer.total_number_of_samples_seen]
+            if self._blockwise:
+                # CNTK 2.7: with block momentum every worker trains minibatches of the full size, its partition
+                # of a minibatch of size * workers (data-parallel workers share one minibatch of that size);
+                # near max_samples that minibatch is what is left by this worker's count
+                size *= partitions
+            size = min(size, left)
             args = read_minibatch(self._source, size, self._inputs_to_streams, device,
-                                  *self._training_partition(), from_native=True) if size > 0 else {}
+                                  partitions, partition, from_native=True) if size > 0 else {}
             if not args and not self._distributed:
                 self.on_minibatch_end()     # CNTK trains the empty minibatch too, and calls the hook after it
                 break
