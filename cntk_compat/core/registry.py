@@ -73,7 +73,8 @@ class OpDef(object):
     native_operand_order: the positions of the inputs in CNTK's C++ operands where they differ from Python's
         (times(x, W) is CNTK's Times(W, x): (1, 0)); CNTK lists a Function's parameters and constants, and a
         block's captured leaves, in that order. None: Python's order.
-    mixed_dtypes: the op accepts operands of different precisions (CNTK refuses them for every other primitive).
+    mixed_dtypes: True if the op accepts operands of different precisions (CNTK refuses them for other primitives), or
+        accepts(first, other) -> bool, the pairs of dtypes it accepts (first: its first typed operand's).
     """
 
     def __init__(self, name, infer, compute, prepare=None, elementwise=False, infer_partial=None,

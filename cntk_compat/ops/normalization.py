@@ -82,8 +82,13 @@ def _batch_norm_prepare(node):
             "epsilon": a["epsilon"]}
 
 
+def _float32_statistics_of_float16_data(first, other):
+    """As CNTK 2.7: float16 data may be normalized with float32 scale, bias and statistics."""
+    return first == np.float16 and other == np.float32
+
+
 register_op("BatchNormalization", _batch_norm_infer, _batch_norm, prepare=_batch_norm_prepare, uses_training=True,
-            uses_masks=True)
+            uses_masks=True, mixed_dtypes=_float32_statistics_of_float16_data)
 
 
 def batch_normalization(operand, scale, bias, running_mean, running_inv_std, spatial, normalization_time_constant=5000,

@@ -143,3 +143,15 @@ def test_a_recurrence_cloned_onto_another_sequence_axis_takes_it():
     z = C.plus(C.layers.Recurrence(C.layers.LSTM(5))(x), C.sequence.input_variable(5))
     with pytest.raises(RuntimeError, match=re.escape("Operation 'Plus': Operand '")):
         z.clone(C.CloneMethod.share, {x: answer})
+
+
+def test_batch_normalization_takes_float32_parameters_for_float16_data_only():
+    def bn(data_dtype, parameter_dtype):
+        return C.batch_normalization(
+            C.input_variable(3, dtype=data_dtype), C.parameter(3, init=1.0, dtype=parameter_dtype),
+            C.parameter(3, init=0.0, dtype=parameter_dtype), C.constant(np.zeros(3, np.float32)),
+            C.constant(np.ones(3, np.float32)), running_count=C.constant(0, dtype=np.float32), spatial=False)
+    assert bn(np.float16, np.float32).output.dtype == np.float16
+    for data_dtype, parameter_dtype in ((np.float64, np.float32), (np.float32, np.float16), (np.float16, np.float64)):
+        with pytest.raises(ValueError, match="Primitive op 'BatchNormalization' passed operands"):
+            bn(data_dtype, parameter_dtype)
