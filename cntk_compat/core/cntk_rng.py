@@ -16,6 +16,8 @@ import math
 
 import numpy as np
 
+from .launcher import launched_workers
+
 try:  # the compiled engine, built at install time when a C compiler is present (numpy below otherwise)
     from ._mt19937_64_native import twist_blocks as _twist_blocks
 except ImportError:
@@ -274,27 +276,9 @@ def generate_random_seed(per_worker_local_value=False):
     if not _seed_state["fixed"]:
         _seed_state["next"] = seed + 1
         if per_worker_local_value:
-            workers, rank = _launched_workers()
+            workers, rank = launched_workers()
             seed = seed * workers + rank
     return seed
-
-
-def _launched_workers():
-    """(workers, rank) of this process as its launcher (torchrun, mpiexec) tells it, without starting the
-    process group; (1, 0) outside a distributed job. CNTK 2.7 knows them from MPI as soon as it is loaded."""
-    import os
-    from ..distributed.communicator import _MPI_VARIABLES
-    pairs = (("RANK", "WORLD_SIZE"),) + tuple((rank, size) for rank, size, _ in _MPI_VARIABLES)
-    for rank, size in pairs:
-        if rank in os.environ and size in os.environ:
-            try:
-                workers, r = int(os.environ[size]), int(os.environ[rank])
-            except ValueError:
-                continue
-            if workers > 1 and 0 <= r < workers:
-                return workers, r
-            return 1, 0
-    return 1, 0
 
 
 def reset_random_seed(value=0):

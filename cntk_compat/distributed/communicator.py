@@ -18,10 +18,7 @@ import torch
 import torch.distributed as dist
 
 from ..core.device import _local_gpu_id
-
-
-_MPI_VARIABLES = (("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK"),   # Open MPI
-                  ("PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID"))                                   # MPICH, Intel MPI
+from ..core.launcher import MPI_VARIABLES
 
 
 # the MPI job's id (the same in all its processes, another in each mpiexec): Open MPI / PMIx
@@ -45,7 +42,7 @@ def _adopt_mpi_environment():
     and MASTER_PORT, on several nodes)."""
     if "WORLD_SIZE" in os.environ:
         return
-    for rank, size, local in _MPI_VARIABLES:
+    for rank, size, local in MPI_VARIABLES:
         if rank in os.environ and size in os.environ:
             os.environ.update(RANK=os.environ[rank], WORLD_SIZE=os.environ[size],
                               LOCAL_RANK=os.environ.get(local, os.environ[rank]))

@@ -9,14 +9,13 @@ import cntk_compat.losses as _losses
 import cntk_compat.ops as _ops
 from cntk_compat.train.trainer import Trainer
 
-from .agent import AgentBaseClass
-from .schedules import linearly_decayed
+from .network_agent import NetworkAgent
 from .shared.cntk_utils import negative_of_entropy_with_softmax
 from .shared.models import Models
 from .shared.policy_gradient_parameters import PolicyGradientParameters
 
 
-class ActorCritic(AgentBaseClass):
+class ActorCritic(NetworkAgent):
     """Advantage actor-critic (the single-worker form of A3C, Mnih et al. 2016).
 
     The policy network gives unnormalized log-probabilities of the actions (softmax is applied when acting);
@@ -141,19 +140,6 @@ class ActorCritic(AgentBaseClass):
 
     def set_as_best_model(self):
         self._best_model = self._policy_network.clone('clone')
-
-    def save(self, filename):
-        self._best_model.save(filename)
-
-    def save_parameter_settings(self, filename):
-        self._parameters.save(filename)
-
-    def _adjust_learning_rate(self):
-        p = self._parameters
-        if p.initial_eta != p.eta_minimum:
-            eta = linearly_decayed(p.initial_eta, p.eta_minimum, p.eta_decay_step_count, self.step_count)
-            self._trainer.parameter_learners[0].reset_learning_rate(
-                _learners.learning_parameter_schedule_per_sample(eta))
 
     def _choose_action(self, state):
         """An action drawn from the policy's softmax; (action, the probabilities)."""

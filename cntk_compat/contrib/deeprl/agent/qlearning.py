@@ -8,7 +8,7 @@ import cntk_compat.learners as _learners
 import cntk_compat.ops as _ops
 from cntk_compat.train.trainer import Trainer
 
-from .agent import AgentBaseClass
+from .network_agent import NetworkAgent
 from .schedules import linearly_decayed
 from .shared.cntk_utils import huber_loss
 from .shared.models import Models
@@ -16,7 +16,7 @@ from .shared.qlearning_parameters import QLearningParameters
 from .shared.replay_memory import ReplayMemory
 
 
-class QLearning(AgentBaseClass):
+class QLearning(NetworkAgent):
     """Deep Q-learning (DQN, Mnih et al. 2015) with the options of the config file: double Q-learning
     (van Hasselt et al. 2016), a dueling network (Wang et al. 2016), prioritized replay (Schaul et al. 2016) and
     Huber loss (``ErrorClipping``).
@@ -113,21 +113,8 @@ class QLearning(AgentBaseClass):
     def set_as_best_model(self):
         self._best_model = self._q.clone('clone')
 
-    def save(self, filename):
-        self._best_model.save(filename)
-
-    def save_parameter_settings(self, filename):
-        self._parameters.save(filename)
-
     def enter_evaluation(self):
         self._epsilon = 0
-
-    def _adjust_learning_rate(self):
-        p = self._parameters
-        if p.initial_eta != p.eta_minimum:
-            eta = linearly_decayed(p.initial_eta, p.eta_minimum, p.eta_decay_step_count, self.step_count)
-            self._trainer.parameter_learners[0].reset_learning_rate(
-                _learners.learning_parameter_schedule_per_sample(eta))
 
     def _adjust_exploration_rate(self):
         p = self._parameters

@@ -12,6 +12,19 @@ _READERS = {
     'bool': configparser.ConfigParser.getboolean,
 }
 
+# the rows both agents' settings share: the discount and preprocessing, and the learning-rate schedule
+GENERAL_SETTINGS = (
+    ('gamma', 'General', 'Gamma', 'float', 0.95),
+    ('preprocessing', 'General', 'PreProcessing', 'text', ''),
+    ('preprocessing_args', 'General', 'PreProcessingArgs', 'text', '()'),
+)
+OPTIMIZATION_SETTINGS = (
+    ('initial_eta', 'Optimization', 'InitialEta', 'float', 0.001),
+    ('eta_decay_step_count', 'Optimization', 'EtaDecayStepCount', 'int', 100000),
+    ('eta_minimum', 'Optimization', 'EtaMinimum', 'float', 0.001),
+    ('momentum', 'Optimization', 'Momentum', 'float', 0.95),
+)
+
 
 class ConfigSettings:
     """Base of the parameter classes: reads the rows of ``_SETTINGS`` into attributes and keeps the parsed file

@@ -1,5 +1,5 @@
 """Settings of the actor-critic (policy gradient) agent."""
-from .config_settings import ConfigSettings
+from .config_settings import GENERAL_SETTINGS, OPTIMIZATION_SETTINGS, ConfigSettings
 
 
 class PolicyGradientParameters(ConfigSettings):
@@ -11,10 +11,7 @@ class PolicyGradientParameters(ConfigSettings):
     negative-entropy term. ``initial_policy_network`` names a saved model to restore the policy network from.
     """
 
-    _SETTINGS = (
-        ('gamma', 'General', 'Gamma', 'float', 0.95),
-        ('preprocessing', 'General', 'PreProcessing', 'text', ''),
-        ('preprocessing_args', 'General', 'PreProcessingArgs', 'text', '()'),
+    _SETTINGS = GENERAL_SETTINGS + (
         ('shared_representation', 'PolicyGradient', 'SharedRepresentation', 'bool', False),
         ('policy_representation', 'PolicyGradient', 'PolicyRepresentation', 'text', 'nn'),
         ('relative_step_size', 'PolicyGradient', 'RelativeStepSize', 'float', 0.5),
@@ -22,10 +19,7 @@ class PolicyGradientParameters(ConfigSettings):
         ('policy_network_hidden_layers', 'NetworkModel', 'PolicyNetworkHiddenLayerNodes', 'text', '[10]'),
         ('value_function_representation', 'PolicyGradient', 'ValueFunctionRepresentation', 'text', 'nn'),
         ('value_network_hidden_layers', 'NetworkModel', 'ValueNetworkHiddenLayerNodes', 'text', '[10]'),
-        ('initial_eta', 'Optimization', 'InitialEta', 'float', 0.001),
-        ('eta_decay_step_count', 'Optimization', 'EtaDecayStepCount', 'int', 100000),
-        ('eta_minimum', 'Optimization', 'EtaMinimum', 'float', 0.001),
-        ('momentum', 'Optimization', 'Momentum', 'float', 0.95),
+    ) + OPTIMIZATION_SETTINGS + (
         ('update_frequency', 'PolicyGradient', 'UpdateFrequency', 'int', 64),
         ('initial_policy_network', 'PolicyGradient', 'InitialPolicy', 'text', ''),
     )

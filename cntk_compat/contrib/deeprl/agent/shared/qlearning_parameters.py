@@ -3,7 +3,7 @@ import ast
 
 import numpy as np
 
-from .config_settings import ConfigSettings
+from .config_settings import GENERAL_SETTINGS, OPTIMIZATION_SETTINGS, ConfigSettings
 
 
 class QLearningParameters(ConfigSettings):
@@ -14,18 +14,12 @@ class QLearningParameters(ConfigSettings):
     clipping).
     """
 
-    _SETTINGS = (
-        ('gamma', 'General', 'Gamma', 'float', 0.95),
-        ('preprocessing', 'General', 'PreProcessing', 'text', ''),
-        ('preprocessing_args', 'General', 'PreProcessingArgs', 'text', '()'),
+    _SETTINGS = GENERAL_SETTINGS + (
         ('q_representation', 'QLearningAlgo', 'QRepresentation', 'text', 'tabular'),
         ('initial_epsilon', 'QLearningAlgo', 'InitialEpsilon', 'float', 0.1),
         ('epsilon_decay_step_count', 'QLearningAlgo', 'EpsilonDecayStepCount', 'int', 100000),
         ('epsilon_minimum', 'QLearningAlgo', 'EpsilonMinimum', 'float', 0.01),
-        ('initial_eta', 'Optimization', 'InitialEta', 'float', 0.001),
-        ('eta_decay_step_count', 'Optimization', 'EtaDecayStepCount', 'int', 100000),
-        ('eta_minimum', 'Optimization', 'EtaMinimum', 'float', 0.001),
-        ('momentum', 'Optimization', 'Momentum', 'float', 0.95),
+    ) + OPTIMIZATION_SETTINGS + (
         ('initial_q', 'QLearningAlgo', 'InitialQ', 'float', 0.0),
         ('discretization_resolution', 'QLearningAlgo', 'DiscretizationResolution', 'text', '10'),
         ('target_q_update_frequency', 'QLearningAlgo', 'TargetQUpdateFrequency', 'int', 10000),
