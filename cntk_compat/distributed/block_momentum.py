@@ -99,10 +99,16 @@ class BlockMomentumDistributedLearner(DistributedLearner):
         self.agreements = 0
 
     def _block_momentum(self):
-        """The filter's momentum for the block now ending (a shorter block is filtered less)."""
-        if self._time_constant == 0.0:
+        """The filter's momentum for the block now ending, as CNTK 2.7 computes it on each worker: from this
+        worker's own samples since the last aggregation, with the time constant shared out over the workers
+        (``exp(-samples_in_block * workers / time_constant)``). A full block gives every worker the same
+        momentum; where the workers' counts differ (the end of the data, a checkpoint) so do their momenta, and
+        then their models (as in CNTK). A worker that trained nothing since the last aggregation has momentum
+        1 (for a positive time constant): its block update repeats the last filtered delta."""
+        per_worker = self._time_constant / Communicator.num_workers()
+        if per_worker == 0.0:
             return 0.0
-        return math.exp(-self._block_samples / self._time_constant)
+        return math.exp(-self._samples_in_block / per_worker)
 
     # -- the update (the base class broadcasts the main worker's parameters as each phase starts) ----------
     def _warm_start_update(self, gradient_values, info):
@@ -224,10 +230,10 @@ class BlockMomentumDistributedLearner(DistributedLearner):
         return _SHUTDOWN if shutdown else _CHECKPOINT
 
     def _aggregate(self):
-        """The block update: one all-reduce of the flattened model deltas per dtype and device. Nothing to do
-        when no worker trained since the last aggregation (every worker then holds the block start)."""
-        if self._block_samples == 0:
-            return
+        """The block update: one all-reduce of the flattened model deltas per dtype and device. It runs at every
+        agreed aggregation, also when no worker trained since the last one: the filter then moves the model
+        again by the stored delta (times 1 + momentum with Nesterov), as CNTK 2.7 does on each empty minibatch
+        after the end of the data and at a checkpoint."""
         momentum = self._block_momentum()
         gain = (1.0 - momentum) * self._block_learning_rate
         groups = self._groups()

@@ -79,8 +79,7 @@ def _bmuf_reference(theta0, X, Y, block_size, time_constant, nesterov, block_lr,
 
     def aggregate():
         nonlocal start, delta, thetas, in_block
-        if in_block == 0:
-            return
+        # (also after no samples: bm is then 1 and the stored delta is applied again, as in CNTK 2.7)
         bm = 0.0 if time_constant == 0 else math.exp(-in_block * workers / time_constant)
         summed = sum(start - t for t in thetas)
         delta = bm * delta + (1 - bm) * block_lr * summed
@@ -149,7 +148,7 @@ def test_negative_sample_count_is_rejected():
 def test_default_block_momentum_of_a_lone_worker_is_zero():
     _, _, z, _ = _model()
     learner = block_momentum_distributed_learner(_sgd(z.parameters), block_size=8)
-    learner._block_samples = 8
+    learner._samples_in_block = 8
     assert learner._block_momentum() == 0.0
 
 
@@ -157,10 +156,12 @@ def test_block_momentum_from_time_constant():
     _, _, z, _ = _model()
     learner = block_momentum_distributed_learner(_sgd(z.parameters), block_size=8,
                                                  block_momentum_as_time_constant=20.0)
-    learner._block_samples = 8
+    learner._samples_in_block = 8
     assert learner._block_momentum() == pytest.approx(math.exp(-8 / 20.0), rel=1e-12)
-    learner._block_samples = 6    # a shorter block (end of data, checkpoint) is filtered less
+    learner._samples_in_block = 6    # a shorter block (end of data, checkpoint) is filtered less
     assert learner._block_momentum() == pytest.approx(math.exp(-6 / 20.0), rel=1e-12)
+    learner._samples_in_block = 0    # nothing since the last aggregation: the stored delta is applied again
+    assert learner._block_momentum() == 1.0
 
 
 # -- one worker -----------------------------------------------------------------------------------------------
@@ -208,16 +209,27 @@ def test_one_worker_block_filter_follows_the_formula(nesterov, distributed_after
     assert learner.total_number_of_samples_seen == 9 * BATCH
 
 
-def test_end_of_data_right_after_a_block_leaves_the_model():
+@pytest.mark.parametrize("nesterov", [True, False])
+def test_each_empty_minibatch_after_a_block_applies_the_stored_delta_again(nesterov):
+    """CNTK 2.7 aggregates at every empty minibatch after the end of the data, also with no samples since the
+    last aggregation: the block momentum is then 1, so the model moves by the stored filtered delta (twice
+    with Nesterov), the same amount at every call (measured with CNTK 2.7, 1 and 2 workers)."""
     X, Y = _data(1, 4, seed=10)
-
-    def factory(parameters):
-        return block_momentum_distributed_learner(_sgd(parameters), block_size=4,
-                                                  block_momentum_as_time_constant=4 / math.log(2))
-
-    z, _, _, trajectory, more = _train(factory, X, Y)     # aggregations after minibatches 2 and 4
-    assert more is False
-    np.testing.assert_array_equal(_theta(z), trajectory[-1])
+    x, y, z, loss = _model()
+    learner = block_momentum_distributed_learner(_sgd(z.parameters), 4, 4 / math.log(2), nesterov)
+    trainer = C.Trainer(z, (loss, loss), [learner])
+    for k in range(4):                                 # aggregations after minibatches 2 and 4
+        trainer.train_minibatch({x: X[0, k], y: Y[0, k]})
+    after_blocks = _theta(z)
+    by_shape = {tuple(t.shape): t.cpu().numpy().astype(np.float64)     # (state_dict would aggregate first)
+                for t in learner._per_parameter(learner._momentum_delta)}
+    delta = np.concatenate([by_shape[(3, 2)].ravel(), by_shape[(2,)]])      # ordered as _theta
+    steps = []
+    for _ in range(3):
+        assert trainer.train_minibatch({}) is False
+        steps.append(_theta(z))
+    moves = np.diff(np.array([after_blocks] + steps), axis=0)
+    np.testing.assert_allclose(moves, np.tile(-(2.0 if nesterov else 1.0) * delta, (3, 1)), rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("reset", [True, False])

@@ -11,6 +11,10 @@ from tests.distributed._spawn import run_workers
 SWEEP = 60          # samples in the data file
 BLOCK = 16          # the learner's block size (samples of all workers)
 MINIBATCH = 8
+# CNTK 2.7's parameters (sorted by name) after training_session(max_samples=300) with 4 workers: rank 0, ranks 1-3
+CNTK27_FOUR_WORKERS_FIVE_SWEEPS = (
+    [-0.0340904, 0.0274068, -0.0118421, -0.1032200, 0.3208752, -0.2865868, 0.1129555, -0.1341194],
+    [-0.0182323, 0.0247034, 0.0102161, -0.0908898, 0.3191704, -0.2822023, 0.1032872, -0.1221059])
 
 
 @pytest.mark.parametrize("world, sweeps, checkpoints", [(2, 1, 24), (2, 1.17, 24), (2, 5, 24), (4, 1.17, 24),
@@ -23,7 +27,15 @@ def test_workers_finish_together_for_any_max_samples(tmp_path, world, sweeps, ch
     total = ranks[0]["totals"][0]
     for r in ranks:
         assert r["totals"] == [total]
-        np.testing.assert_array_equal(r["parameters"], ranks[0]["parameters"])
+        if (world, sweeps) != (4, 5):
+            np.testing.assert_array_equal(r["parameters"], ranks[0]["parameters"])
+    if (world, sweeps) == (4, 5):
+        # the workers end with partial blocks of different sizes, so each filters the last aggregation with a
+        # block momentum of its own: rank 0 ends with another model than the others, as in CNTK 2.7, whose
+        # final parameters (same data, seed and settings, mpiexec -n 4) were these
+        np.testing.assert_allclose(ranks[0]["parameters"], CNTK27_FOUR_WORKERS_FIVE_SWEEPS[0], rtol=0, atol=2e-6)
+        for r in ranks[1:]:
+            np.testing.assert_allclose(r["parameters"], CNTK27_FOUR_WORKERS_FIVE_SWEEPS[1], rtol=0, atol=2e-6)
     # CNTK's rule: each worker stops when its own count reaches max_samples; between aggregations it counts only
     # its own samples, so all workers together may pass max_samples by less than what the others trained
     # since the last aggregation (less than a block)
