@@ -377,12 +377,9 @@ def _restore_parameters(function, loaded, what):
     leaves = walk(function.outputs, node_inputs_and_body).leaves
     mine = [v for v in leaves if v.is_parameter]
     saved = [v for v in walk(loaded.outputs, node_inputs_and_body).leaves if v.is_parameter]
-    if len(saved) != len(mine):
-        raise ValueError("restore: %s has %d parameters, this Function has %d" % (what, len(saved), len(mine)))
-    for s, v in zip(saved, mine):
-        if tuple(s.shape) != tuple(v.shape):
-            raise ValueError("restore: parameter %r of shape %s in %s does not match %r of shape %s"
-                             % (s.name, tuple(s.shape), what, v.name, tuple(v.shape)))
+    if _signature(function, mine) != _signature(loaded, saved):
+        raise ValueError("Function '%r' being restored is not equivalent (isomorphic) to the Function '%r' loaded "
+                         "from checkpoint." % (function, loaded))
     for s, v in zip(saved, mine):
         v.set_value(s.tensor.detach().cpu())
     # constants (batch normalization's running statistics) by uid, which CNTK's format keeps
@@ -391,6 +388,15 @@ def _restore_parameters(function, loaded, what):
         s = saved_constants.get(v.uid) if v.is_constant else None
         if s is not None and tuple(s.shape) == tuple(v.shape):
             v.set_value(s.tensor.detach().cpu())
+
+
+def _signature(function, parameters):
+    """What CNTK 2.7's restore compares of two Functions here: their arguments' and outputs' types and their
+    parameters' shapes, in order."""
+    def typed(v):
+        return tuple(v.shape), tuple(a.name for a in v.dynamic_axes), np.dtype(v.dtype), v.is_sparse
+    return ([typed(v) for v in function.arguments], [typed(o) for o in function.outputs],
+            [tuple(p.shape) for p in parameters])
 
 
 def restore(function, model):

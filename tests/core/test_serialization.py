@@ -1,4 +1,6 @@
 """Function.save / load_model / Function.restore round trips (core/serialization.py)."""
+import re
+
 import numpy as np
 import pytest
 
@@ -95,7 +97,7 @@ def test_restore_copies_parameter_values_in_place(tmp_path):
     for p, v in zip(model.parameters, saved):
         assert np.array_equal(p.value, v)
     other = C.layers.Dense(5)(C.input_variable(2))
-    with pytest.raises(ValueError, match="does not match"):
+    with pytest.raises(ValueError, match=r"is not equivalent \(isomorphic\) to the Function"):
         other.restore(path)
 
 
@@ -191,3 +193,15 @@ def test_version_2_files_keep_a_user_function_state_under_its_old_key(tmp_path):
         archive.writestr("tensors.pt", tensors)
     loaded = C.Function.load(buffer.getvalue())
     assert np.allclose(loaded.eval(np.array([[1., 2.]], np.float32)), [[3.5, 6.]])
+
+
+def test_restore_refuses_a_model_that_is_not_isomorphic_with_cntks_message(tmp_path):
+    path = str(tmp_path / "seq.model")
+    C.layers.Dense(3)(C.sequence.input_variable(2)).save(path)
+    for other in (C.layers.Dense(3)(C.input_variable(2)), C.layers.Dense(3)(C.input_variable(3))):
+        with pytest.raises(ValueError, match=re.escape(
+                "Function '%r' being restored is not equivalent (isomorphic) to the Function '" % other)):
+            other.restore(path)
+    same = C.layers.Dense(3)(C.sequence.input_variable(2))
+    same.restore(path)
+    np.testing.assert_array_equal(same.parameters[0].value, C.load_model(path).parameters[0].value)
