@@ -26,8 +26,8 @@ import numbers
 
 import torch
 
-from .communicator import Communicator, all_reduce_sum
-from .learner import DistributedLearner
+from .communicator import Communicator, all_reduce_sum, broadcast_from_main
+from .learner import DistributedLearner, _local_sample_count
 
 __all__ = ["BlockMomentumDistributedLearner", "block_momentum_distributed_learner"]
 
@@ -92,8 +92,8 @@ class BlockMomentumDistributedLearner(DistributedLearner):
         self._momentum_delta = None
         self._samples_in_block = 0         # this worker's, since the last aggregation
         self._block_samples = 0            # all workers', since the last aggregation (known at each agreement)
-        self._local_samples_seen = 0       # this worker's, since the distributed phase began
-        self._warm_start_samples = None    # the samples of the warm start; None until the distributed phase
+        self._local_samples_seen = 0       # this worker's, warm start included
+        self._warm_start_samples = None    # None until this worker's distributed phase, then 0
         #: how many times the workers have agreed on total_number_of_samples_seen (at each warm start minibatch
         #: and each agreement); the training session acts on sample counts only when this changed
         self.agreements = 0
@@ -110,18 +110,35 @@ class BlockMomentumDistributedLearner(DistributedLearner):
             return 0.0
         return math.exp(-self._samples_in_block / per_worker)
 
-    # -- the update (the base class broadcasts the main worker's parameters as each phase starts) ----------
-    def _warm_start_update(self, gradient_values, info):
-        if self._block_start is None:
-            self._take_block_start()
-        self.agreements += 1
-        return super(BlockMomentumDistributedLearner, self)._warm_start_update(gradient_values, info)
+    # -- the update -----------------------------------------------------------------------------------------
+    def _synchronize_parameters(self):
+        """The main worker's parameters reach every worker before the first minibatch (and after a restore);
+        later phases start without a broadcast: the warm start ends on each worker by its own count."""
+        if self._phase is None:
+            broadcast_from_main([p.tensor.data for p in self._learner.parameters])
+            self._phase = "started"
+        return self._warm_start_samples is None
 
-    def _distributed_minibatch(self, gradient_values, info):
+    def update_minibatch(self, gradient_values, info):
+        """CNTK 2.7's rule: a worker trains alone, without any collective, while ``distributed_after`` exceeds
+        its own sample count including this minibatch (its total_number_of_samples_seen is then that count);
+        the minibatch that reaches it is the first of the first block. Afterwards the agreed count is the sum
+        of every worker's samples, warm start included."""
+        info.num_samples = n = _local_sample_count(info.num_samples)
+        self._synchronize_parameters()
         if self._block_start is None:
             self._take_block_start()
         if self._warm_start_samples is None:
-            self._warm_start_samples = self._samples_seen
+            if self._distributed_after > self._local_samples_seen + n:
+                updated = self._learner.update(gradient_values, n, info.is_sweep_end) if n else False
+                self._local_samples_seen += n
+                self._samples_seen = self._local_samples_seen
+                self.agreements += 1
+                return updated      # (False for an empty minibatch: the data ended in the warm start)
+            self._warm_start_samples = 0
+        return self._distributed_minibatch(gradient_values, info)
+
+    def _distributed_minibatch(self, gradient_values, info):
         n = info.num_samples
         if n == 0:
             return self._end_of_data()
@@ -158,16 +175,14 @@ class BlockMomentumDistributedLearner(DistributedLearner):
         workers = Communicator.num_workers()
         if workers == 1:
             return loss, metric
-        if self._warm_start_samples is not None:
-            while True:
-                action = self._synchronize(_METRICS)
-                if action == _METRICS:
-                    break
-                if action == _AGGREGATE:
-                    self._aggregate()
-                elif action in (_CHECKPOINT, _SHUTDOWN):
-                    return loss, metric
-        # (in the warm start every minibatch meets all workers, who then summarize together)
+        while True:                     # (in the warm start too, as CNTK)
+            action = self._synchronize(_METRICS)
+            if action == _METRICS:
+                break
+            if action == _AGGREGATE:
+                self._aggregate()
+            elif action in (_CHECKPOINT, _SHUTDOWN):
+                return loss, metric
         device = self._learner.parameters[0].tensor.device
         sums = torch.tensor([0.0 if loss is None else float(loss), 0.0 if metric is None else float(metric)],
                             dtype=torch.float64, device=device)
@@ -210,9 +225,9 @@ class BlockMomentumDistributedLearner(DistributedLearner):
         votes[wanted] = 1.0
         votes[4] = float(self._local_samples_seen)
         votes[5] = float(self._samples_in_block)
-        votes = all_reduce_sum([votes.to(self._block_start[0].device)], "block momentum votes and sample counts")[0]
+        votes = all_reduce_sum([votes.to(self._learner.parameters[0].tensor.device)], "block momentum votes and sample counts")[0]
         aggregate, checkpoint, shutdown, metrics, samples, block_samples = votes.tolist()
-        self._samples_seen = self._warm_start_samples + int(samples)
+        self._samples_seen = int(samples)
         self._block_samples = int(block_samples)
         self.agreements += 1
         workers = Communicator.num_workers()
@@ -234,6 +249,8 @@ class BlockMomentumDistributedLearner(DistributedLearner):
         agreed aggregation, also when no worker trained since the last one: the filter then moves the model
         again by the stored delta (times 1 + momentum with Nesterov), as CNTK 2.7 does on each empty minibatch
         after the end of the data and at a checkpoint."""
+        if self._block_start is None:
+            self._take_block_start()
         momentum = self._block_momentum()
         gain = (1.0 - momentum) * self._block_learning_rate
         groups = self._groups()

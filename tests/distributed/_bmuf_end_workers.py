@@ -1,4 +1,6 @@
 """Worker body for test_bmuf_end_of_data.py (spawned processes import it by name)."""
+import os
+
 import numpy as np
 
 import cntk as C
@@ -11,7 +13,8 @@ def _parameters(z):
 
 def train_then_empty(rank, world, port, out, cases):
     """For each (name, settings) in ``cases``: a Dense(2) model on 3 inputs from fixed values, trained by a Trainer
-    with a block momentum learner on this worker's minibatches, then three empty minibatches. Records the
+    with a block momentum learner on this worker's minibatches, then ``ckpt`` checkpoints and ``empty`` (3) empty
+    minibatches. Records the
     parameters and the Trainer's answer after each call, and the total sample count."""
     join(rank, world, port)
     results = {}
@@ -39,7 +42,10 @@ def train_then_empty(rank, world, port, out, cases):
             X = rng.uniform(-1, 1, (n, 3)).astype(np.float32)
             Y = rng.uniform(-1, 1, (n, 2)).astype(np.float32)
             rows.append(["mb%d" % k, trainer.train_minibatch({x: X, y: Y}), _parameters(z).tolist()])
-        for k in range(3):
+        for k in range(cfg.get("ckpt", 0)):
+            trainer.save_checkpoint(os.path.join(out, "%s_%d_%d" % (name, rank, k)))
+            rows.append(["ckpt%d" % k, None, _parameters(z).tolist()])
+        for k in range(cfg.get("empty", 3)):
             rows.append(["empty%d" % k, trainer.train_minibatch({}), _parameters(z).tolist()])
         results[name] = dict(rows=rows, seen=trainer.total_number_of_samples_seen)
     save(out, rank, np.zeros(1), results=results)

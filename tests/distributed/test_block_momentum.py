@@ -88,9 +88,9 @@ def _bmuf_reference(theta0, X, Y, block_size, time_constant, nesterov, block_lr,
         in_block = 0
 
     for k in range(minibatches):
-        warm_up = samples_seen < distributed_after
+        warm_up = distributed_after > samples_seen + BATCH    # CNTK 2.7: each worker by its own count
         thetas = [t - LR * _gradient(t, X[r, k], Y[r, k]) for r, t in enumerate(thetas)]
-        samples_seen += BATCH * (1 if warm_up else workers)
+        samples_seen += BATCH
         if not warm_up:
             in_block += BATCH
             if in_block >= per_worker_block:
