@@ -100,6 +100,12 @@ def _axes_key(axes):
     return names
 
 
+class IncompatibleShapesError(RuntimeError, ValueError):
+    """Operands of an elementwise op whose static shapes do not broadcast. CNTK 2.7 raises a RuntimeError ("Binary
+    elementwise operation Plus: Left operand ... is not compatible with right operand ..."); it is a ValueError
+    too, as this package raised before."""
+
+
 def broadcast_shape(shapes, op_name="op"):
     """Numpy-style broadcast of static shapes (right aligned); None when any is unknown."""
     if any(s is None for s in shapes):
@@ -110,8 +116,8 @@ def broadcast_shape(shapes, op_name="op"):
         dims = [s[len(s) - rank + k] for s in shapes if len(s) - rank + k >= 0]
         known = {d for d in dims if d not in (1, -1, -3)}
         if len(known) > 1:
-            raise ValueError("%s: operand shapes %s cannot be broadcast together (axis %d has sizes %s)"
-                             % (op_name, [tuple(s) for s in shapes], k - rank, sorted(known)))
+            raise IncompatibleShapesError("%s: operand shapes %s cannot be broadcast together (axis %d has sizes %s)"
+                                          % (op_name, [tuple(s) for s in shapes], k - rank, sorted(known)))
         if known:
             out.append(known.pop())
         elif -1 in dims:
