@@ -9,17 +9,21 @@ since the block start are summed over the workers and filtered with the block mo
     parameters  = block_start - delta            (Nesterov: then parameters -= bm * delta)
     block_start = parameters
 
-``bm = exp(-s / time_constant)`` with ``s`` the samples all workers trained on since the last aggregation;
-CNTK's default time constant makes ``bm = 1 - 1/workers`` for a full block, so that ``(1 - bm) * sum`` is the
-workers' average. The first block starts at the first minibatch, so the local progress of the warm start
-(``distributed_after``) is part of it.
+``bm = exp(-n * workers / time_constant)``, computed by each worker from ``n``, its own samples since the last
+aggregation; CNTK's default time constant makes ``bm = 1 - 1/workers`` for a full block, so that
+``(1 - bm) * sum`` is the workers' average. Workers whose counts differ (partial last blocks) filter with
+different momenta and end with different models, as in CNTK 2.7. Every agreed aggregation runs, also with no
+samples since the last one (``bm`` is then 1): each empty minibatch after the end of the data and each
+checkpoint moves the model again by the stored delta, as in CNTK 2.7. The first block starts at the first
+minibatch, so the local progress of the warm start (``distributed_after``, which ends on each worker by its own
+count, with no collective before) is part of it.
 
 Before each collective the workers agree on what to do (CNTK's protocol): a worker that wants to aggregate wins;
 a checkpoint happens once every worker asks for it; the end of data once every worker has run out of data; the
 averaging of a training summary's loss and metric once every worker asks for it (and not at all when the others
 want a checkpoint or have run out of data). A worker without data (an empty minibatch from the Trainer) joins
 the others' aggregations until all have finished; then the workers aggregate a last time and training stops.
-Checkpoints aggregate first, so the saved model is the one all workers share.
+Checkpoints aggregate first.
 """
 import math
 import numbers
