@@ -133,10 +133,10 @@ class BlockMomentumDistributedLearner(DistributedLearner):
         if self._block_start is None:
             self._take_block_start()
         if self._warm_start_samples is None:
-            if self._distributed_after > self._local_samples_seen + n:
+            if self._distributed_after > self._samples_seen + n:
                 updated = self._learner.update(gradient_values, n, info.is_sweep_end) if n else False
                 self._local_samples_seen += n
-                self._samples_seen = self._local_samples_seen
+                self._samples_seen += n     # this worker's count (or the sum agreed at a checkpoint, plus it)
                 self.agreements += 1
                 return updated      # (False for an empty minibatch: the data ended in the warm start)
             self._warm_start_samples = 0
@@ -194,17 +194,18 @@ class BlockMomentumDistributedLearner(DistributedLearner):
         return (None if loss is None else sums[0]), (None if metric is None else sums[1])
 
     def state_dict(self):
-        """The checkpoint state. In the distributed phase a collective, as CNTK's checkpoint: every worker must
-        call it (the Trainer's save_checkpoint does), and the workers aggregate first."""
-        if self._warm_start_samples is not None:
-            while True:
-                action = self._synchronize(_CHECKPOINT)
-                if action == _CHECKPOINT:
-                    break
-                if action == _AGGREGATE:
-                    self._aggregate()
-            self._synchronize(_AGGREGATE)
-            self._aggregate()
+        """The checkpoint state. A collective, as CNTK's checkpoint: every worker must call it (the Trainer's
+        save_checkpoint does), and the workers aggregate first."""
+        # (in the warm start too, as CNTK 2.7: with no block samples the aggregation there returns every worker
+        # to the block start, the parameters of the first minibatch, and the agreed count becomes the sum)
+        while True:
+            action = self._synchronize(_CHECKPOINT)
+            if action == _CHECKPOINT:
+                break
+            if action == _AGGREGATE:
+                self._aggregate()
+        self._synchronize(_AGGREGATE)
+        self._aggregate()
         return super(BlockMomentumDistributedLearner, self).state_dict()
 
     # -- the collectives ----------------------------------------------------------------------------------
