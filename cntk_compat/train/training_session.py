@@ -203,9 +203,14 @@ class TrainingSession(object):
         self._schedule = _schedule(mb_size, "mb_size")
         self._inputs_to_streams = dict(model_inputs_to_streams)
         self._max_samples = sys.maxsize if max_samples is None else max_samples
-        self._checkpoint = checkpoint_config or CheckpointConfig(None)
-        self._cv = cv_config or CrossValidationConfig(None)
-        self._test = test_config or TestConfig(None)
+        for k, (config, kind) in enumerate(((checkpoint_config, "CheckpointConfig"),
+                                            (cv_config, "CrossValidationConfig"), (test_config, "TestConfig"))):
+            if config is None:  # training_session() passes empty configs; CNTK's native constructor needs them
+                raise ValueError("invalid null reference in method 'new_TrainingSession', argument %d of type "
+                                 "'CNTK::%s const &'" % (9 + k, kind))
+        self._checkpoint = checkpoint_config
+        self._cv = cv_config
+        self._test = test_config
         self.cv_callback = self._cv.callback
         distributed = trainer._distributed      # the Trainer's distributed learner (its only learner), or None
         self._distributed = distributed is not None
@@ -253,7 +258,7 @@ class TrainingSession(object):
         while True:
             left = 0 if early_exit else self._max_samples - trainer.total_number_of_samples_seen
             if left <= 0 and not self._blockwise:
-                self.on_minibatch_end()     # after CNTK's final, empty minibatch
+                _hook_answer(self.on_minibatch_end())     # after CNTK's final, empty minibatch
                 break
             # a distributed worker out of data (or past max_samples by its count) trains empty minibatches until
             # the distributed learner says that all workers are: they stop together. A blockwise learner's workers
@@ -269,10 +274,10 @@ class TrainingSession(object):
             args = read_minibatch(self._source, size, self._inputs_to_streams, device,
                                   partitions, partition, from_native=True) if size > 0 else {}
             if not args and not self._distributed:
-                self.on_minibatch_end()     # CNTK trains the empty minibatch too, and calls the hook after it
+                _hook_answer(self.on_minibatch_end())     # CNTK trains the empty minibatch too, then calls the hook
                 break
             updated = trainer.train_minibatch(args or {}, device=device)
-            early_exit |= self.on_minibatch_end() is False
+            early_exit |= _hook_answer(self.on_minibatch_end()) is False
             self._minibatches += 1
             if self._agreed(any(getattr(d, "end_of_sweep", False) for d in (args or {}).values())):
                 self._sweeps += 1
@@ -393,11 +398,12 @@ class TrainingSession(object):
     def _cross_validate(self, index, device):
         cv = self._cv
         if cv.minibatch_source is None:
-            return self.on_cross_validation_end(index, 0.0, 0, 0)
+            return _hook_answer(self.on_cross_validation_end(index, 0.0, 0, 0))
         total, samples, minibatches = self._evaluate(cv.minibatch_source, cv.model_inputs_to_streams,
                                                      cv.minibatch_size, cv.max_samples, device)
         self.trainer.summarize_test_progress()
-        return self.on_cross_validation_end(index, total / samples if samples else 0.0, samples, minibatches)
+        return _hook_answer(self.on_cross_validation_end(index, total / samples if samples else 0.0, samples,
+                                                         minibatches))
 
     def get_minibatch_size(self):
         """The training minibatch size at the current sample count (from the session's schedule)."""
@@ -459,6 +465,13 @@ def _latest_preserved(filename):
     return os.path.join(os.path.dirname(filename), best[1]) if best else None  # as given (CNTK prints it)
 
 
+def _hook_answer(answer):
+    """What a hook that answers whether to go on returned: CNTK's native session takes only a Python bool from it."""
+    if type(answer) is not bool:
+        raise RuntimeError("SWIG director type mismatch in output value of type 'bool'")
+    return answer
+
+
 def training_session(trainer, mb_source, mb_size, model_inputs_to_streams, progress_frequency=None,
                      max_samples=None, checkpoint_config=None, cv_config=None, test_config=None):
     """A :class:`TrainingSession` training ``trainer`` on ``mb_source`` (a reader, or a tuple of numpy/scipy
@@ -466,6 +479,7 @@ def training_session(trainer, mb_source, mb_size, model_inputs_to_streams, progr
     minibatch_size_schedule), for at most ``max_samples`` samples; ``progress_frequency`` (int or
     (int, DataUnit)) sets how often the trainer summarizes its progress."""
     return TrainingSession(trainer, mb_source, mb_size, model_inputs_to_streams, max_samples, progress_frequency,
-                           checkpoint_config, cv_config, test_config)
+                           checkpoint_config or CheckpointConfig(None), cv_config or CrossValidationConfig(None),
+                           test_config or TestConfig(None))
 
 from ..core.device import use_default_device  # noqa: F401,E402 (CNTK's cntk.train.training_session exposes it)
