@@ -15,6 +15,7 @@ from ..core.dtypes import (DataType_Double, DataType_Float, DataType_Float16, Da
 from .swig_helper import typemap
 from .utils import sanitize_input
 from ..core.variables import sanitize_shape as _sanitize_shape
+from ..io._number_pairs import number_pair, number_range
 
 __all__ = ["Axis", "typemap", "is_string", "is_byte_buffer", "sanitize_precision", "sanitize_shape",
            "sanitize_input", "sanitize_2d_number", "sanitize_range", "sanitize_batch", "sanitize_value",
@@ -109,20 +110,12 @@ def sanitize_dtype_cntk(dtype):
 
 def sanitize_2d_number(x):
     """(x, x) for a number, a pair of numbers unchanged."""
-    if isinstance(x, numbers.Number):
-        return (x, x)
-    if isinstance(x, tuple) and len(x) == 2 and all(isinstance(v, numbers.Number) for v in x):
-        return x
-    raise ValueError("Input argument must be a number or a tuple of two numbers.")
+    return number_pair(x)
 
 
 def sanitize_range(x):
     """A (low, high) pair with low <= high, from a number or a pair."""
-    x = sanitize_2d_number(x)
-    if x[0] <= x[1]:
-        return x
-    raise ValueError("Input argument must be a number or a tuple of two numbers such as the first number is "
-                     "smaller than or equal to the second number.")
+    return number_range(x)
 
 
 def sanitize_batch(var, batch, seq_starts=None, device=None):

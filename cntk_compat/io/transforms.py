@@ -1,24 +1,6 @@
 """Image transforms for :func:`~cntk.io.ImageDeserializer` (applied in the order given)."""
-import numbers
-
+from ._number_pairs import number_pair, number_range
 from ._record import Record
-
-
-def _pair(value):
-    """A number or a tuple of two numbers as a pair (CNTK 2.7's check: a list is refused)."""
-    if isinstance(value, numbers.Number):
-        return (value, value)
-    if isinstance(value, tuple) and len(value) == 2 and all(isinstance(v, numbers.Number) for v in value):
-        return value
-    raise ValueError('Input argument must be a number or a tuple of two numbers.')
-
-
-def _range(value):
-    lo, hi = _pair(value)
-    if lo <= hi:
-        return (lo, hi)
-    raise ValueError('Input argument must be a number or a tuple of two numbers such as the first number is '
-                     'smaller than or equal to the second number.')
 
 
 def crop(crop_type='center', crop_size=0, side_ratio=0.0, area_ratio=0.0, aspect_ratio=1.0, jitter_type='none'):
@@ -35,9 +17,9 @@ def crop(crop_type='center', crop_size=0, side_ratio=0.0, area_ratio=0.0, aspect
                          % (crop_type,))
     if _lower(jitter_type) not in ('none', 'uniratio'):
         raise ValueError("jitter_type must be 'none' or 'uniratio', got %r" % (jitter_type,))
-    return Record(type='Crop', crop_type=crop_type.lower(), crop_size=_pair(crop_size),
-                  side_ratio=_range(side_ratio), area_ratio=_range(area_ratio),
-                  aspect_ratio=_range(aspect_ratio), jitter_type=jitter_type.lower(),
+    return Record(type='Crop', crop_type=crop_type.lower(), crop_size=number_pair(crop_size),
+                  side_ratio=number_range(side_ratio), area_ratio=number_range(area_ratio),
+                  aspect_ratio=number_range(aspect_ratio), jitter_type=jitter_type.lower(),
                   given=dict(cropType=crop_type, jitterType=jitter_type))
 
 
