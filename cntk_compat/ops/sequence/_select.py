@@ -118,10 +118,17 @@ def _slice_axis(seq, begin_index, end_index, fixed):
     """The new sequence axis of a slice, named as CNTK 2.7 names it (slices of the same length share it)."""
     source = seq._sequence_axis.name if seq._sequence_axis is not None else None
     if source is not None and fixed is not None and fixed > 1:
-        return Axis("%s_fixedSliceOf_%d" % (source, fixed))
+        return _derived_axis(source, 0, fixed)
     if source is not None and fixed is None and begin_index >= 0 and end_index <= 0 and begin_index - end_index > 0:
-        return Axis("%s_times_1_minus_%d" % (source, begin_index - end_index))
+        return _derived_axis(source, 1, end_index - begin_index)
     return Axis.new_unique_dynamic_axis("sliceAxis")
+
+
+def _derived_axis(source, factor, additive):
+    """CNTK 2.7's name for a sequence axis ``factor`` times as long as ``source`` plus ``additive`` steps."""
+    if factor > 0:
+        return Axis("%s_times_%s_%s_%s" % (source, factor, "plus" if additive > 0 else "minus", abs(additive)))
+    return Axis("%s_fixedSliceOf_%s" % (source, additive))
 
 
 # -- where / gather / scatter -------------------------------------------------------------------
@@ -132,9 +139,7 @@ def _where_axis(condition, new_sequence_axis_typeinfo):
         return Axis("whereNodeDynamicAxis_conditionVar_%s" % condition.uid)
     factor, additive = new_sequence_axis_typeinfo
     source = condition._sequence_axis.name if condition._sequence_axis is not None else "unknown"
-    if factor > 0:
-        return Axis("%s_times_%s_%s_%s" % (source, factor, "plus" if additive > 0 else "minus", abs(additive)))
-    return Axis("%s_fixedSliceOf_%s" % (source, additive))
+    return _derived_axis(source, factor, additive)
 
 
 def _check_typeinfo(typeinfo):
