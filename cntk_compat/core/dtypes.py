@@ -102,10 +102,12 @@ def operands_dtype(variables):
 _DATA_TYPE_NAMES = {np.dtype(np.float64): "Double", np.dtype(np.float32): "Float", np.dtype(np.float16): "Float16"}
 
 
-def check_operand_dtypes(op_name, operands, accepts=None):
+def check_operand_dtypes(op_name, operands, accepts=False):
     """CNTK 2.7 refuses a primitive op whose operands (``operands`` in its C++ order) differ in precision, Constants
     aside (a Constant is converted to its consumer's precision, or refused at evaluation if that narrows it);
-    ``accepts(first, other)``: the pairs of dtypes an op takes nevertheless."""
+    ``accepts``: an OpDef's mixed_dtypes (True: any; accepts(first, other): the pairs the op takes nevertheless)."""
+    if accepts is True:
+        return
     first = None
     for v in operands:
         if v._dtype is None or v.is_constant:
@@ -113,7 +115,7 @@ def check_operand_dtypes(op_name, operands, accepts=None):
         if first is None:
             first = v
         elif np.dtype(v._dtype) != np.dtype(first._dtype) and not (
-                accepts is not None and accepts(np.dtype(first._dtype), np.dtype(v._dtype))):
+                accepts and accepts(np.dtype(first._dtype), np.dtype(v._dtype))):
             raise ValueError("Primitive op '%s' passed operands '%s' with different DataTypes '%s' and '%s'."
                              % (op_name, ", ".join(repr(o) for o in operands),
                                 _DATA_TYPE_NAMES.get(np.dtype(first._dtype), first._dtype),

@@ -179,8 +179,7 @@ class Function(TensorOpsMixin):
         if op.outputs_are_inputs:
             node._outputs = list(inputs)
         else:
-            if op.mixed_dtypes is not True:
-                check_operand_dtypes(node._op_name, node_inputs_native_order(node), op.mixed_dtypes or None)
+            check_operand_dtypes(node._op_name, node_inputs_native_order(node), op.mixed_dtypes)
             specs = op.infer(inputs, attributes)
             _infer_unknown_holder_dtypes(inputs, specs)
             grad = any(i._needs_gradient or i.is_output or i.is_placeholder for i in inputs)

@@ -69,8 +69,7 @@ def _node_specs(node, guess):
                 raise
             return None
     try:
-        if op.mixed_dtypes is not True:
-            check_operand_dtypes(node._op_name, node_inputs_native_order(node), op.mixed_dtypes or None)
+        check_operand_dtypes(node._op_name, node_inputs_native_order(node), op.mixed_dtypes)
         specs = op.infer(node._inputs, node._attributes)
     except (ValueError, TypeError, RuntimeError):  # RuntimeError: operands on dynamic axes that differ (yet)
         if not guess and all(_known(i) for i in node._inputs):

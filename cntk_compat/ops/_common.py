@@ -165,10 +165,7 @@ def elementwise_infer(op_name, matching_axes_op=None):
         shape = broadcast_shape([i._shape for i in inputs], op_name)
         if shape is not None:
             _infer_parameter_dims(inputs, shape)
-        if matching_axes_op is None:
-            axes = operand_dynamic_axes(op_name, inputs)
-        else:
-            axes = operand_dynamic_axes(matching_axes_op, inputs, broadcast=False)
+        axes = operand_dynamic_axes(matching_axes_op or op_name, inputs, broadcast=matching_axes_op is None)
         return [OutputSpec(shape, operands_dtype(inputs), axes)]
     return infer
 
