@@ -373,17 +373,18 @@ def load(model, device=None):
     return Function._composite(outputs, arg_order=arguments or None, name=graph.get("combine_name"))
 
 
-def _restore_parameters(function, loaded, what):
+def _restore_parameters(function, loaded):
     leaves = walk(function.outputs, node_inputs_and_body).leaves
+    loaded_leaves = walk(loaded.outputs, node_inputs_and_body).leaves
     mine = [v for v in leaves if v.is_parameter]
-    saved = [v for v in walk(loaded.outputs, node_inputs_and_body).leaves if v.is_parameter]
+    saved = [v for v in loaded_leaves if v.is_parameter]
     if _signature(function, mine) != _signature(loaded, saved):
         raise ValueError("Function '%r' being restored is not equivalent (isomorphic) to the Function '%r' loaded "
                          "from checkpoint." % (function, loaded))
     for s, v in zip(saved, mine):
         v.set_value(s.tensor.detach().cpu())
     # constants (batch normalization's running statistics) by uid, which CNTK's format keeps
-    saved_constants = {v.uid: v for v in walk(loaded.outputs, node_inputs_and_body).leaves if v.is_constant}
+    saved_constants = {v.uid: v for v in loaded_leaves if v.is_constant}
     for v in leaves:
         s = saved_constants.get(v.uid) if v.is_constant else None
         if s is not None and tuple(s.shape) == tuple(v.shape):
@@ -404,7 +405,7 @@ def restore(function, model):
     CNTK-format file, constants are matched by uid."""
     data, what = _model_source(model)
     if not _is_archive(data):
-        return _restore_parameters(function, load(data), what)
+        return _restore_parameters(function, load(data))
     graph, tensors = _read_archive_bytes(data, what)
     saved = [r for r in graph["variables"] if r["kind"] in (VariableKind.PARAMETER, VariableKind.CONSTANT)]
     leaves = walk(function.outputs, node_inputs_and_body).leaves
