@@ -1,7 +1,11 @@
-"""Gym-like spaces (recognized by their class path, as the agents recognize gym's) and a tiny deterministic
-environment for the deeprl tests."""
+"""Gym-like spaces (recognized by their class path, as the agents recognize gym's), a tiny deterministic
+environment and the seeds of the CNTK 2.7 runs for the deeprl tests."""
+import random
+
 import numpy as np
 import pytest
+
+import cntk as C
 
 
 class Discrete:
@@ -64,3 +68,12 @@ def config_file(tmp_path):
         path.write_text(text)
         return str(path)
     return write
+
+
+@pytest.fixture
+def cntk_run_seeds():
+    """The seeds the training runs measured under CNTK 2.7 started from: numpy's and Python's global generators at 3,
+    CNTK's automatic seeds at 0."""
+    np.random.seed(3)
+    random.seed(3)
+    C.cntk_py.reset_random_seed(0)

@@ -1,11 +1,9 @@
 """Actor-critic on the 4-state chain (one-hot observations): CNTK 2.7's policy logits and values after the same
 seeded episodes, with and without a shared representation; and the returns and advantages it trains on."""
-import random
 
 import numpy as np
 import pytest
 
-import cntk as C
 from cntk.contrib.deeprl.agent.agent_factory import make_agent
 from cntk.contrib.deeprl.agent.policy_gradient import ActorCritic
 
@@ -40,11 +38,8 @@ CNTK_RUNS = {
 
 
 @pytest.mark.parametrize("variant", sorted(CNTK_RUNS))
-def test_networks_after_training_are_cntk27s(spaces, chain, config_file, variant):
+def test_networks_after_training_are_cntk27s(spaces, chain, config_file, cntk_run_seeds, variant):
     extra, steps, cntk_values = CNTK_RUNS[variant]
-    np.random.seed(3)
-    random.seed(3)
-    C.cntk_py.reset_random_seed(0)
     agent = make_agent(config_file(CONFIG % extra), spaces.Discrete(4), spaces.Discrete(2))
     chain(agent, 5, lambda s: s)
     assert isinstance(agent, ActorCritic) and agent.step_count == steps

@@ -1,12 +1,10 @@
 """Deep Q-learning on the 4-state chain (observations [s/3, 1 - s/3]): the Q values CNTK 2.7 ends with after
 the same seeded episodes, for DQN and its double, prioritized and dueling variants; and one update step by
 hand."""
-import random
 
 import numpy as np
 import pytest
 
-import cntk as C
 from cntk.contrib.deeprl.agent.agent_factory import make_agent
 from cntk.contrib.deeprl.agent.qlearning import QLearning
 
@@ -59,11 +57,8 @@ CNTK_RUNS = {
 
 
 @pytest.mark.parametrize("variant", sorted(CNTK_RUNS))
-def test_q_values_after_training_are_cntk27s(spaces, chain, config_file, variant):
+def test_q_values_after_training_are_cntk27s(spaces, chain, config_file, cntk_run_seeds, variant):
     text, steps, cntk_q = CNTK_RUNS[variant]
-    np.random.seed(3)
-    random.seed(3)
-    C.cntk_py.reset_random_seed(0)
     agent = make_agent(config_file(text), spaces.Box(0, 1, (2,)), spaces.Discrete(2))
     chain(agent, 5, observe)
     assert isinstance(agent, QLearning) and agent.step_count == steps
