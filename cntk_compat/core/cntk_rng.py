@@ -22,6 +22,12 @@ try:  # the compiled engine, built at install time when a C compiler is present 
     from ._mt19937_64_native import twist_blocks as _twist_blocks
 except ImportError:
     _twist_blocks = None
+try:  # the initializers' samples drawn and rounded in one compiled pass (the numpy code below otherwise)
+    from ._mt19937_64_native import normal_fill as _normal_fill, uniform_fill as _uniform_fill
+except ImportError:
+    _normal_fill = _uniform_fill = None
+
+_FILLED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))  # the element types the compiled fills write
 
 # the seed argument's "choose one for me" value (CNTK: sentinel_value_for_auto_select_random_seed)
 SentinelValueForAutoSelectRandomSeed = 2 ** 64 - 3
@@ -138,9 +144,15 @@ def uniform_double(stream, count, low, high):
 
 
 def uniform(seed, count, low, high, dtype=np.float32):
-    """``count`` samples in [low, high) as CNTK's CPU initializer draws them for ``seed``."""
+    """``count`` samples in [low, high) as CNTK's CPU initializer draws them for ``seed``. The compiled fill
+    (when built) computes the same doubles in the same order and rounds each once to ``dtype``, writing the
+    result directly (no double-precision copy of the whole tensor)."""
     dtype = np.dtype(dtype)
     low, high = float(dtype.type(low)), float(dtype.type(high))
+    if _uniform_fill is not None and dtype in _FILLED_DTYPES:
+        out = np.empty(int(count), dtype)
+        _uniform_fill(MT19937_64(seed)._state, out, low, high)
+        return out
     return uniform_double(EngineStream(seed), count, low, high).astype(dtype)
 
 
@@ -250,9 +262,17 @@ def unit_normals(stream, count):
 
 def normal(seed, count, std, dtype=np.float32, truncate=False):
     """``count`` samples of N(0, std) as CNTK's CPU initializer draws them for ``seed`` (in double precision,
-    then rounded to ``dtype``); with ``truncate``, values outside [-2 std, 2 std] are redrawn."""
-    stream = EngineStream(seed)
+    then rounded to ``dtype``); with ``truncate``, values outside [-2 std, 2 std] are redrawn. The compiled fill
+    (when built) does the whole ziggurat, slow draws included, in one pass with the same arithmetic."""
     std = float(std)
+    dtype = np.dtype(dtype)
+    if _normal_fill is not None and dtype in _FILLED_DTYPES:
+        if not _ZIGGURAT:
+            _ZIGGURAT.extend(_ziggurat_tables())
+        out = np.empty(int(count), dtype)
+        _normal_fill(MT19937_64(seed)._state, out, std, bool(truncate), _ZIGGURAT[0], _ZIGGURAT[1])
+        return out
+    stream = EngineStream(seed)
     if not truncate:
         return (unit_normals(stream, count) * std).astype(dtype)
     parts, need = [], int(count)

@@ -298,16 +298,19 @@ class _TensorHolder(Variable):
             raise ValueError("%s '%s': random initializers fill float tensors only; give this %s %s a number or "
                              "an array as its init" % (self._kind, self._name or self._uid,
                                                        np.dtype(self._dtype).name, self._kind))
-        if hasattr(init, "generate"):
+        fresh = hasattr(init, "generate")  # an initializer's draw is a new array that nothing else holds
+        if fresh:
             data = init.generate(self._shape, self._dtype)
         else:
             data = _value_array(init, self._shape, self._dtype, "%s '%s'" % (self._kind, self._name))
         t = torch.as_tensor(np.ascontiguousarray(data) if isinstance(data, np.ndarray) else data)
         t = t.to(device=self._device, dtype=to_torch_dtype(self._dtype)).reshape(self._shape)
+        if not fresh:  # a value the caller gave may be shared with the caller's array: this holder owns a copy
+            t = t.clone()
         if requires_grad and t.is_floating_point():
-            self._tensor = torch.nn.Parameter(t.clone(), requires_grad=True)
+            self._tensor = torch.nn.Parameter(t, requires_grad=True)
         else:
-            self._tensor = t.clone()
+            self._tensor = t
         self._init = None
         return self._tensor
 
