@@ -34,11 +34,47 @@ def _check_dtype(var, arr):
         warn_dtype_conversion(var, arr.dtype)
 
 
-def _sample_shape_error(var, got, what):
-    axes = ("[batch] x [sequence length] x " if var._sequence_axis is not None else "[batch] x ") \
-        if var._dynamic_axes else ""
-    return ValueError("%s expects %s of shape %s%s, got data of shape %s"
-                      % (_describe(var), what, axes, tuple(var.shape), tuple(got)))
+def _shape_text(shape):
+    """A shape as CNTK 2.7's messages print it: '[2 x 3]' (``*`` a free dimension, ``?`` an inferred one)."""
+    return "[%s]" % " x ".join("?" if d == InferredDimension else "*" if d == FreeDimension else str(d)
+                               for d in shape)
+
+
+def _announced(message):
+    """A ValueError with CNTK's message for data that does not fit an input; CNTK's native Value code raises
+    these, and announces them on stderr."""
+    from .native_errors import announce
+    announce(message)
+    return ValueError(message)
+
+
+def _sample_shape_error(var, got):
+    """CNTK 2.7's error for data (one array, tensor or Value, of shape ``got``) whose trailing dimensions are not
+    the input's shape, or that has fewer axes than the input."""
+    if len(got) < len(var.shape):
+        return _announced("Value's rank (%d) should be >= the Variable's rank (%d); Variable = '%r', Value shape = "
+                          "'%s'." % (len(got), len(var.shape), var, _shape_text(got)))
+    return _announced("The trailing dimensions of the Value shape '%s' do not match the Variable '%r' shape '%s'."
+                      % (_shape_text(got), var, _shape_text(var.shape)))
+
+
+def _sequence_shape_error(var, i, got):
+    """CNTK 2.7's error for the i-th entry of a list (a sample, or a sequence) whose shape does not fit."""
+    return _announced("Value::Create: The shape '%s' of sequence #%d is not compatible with the sample shape '%s'."
+                      % (_shape_text(got), i, _shape_text(var.shape)))
+
+
+def _fit_error(var, got, dynamic):
+    """The error for data of shape ``got`` that the input does not take, ``dynamic`` of its leading axes being the
+    input's dynamic axes: CNTK's trailing-dimensions error, or, when those fit, its error for the innermost of the
+    other leading axes whose size is not 1."""
+    got = tuple(got)
+    rank = len(var.shape)
+    if len(got) >= rank and _shape_matches(got[len(got) - rank:], tuple(var.shape)):
+        for axis in reversed(range(dynamic, len(got) - rank)):
+            if got[axis] != 1:
+                return _not_a_dynamic_axis(var, got, axis)
+    return _sample_shape_error(var, got)
 
 
 def _as_dense_array(var, sample):
@@ -81,12 +117,12 @@ def _static_value(var, data, dtype, shape, device):
         data = data.detach().cpu().numpy()
     arr = _as_dense_array(var, data)
     _check_dtype(var, arr)
+    given = arr.shape
     extra = arr.ndim - len(shape)
     if 0 < extra <= 2 and all(d == 1 for d in arr.shape[:extra]):
         arr = arr.reshape(arr.shape[extra:])  # CNTK takes leading axes of size 1 as a batch (and sequence) of one
     if not _shape_matches(arr.shape, shape):
-        raise ValueError("%s has no dynamic axes and expects data of shape %s, got %s"
-                         % (_describe(var), shape, arr.shape))
+        raise _fit_error(var, given, 0)
     return Value(_tensor=copy_to(torch.as_tensor(np.ascontiguousarray(arr, dtype=dtype)), device))
 
 
@@ -120,17 +156,18 @@ def _unmasked_value(var, data, shape, is_seq):
 
 def _not_a_dynamic_axis(var, value_shape, axis):
     """CNTK 2.7's error for a Value with more than one entry along an axis the input has no dynamic axis for (a
-    Value of sequences fed to a non-sequence input, say)."""
-    from .native_errors import announce
-    message = ("The dimension size (%d) of the axis (%d) of the Value ('[%s]') must be 1, because this axis is not "
-               "specified as a dynamic axis of the Variable ('%r')."
-               % (value_shape[axis], axis, " x ".join(str(d) for d in value_shape), var))
-    announce(message)   # raised by CNTK's native Function::Forward, which announces it on stderr
-    return ValueError(message)
+    Value of sequences fed to a non-sequence input, say). ``axis`` counts numpy's way; the message numbers the
+    axes as CNTK stores them, innermost first."""
+    return _announced("The dimension size (%d) of the axis (%d) of the Value ('%s') must be 1, because this axis "
+                      "is not specified as a dynamic axis of the Variable ('%r')."
+                      % (value_shape[axis], len(value_shape) - 1 - axis, _shape_text(value_shape), var))
 
 
 def _from_value(var, data, device, dtype, shape, is_seq):
     from_reader = data.from_reader
+    given = tuple(data.shape)
+    if not from_reader and not (len(given) >= len(shape) and _shape_matches(given[len(given) - len(shape):], shape)):
+        raise _sample_shape_error(var, given)
     if not is_seq and data.lengths is not None:
         if any(n != 1 for n in data.lengths):
             raise _not_a_dynamic_axis(var, tuple(data.shape), 1)
@@ -142,18 +179,19 @@ def _from_value(var, data, device, dtype, shape, is_seq):
         data = _unmasked_value(var, data, shape, is_seq)
     lead = 2 if (is_seq and data.lengths is not None) else (0 if not var._dynamic_axes else 1)
     if not _shape_matches(data.shape[lead:], shape):
-        raise _sample_shape_error(var, data.shape, "a Value")
+        raise _sample_shape_error(var, given)
     return data.to(device, dtype)
 
 
 def _from_tensor(var, data, device, dtype, shape, is_seq):
+    given = tuple(data.shape)
     t = carry_one_hot_record(data, copy_to(data, device, to_torch_dtype(dtype), users=True))
     if _shape_matches(tuple(t.shape), shape):
         t = t.unsqueeze(0)
     lengths = [t.shape[1]] * t.shape[0] if is_seq else None
     got = tuple(t.shape[2:] if is_seq else t.shape[1:])
     if not _shape_matches(got, shape):
-        raise _sample_shape_error(var, t.shape, "a tensor")
+        raise _fit_error(var, given, 1 if var._has_batch else 0)
     return Value(_tensor=t, _lengths=lengths, _is_sparse=var.is_sparse)
 
 
@@ -177,6 +215,7 @@ def _from_array(var, data, device, dtype, shape, is_seq):
     arr = data if type(data) is np.ndarray else np.asarray(data)
     warn_not_c_contiguous(arr)
     _check_dtype(var, arr)
+    given = arr.shape
     if _shape_matches(arr.shape, shape):
         arr = arr[None]
     if is_seq and _shape_matches(arr.shape[1:], shape):
@@ -188,7 +227,7 @@ def _from_array(var, data, device, dtype, shape, is_seq):
         if var.is_sparse and not is_seq and arr.ndim == 2 and arr.shape[1] == int(np.prod(shape)):
             arr = arr.reshape((arr.shape[0],) + shape)
         else:
-            raise _sample_shape_error(var, arr.shape, "data")
+            raise _fit_error(var, given, (1 if var._has_batch else 0) + (1 if is_seq else 0))
     if arr.dtype != dtype or not arr.flags.c_contiguous:
         arr = np.ascontiguousarray(arr, dtype=dtype)
     return Value(_tensor=copy_to(torch.from_numpy(arr), device),
@@ -206,6 +245,7 @@ def _from_list(var, data, device, dtype, shape, is_seq):
         if isinstance(s, (list, tuple)):
             arr = _nested_list_array(var, s, dtype)  # Python numbers take the input's type, without a warning
         _check_dtype(var, arr)
+        given = arr.shape
         if is_seq:
             if sparse.issparse(s) and not (len(shape) > 1 and _shape_matches(arr.shape, shape)):
                 arr = arr.reshape((-1,) + shape)  # a CSR matrix's rows are the steps (flattened samples)
@@ -214,15 +254,14 @@ def _from_list(var, data, device, dtype, shape, is_seq):
             elif arr.ndim == 1 and shape in ((1,), ()):  # a sequence of scalars
                 arr = arr.reshape((arr.shape[0],) + shape)
             if not _shape_matches(arr.shape[1:], shape):
-                raise ValueError("%s: sequence %d has shape %s, expected [sequence length] x %s"
-                                 % (_describe(var), i, arr.shape, shape))
+                raise _sequence_shape_error(var, i, given)
         else:
             # a sample may come as a sequence of length 1 (CNTK accepts it for non-sequence inputs)
             if (sparse.issparse(s) and arr.shape[0] == 1) or (shape == () and arr.shape == (1,)) or \
                     (arr.ndim == len(shape) + 1 and arr.shape[0] == 1 and _shape_matches(arr.shape[1:], shape)):
                 arr = arr.reshape(arr.shape[1:] if arr.ndim == len(shape) + 1 else shape)
             if not _shape_matches(arr.shape, shape):
-                raise ValueError("%s: sample %d has shape %s, expected %s" % (_describe(var), i, arr.shape, shape))
+                raise _sequence_shape_error(var, i, given)
         samples.append(arr.astype(dtype, copy=False))
     # as in CNTK, a Value made of CSR matrices is sparse even for a dense input
     value = Value.from_batch(samples, is_sequence=is_seq, dtype=dtype, device=device,

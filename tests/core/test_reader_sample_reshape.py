@@ -1,5 +1,7 @@
 """A reader stream whose samples come flattened feeds an input of the same total size (CNTK reshapes
 reader-packed values: Utils::VerifyVariableValueCompatibility); other data is not reshaped."""
+import re
+
 import numpy as np
 import pytest
 
@@ -46,8 +48,10 @@ def test_flat_sequence_samples_take_the_input_shape(tmp_path):
 def test_a_different_total_size_or_numpy_data_is_not_reshaped(tmp_path):
     src = _source(tmp_path, ["|f 1 2 3 4 5 6\n"] * 2, f=6)
     bad = C.input_variable(5)
-    with pytest.raises(ValueError, match=r"shape \[batch\] x \(5,\)"):
+    with pytest.raises(ValueError, match=re.escape("The trailing dimensions of the Value shape '[2 x 1 x 6]' do not "
+                                                   "match the Variable 'Input('Input")):
         (bad * 1).eval({bad: src.next_minibatch(2)[src.streams.f]})
     x = C.input_variable((1, 2, 3))
-    with pytest.raises(ValueError, match=r"\(1, 2, 3\)"):  # CNTK rejects it too: only reader values are reshaped
+    # CNTK rejects it too (its message): only reader values are reshaped
+    with pytest.raises(ValueError, match=re.escape("Value's rank (2) should be >= the Variable's rank (3)")):
         (x * 1).eval({x: np.zeros((2, 6), np.float32)})
