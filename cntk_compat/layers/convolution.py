@@ -12,12 +12,16 @@ __all__ = ["SequentialConvolution", "Convolution", "Convolution1D", "Convolution
 
 
 def _pad_to_shape(filter_shape, param, what):
-    """A per-axis option for every filter axis (a scalar repeats)."""
+    """A per-axis option for every filter axis: as in CNTK 2.7, a scalar or a one-element list or tuple
+    (``pad=[True]``) repeats, and any other length than the filter's is refused with CNTK's message."""
     if isinstance(param, (tuple, list)):
+        param = tuple(param)
+        if len(param) == 1:
+            return param * len(filter_shape)
         if len(param) != len(filter_shape):
-            raise ValueError("%s parameter (%s) must be a scalar or have the same number of elements as the "
+            raise ValueError("%s parameter (%s) must be a scalar or have same number of elements as the "
                              "filter_shape parameter (%s)" % (what, param, filter_shape))
-        return tuple(param)
+        return param
     return (param,) * len(filter_shape)
 
 
