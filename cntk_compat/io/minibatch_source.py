@@ -110,6 +110,7 @@ class MinibatchSource(object):
         # streams whose minibatches their deserializer finishes (random image transforms, drawn by position)
         self._assembled = [(name, d) for d in deserializers for name in d.assembled_streams()]
         self._last_request = None   # (minibatch size, parts, part) of the last minibatch read
+        self._last_mb_data = None   # the dict the last call with an input_map returned (emptied by the next call)
         self._streams = Record(**{si.m_name: si for si in reversed(infos)})
         self._planner = BlockPlanner(
             deserializers, self._config['randomize'], config.randomization_window_in_chunks,
@@ -320,7 +321,13 @@ class MinibatchSource(object):
         number of samples/sweeps has been read.  With ``num_data_partitions`` each partition receives
         its share of the minibatch and disjoint data; together they read every sequence of a sweep.
         The data stays in host memory; ``device`` is where it will be placed when it is fed.
+
+        As in CNTK 2.7, the dict a call with ``input_map`` returned is emptied by the next call (CNTK frees
+        that minibatch's data then), so a script that reads it after fetching another minibatch finds it
+        empty.
         """
+        if self._last_mb_data is not None:
+            self._last_mb_data.clear()
         if isinstance(minibatch_size_in_samples, bool) or \
                 not isinstance(minibatch_size_in_samples, (int, np.integer)):
             raise TypeError('next_minibatch: minibatch_size_in_samples must be an int, got %r'
@@ -353,5 +360,7 @@ class MinibatchSource(object):
             batch = ReaderBatch(data, si.sample_shape, si.dtype, si.is_sparse, starts=starts, slots=slots)
             result[si] = MinibatchData(batch, len(data), data.rows.shape[0], sweep_end)
         if input_map:
-            return {key: result[self.stream_info(s) if isinstance(s, str) else s] for key, s in input_map.items()}
+            self._last_mb_data = {key: result[self.stream_info(s) if isinstance(s, str) else s]
+                                  for key, s in input_map.items()}
+            return self._last_mb_data
         return result
