@@ -16,7 +16,8 @@ def f():
 
 def test_missing_argument_is_named(f):
     x, y, fn = f
-    with pytest.raises(ValueError, match=r"missing data for argument 'y'"):
+    with pytest.raises(ValueError, match=re.escape("Values for 1 required arguments 'Input('y', [#], [3])', that the "
+                                                   "requested output(s) 'Output('Splice")):
         fn.eval({x: np.ones((2, 2), np.float32)})
 
 

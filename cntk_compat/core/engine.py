@@ -180,9 +180,10 @@ def _fix_inferred_dimensions(outputs, values):
                          % (", ".join("%s (shape %s)" % (_quoted(a), tuple(s)) for a, s in fixed), e)) from None
 
 
-def prepare_inputs(outputs, arguments, device=None, plan=None):
+def prepare_inputs(outputs, arguments, device=None, plan=None, requested=None):
     """(call plan, lowering arguments, their tensors + masks, BatchInfo, per-axis lengths) for a computation;
-    the plan is made again when the data fixed inferred dimensions of the graph's inputs."""
+    the plan is made again when the data fixed inferred dimensions of the graph's inputs. ``requested``: the
+    outputs as CNTK's error for missing data names them, when they are not ``outputs`` (a Trainer's)."""
     plan = plan or call_plan(outputs)
     needed = plan.needed
     if plan.unbound:
@@ -202,8 +203,13 @@ def prepare_inputs(outputs, arguments, device=None, plan=None):
             # past its end): CNTK's message
             raise ValueError("function expects %i arguments" % len(needed))
         if missing:
-            raise ValueError("missing data for %s" % ", ".join(
-                ("argument '%s' (%s)" % (a.name, a.uid)) if a.name else a.uid for a in missing))
+            # CNTK 2.7's message (its Function::Forward announces it), which lists the missing inputs in the
+            # reverse of the Function's argument order
+            message = ("Values for %d required arguments '%s', that the requested output(s) '%s' depend on, have "
+                       "not been provided." % (len(missing), ", ".join(repr(a) for a in reversed(missing)),
+                                               requested or ", ".join(repr(o) for o in outputs)))
+            announce(message)
+            raise ValueError(message)
         extra = [a for a in args if a not in plan.needed_set and (a.is_input or a.is_placeholder)]
         order, layout = needed + extra, layout + [_layout(a) for a in extra]
         inferred = plan.inferred + [a for a in extra if _has_inferred_dimension(a)]
@@ -266,10 +272,10 @@ def _plain_inputs(plan, args, dev):
     return tensors, BatchInfo(batch, batch, None)
 
 
-def evaluate_tensors(outputs, arguments, requires_grad=False, training=False, device=None):
+def evaluate_tensors(outputs, arguments, requires_grad=False, training=False, device=None, requested=None):
     """Outputs (batch-first torch tensors) of the given output Variables on the given data."""
     plan = call_plan(outputs)
-    plan, order, tensors, info, lengths = prepare_inputs(outputs, arguments, device, plan)
+    plan, order, tensors, info, lengths = prepare_inputs(outputs, arguments, device, plan, requested)
     module = plan.module(order, bool(training))
     info.gradient_inputs = []
     if requires_grad:

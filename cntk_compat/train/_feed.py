@@ -117,10 +117,15 @@ def summed(var, tensor, info):
     return tensor.sum()
 
 
+# the aggregation node CNTK 2.7's Trainer and Evaluator add to a metric, named in its error for missing data
+AGGREGATE_METRIC = "Output('aggregateEvalMetric', [], [])"
+
+
 def summed_without_gradients(output, args, device):
     """(sum over the samples, number of samples) of ``output`` on one minibatch, evaluated without gradients."""
     with torch.no_grad():
-        (value,), info = evaluate_tensors([output], args, device=device)
+        (value,), info = evaluate_tensors([output], args, device=device,
+                                          requested="%s, %r" % (AGGREGATE_METRIC, output))
         return summed(output, value, info), sample_count(output, value, info)
 
 

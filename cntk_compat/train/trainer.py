@@ -13,8 +13,8 @@ from ..distributed.communicator import Communicator, all_gather_object, all_redu
 from ..distributed.learner import DistributedLearner, MinibatchInfo
 from ..learners.learner import OwnedGradients
 from . import checkpoint as _checkpoint
-from ._feed import (argument_map, as_function, criterion_pair, progress_writer_list, sample_count, summed,
-                    summed_without_gradients, sweep_end_of, test_step, write_test_summary)
+from ._feed import (AGGREGATE_METRIC, argument_map, as_function, criterion_pair, progress_writer_list, sample_count,
+                    summed, summed_without_gradients, sweep_end_of, test_step, write_test_summary)
 
 __all__ = [
     "Trainer", "MinibatchData", "use_default_device"
@@ -225,8 +225,12 @@ class Trainer(object):
         """The forward pass of one training minibatch: (samples, loss sum, metric sum or None, {each requested
         output: its value}, the input tensors that need gradients)."""
         extra = [as_variable(o, "outputs") for o in (outputs or ())]
+        # CNTK's error for missing data names what its Trainer's network computes: the loss, its aggregation
+        # nodes and the requested outputs
+        requested = ", ".join([repr(self._loss.output), "Output('aggregateLoss', [], [])"] +
+                              ([AGGREGATE_METRIC] if self._metric is not None else []) + [repr(o) for o in extra])
         results, info = evaluate_tensors(self._outputs + extra, args, requires_grad=True, training=True,
-                                         device=device)
+                                         device=device, requested=requested)
         if self._per_sample_criterion():    # one value per sample: what sample_count and summed come to
             n = int(results[0].shape[0])
             loss = results[0].sum()

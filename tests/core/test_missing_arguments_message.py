@@ -1,0 +1,39 @@
+"""Evaluating a Function without data for some of its inputs raises CNTK 2.7's error, announced on stderr: the
+missing inputs (in the reverse of the Function's argument order, as CNTK lists them) and the requested outputs.
+The expected texts are CNTK 2.7's for the same graphs (output uids aside, which differ)."""
+import re
+
+import numpy as np
+import pytest
+
+import cntk as C
+
+
+def _message(fn, data, capfd):
+    with pytest.raises(ValueError) as info:
+        fn.eval(data)
+    message = str(info.value).split("\n\n[CALL STACK]")[0]
+    assert "About to throw exception '%s'" % message in capfd.readouterr().err
+    return message
+
+
+def test_the_missing_inputs_and_the_requested_outputs_are_named(capfd):
+    x, y = C.input_variable(2, name='x'), C.input_variable(3, name='y')
+    one = np.ones((2, 2), np.float32)
+    message = _message(C.splice(x, C.reduce_sum(y), name='both'), {x: one}, capfd)
+    assert message == ("Values for 1 required arguments 'Input('y', [#], [3])', that the requested output(s) "
+                       "'Output('both', [#], [3])' depend on, have not been provided.")
+    message = _message(C.combine([x * 2, C.reduce_sum(y, name='rs')]), {x: one}, capfd)
+    assert re.fullmatch(re.escape("Values for 1 required arguments 'Input('y', [#], [3])', that the requested "
+                                  "output(s) 'Output('ElementTimes") + r"\d+" +
+                        re.escape("_Output_0', [#], [2]), Output('rs', [#], [])' depend on, have not been "
+                                  "provided."), message)
+
+
+def test_several_missing_inputs_come_in_reverse_argument_order(capfd):
+    x, y, z = C.input_variable(2, name='x'), C.input_variable(3, name='y'), C.input_variable(3, name='z')
+    k = C.plus(C.reduce_sum(z) + C.reduce_sum(y), x, name='k')
+    assert [a.name for a in k.arguments] == ['z', 'y', 'x']
+    assert _message(k, {x: np.ones((2, 2), np.float32)}, capfd) == (
+        "Values for 2 required arguments 'Input('y', [#], [3]), Input('z', [#], [3])', that the requested output(s) "
+        "'Output('k', [#], [2])' depend on, have not been provided.")
