@@ -35,8 +35,9 @@ def _failure(e, filename, what, action):
 
 
 def stage(filename, data, tag, what="file"):
-    """Writes ``data`` (bytes-like) to ``temp_path(filename, tag)``, fsync'ed; returns that path. On failure the
-    temporary file is removed and an OSError naming ``filename`` is raised (ENOSPC: the disk is full)."""
+    """Writes ``data`` (bytes-like, or a list of bytes-like parts written one after the other) to
+    ``temp_path(filename, tag)``, fsync'ed; returns that path. On failure the temporary file is removed and an
+    OSError naming ``filename`` is raised (ENOSPC: the disk is full)."""
     filename = os.fspath(filename)
     directory = os.path.dirname(os.path.abspath(filename))
     try:
@@ -52,10 +53,11 @@ def stage(filename, data, tag, what="file"):
         raise _failure(e, filename, what, "write") from None
     try:
         try:
-            view = memoryview(data).cast("B")
-            while view:
-                written = os.write(fd, view[:_CHUNK])
-                view = view[written:]
+            for part in (data if isinstance(data, list) else [data]):
+                view = memoryview(part).cast("B")
+                while view:
+                    written = os.write(fd, view[:_CHUNK])
+                    view = view[written:]
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -96,8 +98,8 @@ def discard(tmp):
 
 
 def write_atomically(filename, data, what="file"):
-    """Replaces ``filename`` by ``data`` (bytes-like) atomically; temporary files left by killed writes of the
-    same file are removed first."""
+    """Replaces ``filename`` by ``data`` (bytes-like, or a list of parts) atomically; temporary files left by
+    killed writes of the same file are removed first."""
     remove_stale_temps(filename)
     tmp = stage(filename, data, new_tag(), what)
     try:

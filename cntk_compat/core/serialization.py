@@ -96,31 +96,44 @@ def allow_user_function_imports(*module_names):
 # model formats other than this package's zip, registered by the packages that read them (model_formats):
 # name -> (detect(bytes) -> bool, load(bytes, description, udf_callbacks, device) -> Function)
 _model_readers = {}
+# formats read from the file itself rather than from its bytes in memory (CNTK's layout for models over 2 GB):
+# name -> (detect(the file's first 8 bytes) -> bool, load_file(filename, description, udf_callbacks, device))
+_file_readers = {}
 
 
 def register_model_reader(name, detect, load):
     _model_readers[name] = (detect, load)
 
 
-# the default format save() writes, registered by model_formats: (to_bytes(function), the exception it raises
-# when the graph has something that format cannot express); without one, or for such a graph, save() writes
-# this package's archive
+def register_file_reader(name, detect, load_file):
+    _file_readers[name] = (detect, load_file)
+
+
+# the default format save() writes, registered by model_formats: (to_parts(function): the file as a list of
+# bytes-like parts, the exception it raises when the graph has something that format cannot express); without
+# one, or for such a graph, save() writes this package's archive
 _default_writer = []
 
 
-def register_default_writer(to_bytes, not_expressible):
-    _default_writer[:] = [(to_bytes, not_expressible)]
+def register_default_writer(to_parts, not_expressible):
+    _default_writer[:] = [(to_parts, not_expressible)]
+
+
+def default_format_parts(function):
+    """What save() writes, as a list of bytes-like parts: CNTK's v2 format where it can express the graph (the
+    tensors' values as views of the parameters' memory), else this package's archive."""
+    if _default_writer:
+        to_parts, not_expressible = _default_writer[0]
+        try:
+            return to_parts(function)
+        except not_expressible:
+            pass
+    return [model_bytes(function)]
 
 
 def default_format_bytes(function):
-    """The bytes save() writes: CNTK's v2 format where it can express the graph, else this package's archive."""
-    if _default_writer:
-        to_bytes, not_expressible = _default_writer[0]
-        try:
-            return to_bytes(function)
-        except not_expressible:
-            pass
-    return model_bytes(function)
+    """The bytes save() writes."""
+    return b"".join(default_format_parts(function))
 
 
 def _model_source(model):
@@ -244,7 +257,7 @@ def model_bytes(function):
 
 def save(function, filename):
     """Writes the model file atomically (core.atomic_file): a kill or a full disk leaves the previous file."""
-    atomic_file.write_atomically(filename, default_format_bytes(function), "model file")
+    atomic_file.write_atomically(filename, default_format_parts(function), "model file")
 
 
 # ----------------------------------------------------------------------------------------------- loading
@@ -347,8 +360,14 @@ def _is_archive(data):
 def load(model, device=None):
     """The Function saved in ``model`` (a file name or bytes), with its Parameters on ``device``; the format
     (CNTK's v2 protobuf or legacy v1 format, or this package's archive) is told from the bytes."""
-    data, what = _model_source(model)
     device = _device.resolve(device)
+    if isinstance(model, (str, os.PathLike)) and os.path.isfile(model) and _file_readers:
+        with open(model, "rb") as f:
+            head = f.read(8)
+        for detect, read_file in _file_readers.values():
+            if detect(head):
+                return read_file(os.fspath(model), "'%s'" % model, udf_loaders(), device)
+    data, what = _model_source(model)
     if not _is_archive(data):
         for detect, read in _model_readers.values():
             if detect(data):

@@ -346,6 +346,17 @@ class _TensorHolder(Variable):
         with torch.no_grad():
             t.copy_(src.to(dtype=t.dtype, device=t.device))
 
+class OwnedValue(object):
+    """A float array handed over to a new Parameter or Constant as its value, which takes it without a copy (a
+    model reader's freshly read tensors): the holder owns it from then on."""
+
+    def __init__(self, array):
+        self.array = array
+
+    def generate(self, shape, dtype=np.float32):
+        return np.asarray(self.array, dtype=dtype).reshape(shape)
+
+
 class _SharedDraw(object):
     """An initializer shared by a Parameter and its clones: the first to materialize draws, the others copy."""
 

@@ -9,6 +9,7 @@ typed placeholders (or does not list them at all); they stand in until that func
 replaced in place. Nothing from the file is executed: op codes select builders of this package, user
 functions resolve only through callbacks the user registered or classes the program defined itself.
 """
+import io
 import re
 
 import numpy as np
@@ -16,10 +17,11 @@ import numpy as np
 from ..core import uid as _uid
 from ..core.function import Function, as_block
 from ..core.reinference import infer_in_place, substitute_in_place
-from ..core.variables import Constant, Parameter, Placeholder, Variable
-from . import cntk_proto as P
+from ..core.dtypes import is_storage_only
+from ..core.variables import Constant, OwnedValue, Parameter, Placeholder, Variable
+from . import cntkv2_wire as wire
 from .cntkv2_ops import BUILDERS, OP_NAMES, dynamic_axes
-from .cntkv2_values import DTYPE_OF_CODE, StoredArray, dictionary_from_message, plain_values
+from .cntkv2_values import DTYPE_OF_CODE, StoredArray, plain_values
 
 _KIND_INPUT, _KIND_OUTPUT, _KIND_PARAMETER, _KIND_CONSTANT, _KIND_PLACEHOLDER = 0, 1, 2, 3, 4
 _OUTPUT_UID = re.compile(r"^(.*)_Output_(\d+)$")
@@ -63,18 +65,18 @@ def _sequential_convolutions(records):
 
 
 def looks_like_cntkv2(data):
-    """True if ``data`` (bytes) starts like a CNTK v2 Dictionary: field 1 (version, varint) then field 2 (data)."""
-    return len(data) > 2 and data[0] == 0x08 and data[1] in (1, 2, 3) and data[2] == 0x12
+    """True if ``data`` (bytes) starts like a CNTK v2 Dictionary: field 1 (version, varint) then field 2 (data), or
+    with the header of CNTK's layout for models over 2 GB."""
+    return (len(data) > 2 and data[0] == 0x08 and data[1] in (1, 2, 3) and data[2] == 0x12) or \
+        wire.is_large_layout(data[:8])
 
 
 def parse(data, what):
-    message = P.Dictionary()
-    try:
-        message.ParseFromString(data)
-    except Exception as e:
-        raise ValueError("load_model: %s looks like a CNTK v2 model but is truncated or corrupt (%s: %s)"
-                         % (what, type(e).__name__, e)) from None
-    return dictionary_from_message(message, what)
+    """The model Dictionary in ``data`` (bytes-like), read by cntkv2_wire: the values the protobuf runtime reads,
+    each tensor copied once out of ``data``."""
+    if wire.is_large_layout(data[:8]):
+        return wire.read_large(io.BytesIO(data), what)
+    return wire.parse_dictionary(data, what)
 
 
 class _Pending(object):
@@ -124,10 +126,12 @@ class _Reader(object):
             array = value.array
             if dtype is not None and array.dtype != dtype:
                 array = array.astype(dtype)
+            # the array read from the file is the holder's own (no copy); storage-only types go the usual way
+            init = array if is_storage_only(array.dtype) else OwnedValue(array)
             if kind == _KIND_PARAMETER:
-                v = Parameter(shape, array, dtype=array.dtype, device=self.device, name=name)
+                v = Parameter(shape, init, dtype=array.dtype, device=self.device, name=name)
             else:
-                v = Constant(array, shape=shape, dtype=array.dtype, device=self.device, name=name)
+                v = Constant(init, shape=shape, dtype=array.dtype, device=self.device, name=name)
         elif kind == _KIND_INPUT:
             v = Variable(shape, dtype or np.float32, bool(record.get("needs_gradient", False)),
                          bool(record.get("is_sparse", False)), axes, name)
@@ -356,9 +360,10 @@ class _Reader(object):
         return f
 
 
-def load(data, what, udf_callbacks, device=None):
-    """The Function described by the CNTK v2 model ``data`` (bytes), its Parameters on ``device``."""
-    top = parse(data, what)
+def load(data, what, udf_callbacks, device=None, top=None):
+    """The Function described by the CNTK v2 model ``data`` (bytes), its Parameters on ``device`` (``top``: the
+    model's Dictionary when it is already read, see load_file)."""
+    top = parse(data, what) if top is None else top
     if "root" not in top or "primitive_functions" not in top:
         raise ValueError("load_model: %s is a CNTK Dictionary but not a model (no 'root'/'primitive_functions'; "
                          "keys %s)" % (what, ", ".join(sorted(top))))
@@ -385,3 +390,16 @@ def load(data, what, udf_callbacks, device=None):
         f._root._uid = root["uid"]  # as CNTK keeps it: the file's Combine is the composite's root
     return f
 
+
+
+def looks_like_large_cntkv2(head):
+    """True if a file starting with ``head`` has CNTK's layout for models over 2 GB."""
+    return wire.is_large_layout(head)
+
+
+def load_file(filename, what, udf_callbacks, device=None):
+    """The Function in the CNTK v2 model file ``filename`` in the layout over 2 GB, its tensors' values read from
+    the file straight into their arrays (not the whole file into memory first)."""
+    with open(filename, "rb") as f:
+        top = wire.read_large(f, what)
+    return load(None, what, udf_callbacks, device, top=top)

@@ -12,8 +12,8 @@ import numpy as np
 from ..core.reinference import primitive_nodes
 from ..core.uid import new_uid
 from .cntkv2_ops import OP_NAMES
-from .cntkv2_values import (AXIS_ALL, AXIS_ALL_STATIC, AXIS_DYNAMIC, CODE_OF_DTYPE, Float32, Shape, SizeT, StoredAxis,
-                            dictionary_to_message)
+from .cntkv2_values import AXIS_ALL, AXIS_ALL_STATIC, AXIS_DYNAMIC, CODE_OF_DTYPE, Float32, Shape, SizeT, StoredAxis
+from .cntkv2_wire import dictionary_parts
 
 COMPOSITE_VERSION = 3
 PRIMITIVE_VERSION = 24  # what CNTK 2.7 writes; it reads every older record version too
@@ -649,7 +649,7 @@ class _Writer(object):
                   "is_sparse": bool(v._is_sparse), "name": v.name, "needs_gradient": bool(v._needs_gradient),
                   "shape": Shape(v._shape)}
         if kind is None and (v.is_parameter or v.is_constant):
-            record["value"] = v.value if isinstance(v.value, np.ndarray) else np.asarray(v.value)
+            record["value"] = _stored_value(v)
         return record
 
     def forward_reference(self, v):
@@ -1019,5 +1019,16 @@ def model_dictionary(function):
     return top
 
 
+def model_parts(function):
+    """The CNTK v2 file of ``function`` as bytes-like parts to write in order (cntkv2_wire: the tensors' values are
+    views of the parameters' own memory; the layout over 2 GB when the model needs it)."""
+    return dictionary_parts(model_dictionary(function))
+
+
 def model_bytes(function):
-    return dictionary_to_message(model_dictionary(function)).SerializeToString()
+    return b"".join(model_parts(function))
+
+
+def _stored_value(v):
+    """The value of a Parameter or Constant as a numpy array, without a copy where its tensor is on the CPU."""
+    return v.tensor.detach().cpu().numpy()
