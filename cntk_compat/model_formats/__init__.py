@@ -6,7 +6,7 @@ from . import cntkv1_reader, cntkv1_writer, cntkv2_reader, cntkv2_writer, dictio
 
 _serialization.register_model_reader("CNTKv2", cntkv2_reader.looks_like_cntkv2, cntkv2_reader.load)
 _serialization.register_model_reader("CNTKv1", cntkv1_reader.looks_like_cntkv1, cntkv1_reader.load)
-_serialization.register_file_reader("CNTKv2 over 2 GB", cntkv2_reader.looks_like_large_cntkv2, cntkv2_reader.load_file)
+_serialization.register_file_reader("CNTKv2", cntkv2_reader.looks_like_cntkv2, cntkv2_reader.load_file)
 _serialization.register_default_writer(cntkv2_writer.model_parts, cntkv2_writer.NotExpressible)
 
 

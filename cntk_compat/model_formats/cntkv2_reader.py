@@ -392,14 +392,7 @@ def load(data, what, udf_callbacks, device=None, top=None):
 
 
 
-def looks_like_large_cntkv2(head):
-    """True if a file starting with ``head`` has CNTK's layout for models over 2 GB."""
-    return wire.is_large_layout(head)
-
-
 def load_file(filename, what, udf_callbacks, device=None):
-    """The Function in the CNTK v2 model file ``filename`` in the layout over 2 GB, its tensors' values read from
-    the file straight into their arrays (not the whole file into memory first)."""
-    with open(filename, "rb") as f:
-        top = wire.read_large(f, what)
-    return load(None, what, udf_callbacks, device, top=top)
+    """The Function in the CNTK v2 model file ``filename`` (either layout), its tensors' values copied once from
+    the file (not the whole file into memory first, see cntkv2_wire.read_file)."""
+    return load(None, what, udf_callbacks, device, top=wire.read_file(filename, what))

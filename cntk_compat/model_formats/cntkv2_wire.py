@@ -17,7 +17,7 @@ and tensor values together reach that size as the uint32 0x636e746b ("kntc" on d
 message, the message with its tensors' values left out, then the values of each tensor (float32 or float64,
 little-endian), in the order the tensors appear in the message. Both layouts are read and written here.
 """
-import os
+import mmap
 import struct
 
 import numpy as np
@@ -431,13 +431,16 @@ def is_large_layout(head):
 
 
 def parse_dictionary(buffer, what):
-    """The Dictionary in ``buffer`` (one message), as Python values; tensors without values are an error."""
+    """The Dictionary in ``buffer`` (one message), as Python values; tensors without values are an error. Nothing
+    refers to ``buffer`` afterwards (an mmap can be closed)."""
     reader = _Reader(buffer, what)
     try:
         values = reader.dictionary(0, len(reader.buf), what)
     except (WireError, UnicodeDecodeError, IndexError) as e:
         raise ValueError("load_model: %s looks like a CNTK v2 model but is truncated or corrupt (%s)" % (what, e)) \
             from None
+    finally:
+        reader.buf.release()
     for stored, dtype, shape, where in reader.deferred:  # no values in the message and none after it: empty
         n = int(np.prod(shape)) if shape else 1
         raise ValueError("%s: tensor of shape %s holds 0 values, expected %d" % (where, shape, n))
@@ -475,14 +478,21 @@ def read_large(f, what):
 
 
 def read_file(filename, what):
-    """The Dictionary in the CNTK v2 model file ``filename``, either layout."""
+    """The Dictionary in the CNTK v2 model file ``filename``, either layout; each tensor's values are copied once,
+    from the file's pages (mapped read-only) or read straight into their arrays."""
     with open(filename, "rb") as f:
         head = f.read(8)
         f.seek(0)
         if is_large_layout(head):
             return read_large(f, what)
-        size = os.fstat(f.fileno()).st_size
-        data = bytearray(size)
-        if f.readinto(data) != size:
-            raise ValueError("load_model: %s changed while it was read" % what)
-    return parse_dictionary(data, what)
+        try:
+            mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):  # an empty file, or a file system that cannot map it
+            return parse_dictionary(f.read(), what)
+    try:
+        return parse_dictionary(mapped, what)
+    finally:
+        try:
+            mapped.close()
+        except BufferError:  # a view still held by an error's traceback: closed when it is collected
+            pass
