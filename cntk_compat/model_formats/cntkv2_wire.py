@@ -18,6 +18,7 @@ message, the message with its tensors' values left out, then the values of each 
 little-endian), in the order the tensors appear in the message. Both layouts are read and written here.
 """
 import mmap
+import os
 import struct
 
 import numpy as np
@@ -239,9 +240,10 @@ class WireError(ValueError):
 class _Reader(object):
     """Decodes from a buffer (bytes, mmap); tensor values are copied out of it, nothing else keeps it."""
 
-    def __init__(self, buffer, what):
+    def __init__(self, buffer, what, fd=None):
         self.buf = memoryview(buffer).cast("B")
         self.what = what
+        self.fd = fd  # the file ``buffer`` maps: large tensors are read from it straight into their arrays
         self.deferred = []  # arrays whose values follow the message (the layout over 2 GB), in order
 
     def varint(self, pos, end):
@@ -341,6 +343,15 @@ class _Reader(object):
             return self.dictionary(payload[0], payload[1], where)
         return self.array(payload[0], payload[1], where)
 
+    def single_packed(self, start, end):
+        """(start, end) of the packed field 1 when it is the only field of the values message, else None."""
+        found = None
+        for number, wire, value in self.fields(start, end):
+            if found is not None or number != 1 or wire != 2:
+                return None
+            found = value
+        return found
+
     def shape_dims(self, start, end):
         """The dimensions of an NDShape message (file order), packed or not."""
         dims = []
@@ -403,6 +414,16 @@ class _Reader(object):
                 self.deferred.append((stored, dtype, shape, where))
                 return stored
             flat = np.zeros(0, dtype)
+        elif self.fd is not None and values[0] in _DIRECT and _DIRECT[values[0]] == dtype and \
+                self.single_packed(*values[1]) is not None and n * dtype.itemsize >= _DIRECT_MIN_BYTES:
+            # one packed field of the element type: read from the file into the array (no copy through the map)
+            start, stop = self.single_packed(*values[1])
+            if stop - start != n * dtype.itemsize:
+                raise ValueError("%s: tensor of shape %s holds %d values, expected %d"
+                                 % (where, shape, (stop - start) // dtype.itemsize, n))
+            array = np.empty(shape, dtype.newbyteorder("<"))
+            _pread_into(self.fd, memoryview(array).cast("B"), start, where)
+            return StoredArray(array if array.dtype.isnative else array.astype(dtype.newbyteorder("=")))
         else:
             chunks = self.repeated(values[1][0], values[1][1], values[0], where)
             if values[0] == "bytes":  # the element type's own bytes
@@ -421,6 +442,19 @@ class _Reader(object):
         return StoredArray(flat.astype(dtype.newbyteorder("="), copy=True).reshape(shape))
 
 
+_DIRECT = {"float": np.dtype(np.float32), "double": np.dtype(np.float64)}
+_DIRECT_MIN_BYTES = 1 << 20
+
+
+def _pread_into(fd, view, offset, where):
+    got = 0
+    while got < len(view):
+        n = os.preadv(fd, [view[got:]], offset + got)
+        if not n:
+            raise ValueError("load_model: the values of %s end early (the file is truncated)" % where)
+        got += n
+
+
 def _unzigzag(z):
     return ((z >> np.uint64(1)).astype(np.int64) ^ -(z & np.uint64(1)).astype(np.int64)).astype(np.int32)
 
@@ -430,10 +464,11 @@ def is_large_layout(head):
     return len(head) >= 8 and struct.unpack("<I", bytes(head[:4]))[0] == MAGIC
 
 
-def parse_dictionary(buffer, what):
+def parse_dictionary(buffer, what, fd=None):
     """The Dictionary in ``buffer`` (one message), as Python values; tensors without values are an error. Nothing
-    refers to ``buffer`` afterwards (an mmap can be closed)."""
-    reader = _Reader(buffer, what)
+    refers to ``buffer`` afterwards (an mmap can be closed). ``fd``: the file ``buffer`` maps, from which large
+    tensors are read straight into their arrays."""
+    reader = _Reader(buffer, what, fd)
     try:
         values = reader.dictionary(0, len(reader.buf), what)
     except (WireError, UnicodeDecodeError, IndexError) as e:
@@ -489,10 +524,10 @@ def read_file(filename, what):
             mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
         except (OSError, ValueError):  # an empty file, or a file system that cannot map it
             return parse_dictionary(f.read(), what)
-    try:
-        return parse_dictionary(mapped, what)
-    finally:
         try:
-            mapped.close()
-        except BufferError:  # a view still held by an error's traceback: closed when it is collected
-            pass
+            return parse_dictionary(mapped, what, f.fileno() if hasattr(os, "preadv") else None)
+        finally:
+            try:
+                mapped.close()
+            except BufferError:  # a view still held by an error's traceback: closed when it is collected
+                pass

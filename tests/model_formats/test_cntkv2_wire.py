@@ -152,3 +152,15 @@ def test_the_layout_over_2gb_refuses_other_element_types(monkeypatch):
     monkeypatch.setattr(wire, "INT_MAX", 10)
     with pytest.raises(ValueError, match="float32 and float64 tensors only"):
         wire.dictionary_parts({"v": np.zeros(100, np.float16)})
+
+
+def test_a_large_tensor_is_read_from_the_file_into_its_array(tmp_path):
+    # over 1 MB of values in one packed field: read with preadv at its offset instead of copied through the map
+    big = np.random.RandomState(0).standard_normal((700, 600)).astype(np.float32)
+    values = {"inputs": [{"value": big}, {"value": np.arange(4.0)}, {"value": big.astype(np.float64)}]}
+    data = wire.dictionary_bytes(values)
+    path = tmp_path / "m.model"
+    path.write_bytes(data)
+    got = wire.read_file(str(path), "m")
+    _same(got, dictionary_from_message(P.Dictionary.FromString(data)))
+    assert got["inputs"][0]["value"].array.tobytes() == big.tobytes()
