@@ -209,13 +209,14 @@ class Function(TensorOpsMixin):
         self._random_stream = None
 
     @staticmethod
-    def _composite(outputs, arg_order=None, name=None, same_as=None):
+    def _composite(outputs, arg_order=None, name=None, same_as=None, combine_root=False):
         """A composite Function over the given output Variables (``same_as``: a composite whose root and uid the
-        new one takes, with its own argument order)."""
+        new one takes, with its own argument order; ``combine_root``: its root a new Combine node even where the
+        outputs are all those of one node)."""
         outputs = [as_variable(o) for o in outputs]
         owners = {id(o.owner) for o in outputs if o.is_output}
         root = None if same_as is None else same_as._root
-        if root is None and len(owners) == 1 and all(o.is_output for o in outputs) and not name:
+        if root is None and len(owners) == 1 and all(o.is_output for o in outputs) and not name and not combine_root:
             owner = outputs[0].owner
             if list(owner._outputs) == outputs:
                 root = owner
@@ -234,8 +235,9 @@ class Function(TensorOpsMixin):
 
     @staticmethod
     def _combine_vars(variables, name=""):
-        """combine(): one Function over the variables; a name gives it a root Combine carrying the name."""
-        return Function._composite(variables, name=name)
+        """combine(): one Function over the variables, whose root is a Combine node (as in CNTK, also of a single
+        Function's outputs)."""
+        return Function._composite(variables, name=name, combine_root=True)
 
     @staticmethod
     def _from_python(f, make_block=False, op_name=None, name=None):

@@ -25,7 +25,7 @@ from .random_stream import random_stream_of
 from .fused_recurrence import fused_kernels_enabled, stack_layers, use_final_states
 from .loop_hoisting import mark_step_node
 from .recurrence import Loop, find_loops, lower_loop
-from .reinference import primitive_nodes
+from .reinference import primitive_nodes, refresh_block
 from .variables import FreeDimension, InferredDimension
 
 _CACHE = weakref.WeakKeyDictionary()
@@ -329,6 +329,7 @@ class _Builder(object):
         if op.outputs_are_inputs:
             return
         if node._block_root is not None:
+            refresh_block(node)
             for inner_ph, outer in node._block_arguments:
                 self.env[inner_ph.uid] = self.env[outer.uid]
             outer_scope = self.scope

@@ -115,6 +115,15 @@ def _infer_node(node, guess):
     return changed
 
 
+def refresh_block(node):
+    """Infer a block's body again if its arguments' types changed since it was inferred (a placeholder below the
+    block replaced later, through another Function): the body's placeholders take the arguments' types."""
+    if any((inner._shape, inner._dtype, inner._dynamic_axes, inner._is_sparse) !=
+           (outer._shape, outer._dtype, outer._dynamic_axes, outer._is_sparse)
+           for inner, outer in node._block_arguments):
+        _infer_node(node, 0)
+
+
 def infer_in_place(outputs, cycle_guess=None):
     """Infer the types of every node below ``outputs`` again, until nothing changes (loops need several
     passes: a delayed value learns its type from the result it delays). cycle_guess: these nodes are the inside

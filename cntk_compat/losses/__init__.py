@@ -3,7 +3,7 @@ squared_error, weighted_binary_cross_entropy and cosine_distance give a scalar p
 elementwise."""
 from ..ops import (Axis, element_divide, element_times, log, minus, negate, plus, reduce_log_sum_exp, reduce_sum,
                    reshape, sqrt, square)
-from ..ops._common import require_matching_dynamic_axes, sanitize_operands
+from ..ops._common import block_of, require_matching_dynamic_axes, sanitize_operands
 
 from ..ops.cosine_negative import cosine_distance_with_negative_samples
 from ..ops.ranking import lambda_rank
@@ -46,7 +46,9 @@ def cross_entropy_with_softmax(output_vector, target_vector, axis=-1, name=""):
     """-sum(target * log_softmax(output)) along axis: log_sum_exp(output) - sum(target * output)."""
     z, y = sanitize_operands(output_vector, target_vector, names=["output_vector", "target_vector"])
     require_matching_dynamic_axes("TransposeTimes" if axis == -1 else "ElementTimes", (y, z))
-    return minus(reduce_log_sum_exp(z, axis=axis), reduce_sum(element_times(y, z), axis=axis), name=name)
+    return block_of("CrossEntropyWithSoftmax", lambda z, y: minus(reduce_log_sum_exp(z, axis=axis),
+                                                                  reduce_sum(element_times(y, z), axis=axis)),
+                    [z, y], name)
 
 
 def binary_cross_entropy(output, target, name=""):
@@ -54,8 +56,10 @@ def binary_cross_entropy(output, target, name=""):
     shape (a Trainer sums a loss over its elements); output holds probabilities."""
     p, y = sanitize_operands(output, target, names=["output", "target"])
     require_matching_dynamic_axes("ElementTimes", (y, p))
-    per_element = plus(element_times(y, log(plus(1e-6, p))), element_times(minus(1.0, y), log(minus(1.000001, p))))
-    return negate(per_element, name=name)
+
+    def body(p, y):
+        return negate(plus(element_times(y, log(plus(1e-6, p))), element_times(minus(1.0, y), log(minus(1.000001, p)))))
+    return block_of("BinaryCrossEntropy", body, [p, y], name)
 
 
 def weighted_binary_cross_entropy(output, target, weight, name=""):
@@ -69,7 +73,8 @@ def squared_error(output, target, name=""):
     """sum((output - target)^2)."""
     o, t = sanitize_operands(output, target, names=["output", "target"])
     require_matching_dynamic_axes("Minus", (o, t))
-    return _scalar(reduce_sum(square(minus(o, t)), axis=_all_axes()), name)
+    return block_of("SquaredError", lambda o, t: reduce_sum(square(minus(o, t)), axis=_all_axes(), keepdims=False),
+                    [o, t], name)
 
 
 def cosine_distance(x, y, name=""):

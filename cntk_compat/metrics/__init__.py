@@ -1,8 +1,7 @@
 """cntk.metrics: evaluation criteria (classification_error per sample of shape (1,), with topN > 1 the number of
 misses in the minibatch; ndcg_at_1 and edit_distance_error one scalar for the minibatch)."""
-from ..ops import (Axis, argmax, element_times, greater, greater_equal, minus, not_equal, reduce_mean, reduce_sum,
-                   reshape)
-from ..ops._common import require_matching_dynamic_axes, sanitize_operands
+from ..ops import (Axis, argmax, element_times, greater, greater_equal, minus, not_equal, reduce_mean, reduce_sum)
+from ..ops._common import block_of, require_matching_dynamic_axes, sanitize_operands
 from ..ops.softmax import _with_axis
 
 from ..ops.edit_distance import edit_distance_error
@@ -23,13 +22,15 @@ def classification_error(output_vector, target_vector, axis=-1, topN=1, name="")
     z, y = sanitize_operands(output_vector, target_vector, names=["output_vector", "target_vector"])
     if topN == 1:  # CNTK's block compares them in a primitive that refuses different dynamic axes
         require_matching_dynamic_axes("TransposeTimes" if axis == -1 else "NotEqual", (y, z))
-    if topN == 1 and axis != -1 and z.shape is not None and len(z.shape) > 1:
-        # CNTK: with an axis other than the last one named, the result is the error rate over the other axes (a
-        # scalar without gradient)
-        wrong = not_equal(argmax(z, axis=axis), argmax(y, axis=axis))
-        return reshape(reduce_mean(wrong, axis=Axis.all_static_axes()), (), name=name)
+    if topN == 1 and axis != -1:
+        # CNTK: with an axis other than -1 named (even the same axis of a vector), the result is the error rate
+        # over the other axes (a scalar without gradient)
+        return block_of("ClassificationError", lambda z, y: reduce_mean(
+            not_equal(argmax(z, axis=axis), argmax(y, axis=axis)), axis=Axis.all_static_axes(), keepdims=False),
+            [z, y], name)
     if topN == 1:  # as CNTK computes it: its gradient with respect to the target is -hardmax(output)
-        return minus(1, reduce_sum(element_times(_hardmax(z, axis), y), axis=axis), name=name)
+        return block_of("ClassificationError", lambda z, y: minus(
+            1, reduce_sum(element_times(_hardmax(z, axis), y), axis=axis)), [z, y], name)
     # CNTK computes the top-N error as the number of misses in the whole minibatch: a scalar without dynamic
     # axes (the Trainer divides it by the sample count, as any aggregated criterion)
     target_score = reduce_sum(element_times(y, z), axis=axis)

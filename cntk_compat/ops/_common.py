@@ -3,9 +3,9 @@ import numpy as np
 
 from ..core.axis import BATCH_AXIS_NAME, dynamic_axes_checks_active, dynamic_axes_mismatch, is_sequence_axis
 from ..core.dtypes import operands_dtype, promote
-from ..core.function import Function, as_variable
+from ..core.function import Function, _as_block, as_variable
 from ..core.registry import OutputSpec, register_op
-from ..core.variables import Constant, Variable
+from ..core.variables import Constant, Variable, typed_placeholder
 
 
 def is_symbolic(x):
@@ -43,6 +43,15 @@ def make(op_name, inputs, attributes=None, name=""):
     """Apply a registered op: the composite Function whose root is the new primitive."""
     prim = Function._primitive(op_name, inputs, attributes, name)
     return Function._composite(prim.outputs)
+
+
+def block_of(op_name, body, operands, name=""):
+    """CNTK's block ``op_name`` (a criterion CNTK composes of primitives): ``body`` applied to placeholders that stand
+    for ``operands`` (named as they are), packaged as one Block node named ``name`` whose inputs are the constants
+    the body captures, then the operands."""
+    holders = [typed_placeholder(v._shape, v._dtype, v._is_sparse, v._dynamic_axes, v.name) for v in operands]
+    return _as_block(body(*holders), list(zip(holders, operands)), op_name, name,
+                     placeholders_named_by_arguments=True)
 
 
 def dynamic_axes_of(inputs):
