@@ -16,8 +16,13 @@ of a Trainer, Evaluator or Function reports as CNTK's table. For that, the timed
 output, so that gradients flow through it.
 
 Only forward values are traced (not gradients). The second run doubles the cost of a forward pass, as
-CNTK's tracing also slowed it down: these are debugging aids.
+CNTK's tracing also slowed it down: these are debugging aids. It changes nothing, as in CNTK: it starts from the
+state the module's own forward started from (the random nodes' engines, the running statistics of batch
+normalization and the other constants updated in place, saved by a pre-hook) and works on copies of it, so its
+dropout masks and statistics are those of the real pass, and the model's state after the pass is the real pass's
+(before, dropout drew twice and the running statistics were updated twice per traced forward).
 """
+import copy
 import sys
 import time
 import weakref
@@ -27,10 +32,12 @@ import torch.fx
 
 from ..core import node_timing
 from ..core.lowering import LoweredFunction
+from ..core.random_stream import RandomStream
 
 __all__ = ["set_computation_network_trace_level", "set_node_timing", "get_computation_network_trace_level"]
 
-_settings = {"level": 0, "timing": False, "hook": None}
+_settings = {"level": 0, "timing": False, "hook": None, "pre_hook": None}
+_saved = weakref.WeakKeyDictionary()  # module -> its state before its forward (see _save_state)
 _described = weakref.WeakSet()  # modules whose static info (level 1) was printed
 
 
@@ -119,6 +126,63 @@ class _TracingInterpreter(torch.fx.Interpreter):
         return result
 
 
+def _random_streams(module):
+    return [m for m in module.modules() if isinstance(m, RandomStream)]
+
+
+def _stream_state(stream):
+    return (stream.attributes.get("rngOffset", 0), getattr(stream, "_engine", None), getattr(stream, "_engine_at", None))
+
+
+def _set_stream_state(stream, state):
+    offset, engine, engine_at = state
+    stream.attributes["rngOffset"] = offset
+    if engine is None:
+        stream.__dict__.pop("_engine", None)
+        stream.__dict__.pop("_engine_at", None)
+    else:
+        stream._engine, stream._engine_at = engine, engine_at
+
+
+def _save_state(module, inputs):
+    """Forward pre-hook: what the module's forward may change in place (its constants, such as batch
+    normalization's running statistics, and its random nodes' engines), copied before the forward runs."""
+    if isinstance(module, LoweredFunction):
+        buffers = {name: b.detach().clone() for name, b in module.named_buffers()}
+        streams = [(s, copy.deepcopy(_stream_state(s))) for s in _random_streams(module)]
+        _saved[module] = (buffers, streams)
+    return None
+
+
+def _owner_and_name(module, path):
+    owner, _, name = path.rpartition(".")
+    return (module.get_submodule(owner) if owner else module), name
+
+
+def _replay(module, run):
+    """``run()`` from the state the module's forward started from, on copies of it; afterwards the module
+    holds the state its own forward left."""
+    saved = _saved.pop(module, None)
+    if saved is None:
+        return run()
+    buffers, streams = saved
+    after_buffers = []
+    for path, before in buffers.items():
+        owner, name = _owner_and_name(module, path)
+        after_buffers.append((owner, name, owner._buffers[name]))
+        owner._buffers[name] = before
+    after_streams = [(s, _stream_state(s)) for s, _ in streams]
+    for s, before in streams:
+        _set_stream_state(s, before)
+    try:
+        return run()
+    finally:
+        for owner, name, tensor in after_buffers:
+            owner._buffers[name] = tensor
+        for s, state in after_streams:
+            _set_stream_state(s, state)
+
+
 def _trace_forward(module, inputs, output):
     if not isinstance(module, LoweredFunction):
         return None
@@ -129,7 +193,7 @@ def _trace_forward(module, inputs, output):
         out.write("trace of %s (%s):\n" % (type(gm).__name__, ", ".join(module.output_uids)))
     interpreter = _TracingInterpreter(gm, level, timing, out)
     with torch.set_grad_enabled(timing and torch.is_grad_enabled()):
-        result = interpreter.run(*inputs)
+        result = _replay(gm, lambda: interpreter.run(*inputs))
     if interpreter.describe_static:
         _described.add(gm)
     out.flush()
@@ -142,10 +206,13 @@ def _update_hook():
     wanted = _settings["level"] > 0 or _settings["timing"]
     hook = _settings["hook"]
     if wanted and hook is None:
+        _settings["pre_hook"] = torch.nn.modules.module.register_module_forward_pre_hook(_save_state)
         _settings["hook"] = torch.nn.modules.module.register_module_forward_hook(_trace_forward)
     elif not wanted and hook is not None:
         hook.remove()
-        _settings["hook"] = None
+        _settings["pre_hook"].remove()
+        _settings["hook"] = _settings["pre_hook"] = None
+        _saved.clear()
 
 
 def set_computation_network_trace_level(level):
