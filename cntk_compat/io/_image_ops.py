@@ -168,7 +168,10 @@ def load_mean(filename):
 
 def color(img, t, engine):
     """CNTK 2.7's colour jitter, in single precision: x * (1 + c) + b * mean(x) clipped to [0, 255] with b then c
-    drawn uniformly within their radii, then the HSV saturation times 1 + s (at most 1)."""
+    drawn uniformly within their radii, then the HSV saturation times 1 + s (at most 1). With all three radii 0
+    the image is left as it is (an 8-bit image stays 8-bit, so a following scale is the 8-bit one), as in CNTK."""
+    if not (t.brightness_radius > 0 or t.contrast_radius > 0 or t.saturation_radius > 0):
+        return img
     img = img.astype(np.float32)
     if t.brightness_radius > 0 or t.contrast_radius > 0:
         beta = np.float32(0)
