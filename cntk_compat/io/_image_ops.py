@@ -97,6 +97,52 @@ def _resize_cubic_u8(img, width, height):
     return np.clip(out, 0, 255).astype(np.uint8).reshape(height, width, cn)
 
 
+def _source_positions(src, dst):
+    """OpenCV's source position of each destination pixel along one axis: the index floor(f) and the fraction
+    f - floor(f), f = (x + 0.5) * src / dst - 0.5 rounded to float32."""
+    scale = 1.0 / (float(dst) / src)
+    f = ((np.arange(dst, dtype=np.float64) + 0.5) * scale - 0.5).astype(np.float32)
+    s = np.floor(f).astype(np.int64)
+    return s, (f - s.astype(np.float32)).astype(np.float32)
+
+
+def _resize_linear_f32(img, width, height):
+    """cv::resize(INTER_LINEAR) of a float32 HWC image (after a colour or mean transform) as CNTK 2.7's OpenCV 3.1
+    computes it, bit-exact: weights 1 - f and f in float32, columns outside the image the edge column with
+    weight 1, rows outside it the edge row with their weights kept; S0 b0 + S1 b1 per pass. An exact 2x
+    reduction is INTER_AREA's (((a + b) + c) + d) * 0.25."""
+    h, w, _ = img.shape
+    if w == 2 * width and h == 2 * height:
+        return ((((img[0::2, 0::2] + img[0::2, 1::2]) + img[1::2, 0::2]) + img[1::2, 1::2]) * np.float32(0.25))
+    sx, fx = _source_positions(w, width)
+    outside = (sx < 0) | (sx >= w - 1)
+    fx[outside] = 0
+    sx = np.clip(sx, 0, w - 1)
+    rows = img[:, sx] * (np.float32(1) - fx)[None, :, None] + img[:, np.minimum(sx + 1, w - 1)] * fx[None, :, None]
+    sy, fy = _source_positions(h, height)
+    return (rows[np.clip(sy, 0, h - 1)] * (np.float32(1) - fy)[:, None, None]
+            + rows[np.clip(sy + 1, 0, h - 1)] * fy[:, None, None])
+
+
+def _resize_cubic_f32(img, width, height):
+    """cv::resize(INTER_CUBIC) of a float32 HWC image as CNTK 2.7's OpenCV 3.1 computes it, bit-exact: the A = -0.75
+    cubic's float32 weights, the edge repeated outside the image, ((S0 c0 + S1 c1) + S2 c2) + S3 c3 per pass."""
+    h, w, _ = img.shape
+    sx, fx = _source_positions(w, width)
+    cx = _cubic_coefficients(fx)
+    xi = np.clip(sx[:, None] + np.arange(-1, 3)[None, :], 0, w - 1)
+    rows = img[:, xi[:, 0]] * cx[0][None, :, None]
+    for k in range(1, 4):
+        rows = rows + img[:, xi[:, k]] * cx[k][None, :, None]
+    sy, fy = _source_positions(h, height)
+    cy = _cubic_coefficients(fy)
+    yi = np.clip(sy[:, None] + np.arange(-1, 3)[None, :], 0, h - 1)
+    out = rows[yi[:, 0]] * cy[0][:, None, None]
+    for k in range(1, 4):
+        out = out + rows[yi[:, k]] * cy[k][:, None, None]
+    return out
+
+
 def _nearest_index(src, dst):
     """OpenCV 3.1's INTER_NEAREST source index of each destination pixel: floor(x / (dst / src)) in double
     precision, clamped to the last pixel (not PIL's pixel-center rule)."""
@@ -111,6 +157,10 @@ def _resize(img, width, height, interpolation):
         return _resize_linear_u8(img, width, height)
     if interpolation == 'cubic' and img.dtype == np.uint8:
         return _resize_cubic_u8(img, width, height)
+    if interpolation == 'linear' and img.dtype == np.float32:
+        return _resize_linear_f32(img, width, height)
+    if interpolation == 'cubic' and img.dtype == np.float32:
+        return _resize_cubic_f32(img, width, height)
     if interpolation == 'nearest':
         return img[_nearest_index(img.shape[0], height)][:, _nearest_index(img.shape[1], width)]
     flt = _FILTERS[interpolation]
