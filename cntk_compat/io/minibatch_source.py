@@ -9,6 +9,7 @@ import numpy as np
 from ..core.native_errors import native_entry_point
 from ._blocks import BlockPlanner
 from ._deserializer import Deserializer
+from ._local_timeline import LocalTimeline
 from ._record import Record
 from ._sequences import SequenceData
 from ._truncation import TruncatedReader
@@ -116,6 +117,13 @@ class MinibatchSource(object):
             deserializers, self._config['randomize'], config.randomization_window_in_chunks,
             config.randomization_window_in_samples, randomization_seed,
             frame_mode, size_streams[0] if size_streams else None)
+        # CNTK 2.7 reads a user deserializer (chunks without sequence counts) on a local timeline
+        self._timeline = None
+        if isinstance(deserializers[0], UserDeserializerAdapter) and not frame_mode:
+            self._timeline = LocalTimeline(
+                deserializers[0], self._config['randomize'], config.randomization_window_in_chunks,
+                config.randomization_window_in_samples, randomization_seed, max_samples, max_sweeps,
+                size_streams[0] if size_streams else None)
         self._executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix='cntk-reader')
         weakref.finalize(self, self._executor.shutdown, wait=False, cancel_futures=True)
         self._pending = {}
@@ -152,12 +160,18 @@ class MinibatchSource(object):
 
     def get_plain_state(self):
         """The position of the whole-sequence reading (without truncation slots)."""
+        if self._timeline is not None:
+            return self._timeline.get_state()
         return dict(sweep=self._sweep, chunk_position=self._start, sequence_position=self._pos,
                     samples_seen=self._samples, num_data_partitions=self._parts, partition_index=self._part)
 
     def set_plain_state(self, state):
         if isinstance(state, dict) and set(state) == {'minibatchSourcePosition'}:
             return self._seek(state['minibatchSourcePosition'])
+        if self._timeline is not None and LocalTimeline.is_state(state):
+            self._timeline.set_state(state)
+            self._samples, self._parts, self._part = self._timeline.samples, int(state['parts']), int(state['part'])
+            return
         try:
             values = [int(state[k]) for k in ('sweep', 'chunk_position', 'sequence_position',
                                               'samples_seen', 'num_data_partitions', 'partition_index')]
@@ -176,6 +190,8 @@ class MinibatchSource(object):
         self._set_state(0, 0, 0, 0, self._parts, self._part)
         self._current = None
         self._pending.clear()
+        if self._timeline is not None:
+            self._timeline.reset(self._parts, self._part)
         while self._samples < position:
             if self.read_sequences(position - self._samples, assemble=False)[0] is None:
                 break
@@ -242,6 +258,10 @@ class MinibatchSource(object):
     def _adopt_partitioning(self, parts, part):
         if (parts, part) == (self._parts, self._part):
             return
+        if self._timeline is not None:
+            self._timeline.reset(parts, part)
+            self._samples, self._parts, self._part = 0, parts, part
+            return
         if (self._start, self._pos) != (0, 0):
             warnings.warn('data partitioning changed in the middle of a sweep; continuing with the next sweep')
             self._sweep += 1
@@ -253,6 +273,10 @@ class MinibatchSource(object):
         """Whole sequences of about ``target`` samples (at least one) at the current position:
         (stream name -> SequenceData, whether the sweep ended), or (None, False) past the end. Without
         ``assemble`` the streams that their deserializer finishes stay unfinished (and draw nothing)."""
+        if self._timeline is not None:
+            streams, sweep_end = self._timeline.read(target)
+            self._samples = self._timeline.samples
+            return streams, sweep_end
         segments, count, sweep_end = [], 0, False
         empty = 0  # blocks passed in a row without a sequence of this worker's
         while self._samples < self._max_samples and self._sweep < self._max_sweeps:

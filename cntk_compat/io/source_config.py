@@ -71,6 +71,10 @@ def is_multithreaded(config):
     return any(_deserializer_dict(d).get('type') in _IMAGE_TYPES for d in config.deserializers)
 
 
+class SourceConfigError(RuntimeError, ValueError):
+    """A MinibatchSource configuration CNTK 2.7 refuses: its RuntimeError (a ValueError too, as before)."""
+
+
 def to_dictionary(config):
     """Validate ``config`` and return it as CNTK's configuration dictionary."""
     if not isinstance(config, MinibatchSourceConfig):
@@ -78,14 +82,15 @@ def to_dictionary(config):
     if not config.deserializers:
         raise ValueError('cannot create a minibatch source: no deserializers specified')
     if config.max_samples != INFINITELY_REPEAT and config.max_sweeps != INFINITELY_REPEAT:
-        raise ValueError('max_samples (%d) and max_sweeps (%d) are mutually exclusive; set only one of them'
-                         % (config.max_samples, config.max_sweeps))
+        raise SourceConfigError('MinibatchSourceConfig: max samples and max sweeps are mutually exclusive options '
+                                'and cannot have non-default values at the same time.')
     chunks, samples = config.randomization_window_in_chunks, config.randomization_window_in_samples
     if chunks and samples:
-        raise ValueError('randomization_window_in_chunks (%d) and randomization_window_in_samples (%d) are '
-                         'mutually exclusive; set one of them to 0' % (chunks, samples))
+        raise SourceConfigError('MinibatchSourceConfig: randomization window in chunks and randomization window '
+                                'in samples are mutually exclusive options and cannot have non-zero values at the '
+                                'same time.')
     if config.truncation_length and config.is_frame_mode_enabled:
-        raise ValueError('frame mode cannot be combined with truncation_length=%d' % config.truncation_length)
+        raise SourceConfigError('MinibatchSourceConfig: truncation and frame mode are mutually exclusive options.')
     trace_level = getattr(config.trace_level, 'value', config.trace_level)
     result = {'deserializers': [_deserializer_dict(d) for d in config.deserializers],
               'traceLevel': int(trace_level),

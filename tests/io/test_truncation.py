@@ -63,5 +63,5 @@ def test_streams_of_different_lengths_and_frame_mode_are_rejected(tmp_path):
     src = source(tmp_path, text='0 |a 1 |b 1\n0 |a 2\n', truncation_length=2)
     with pytest.raises(ValueError, match='same number of samples, got a: 2, b: 1'):
         src.next_minibatch(4)
-    with pytest.raises(ValueError, match='frame mode cannot be combined with truncation_length=2'):
+    with pytest.raises(ValueError, match='truncation and frame mode are mutually exclusive options'):
         source(tmp_path, truncation_length=2, frame_mode=True)
