@@ -173,22 +173,28 @@ static PyObject *uniform_fill(PyObject *self, PyObject *args)
         PyBuffer_Release(&out);
         return NULL;
     }
-    stream_t s;
-    s.mt = (uint64_t *)state.buf;
-    s.next = NN;
+    uint64_t *mt = (uint64_t *)state.buf;
     Py_BEGIN_ALLOW_THREADS
     double span = high - low;
-    float *of = (float *)out.buf;
-    double *od = (double *)out.buf;
-    for (Py_ssize_t n = 0; n < count;) {
-        double r = to_double(draw(&s)) / 18446744073709551616.0 * span + low;
-        if (r < high) {
-            if (is_double)
-                od[n++] = r;
-            else
-                of[n++] = (float)r;
-        }
-    }
+    /* block by block from a fresh engine (a twist, then its 312 outputs tempered in turn), one element type per
+     * loop: the same draws in the same order as draw() reads them, without its per-draw bookkeeping */
+#define UNIFORM_LOOP(T) do { \
+        T *o = (T *)out.buf; \
+        Py_ssize_t n = 0; \
+        while (n < count) { \
+            twist(mt); \
+            for (int i = 0; i < NN && n < count; i++) { \
+                double r = to_double(temper(mt[i])) / 18446744073709551616.0 * span + low; \
+                if (r < high) \
+                    o[n++] = (T)r; \
+            } \
+        } \
+    } while (0)
+    if (is_double)
+        UNIFORM_LOOP(double);
+    else
+        UNIFORM_LOOP(float);
+#undef UNIFORM_LOOP
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&state);
     PyBuffer_Release(&out);
