@@ -15,6 +15,7 @@ import decimal
 import math
 
 import numpy as np
+import torch
 
 from .launcher import launched_workers
 
@@ -28,6 +29,13 @@ except ImportError:
     _normal_fill = _uniform_fill = None
 
 _FILLED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))  # the element types the compiled fills write
+
+
+def _empty(count, dtype):
+    """An uninitialized float32/float64 array of ``count`` values, allocated by torch: numpy asks the kernel for
+    transparent huge pages on large arrays, whose first touch can stall for seconds on a loaded machine while the
+    kernel compacts memory; the Parameter made from it keeps the same memory."""
+    return torch.empty(int(count), dtype=torch.float32 if dtype == np.float32 else torch.float64).numpy()
 
 # the seed argument's "choose one for me" value (CNTK: sentinel_value_for_auto_select_random_seed)
 SentinelValueForAutoSelectRandomSeed = 2 ** 64 - 3
@@ -150,7 +158,7 @@ def uniform(seed, count, low, high, dtype=np.float32):
     dtype = np.dtype(dtype)
     low, high = float(dtype.type(low)), float(dtype.type(high))
     if _uniform_fill is not None and dtype in _FILLED_DTYPES:
-        out = np.empty(int(count), dtype)
+        out = _empty(count, dtype)
         _uniform_fill(MT19937_64(seed)._state, out, low, high)
         return out
     return uniform_double(EngineStream(seed), count, low, high).astype(dtype)
@@ -269,7 +277,7 @@ def normal(seed, count, std, dtype=np.float32, truncate=False):
     if _normal_fill is not None and dtype in _FILLED_DTYPES:
         if not _ZIGGURAT:
             _ZIGGURAT.extend(_ziggurat_tables())
-        out = np.empty(int(count), dtype)
+        out = _empty(count, dtype)
         _normal_fill(MT19937_64(seed)._state, out, std, bool(truncate), _ZIGGURAT[0], _ZIGGURAT[1])
         return out
     stream = EngineStream(seed)

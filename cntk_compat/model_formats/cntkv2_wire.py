@@ -20,8 +20,10 @@ little-endian), in the order the tensors appear in the message. Both layouts are
 import mmap
 import os
 import struct
+import sys
 
 import numpy as np
+import torch
 
 from .cntkv2_values import (CODE_OF_DTYPE, DTYPE_OF_CODE, FORMAT_VERSION, Float32, Shape, SizeT, StoredArray,
                             StoredAxis, _dim_from_file, _dim_to_file)
@@ -421,9 +423,9 @@ class _Reader(object):
             if stop - start != n * dtype.itemsize:
                 raise ValueError("%s: tensor of shape %s holds %d values, expected %d"
                                  % (where, shape, (stop - start) // dtype.itemsize, n))
-            array = np.empty(shape, dtype.newbyteorder("<"))
+            array = empty_array(shape, dtype)
             _pread_into(self.fd, memoryview(array).cast("B"), start, where)
-            return StoredArray(array if array.dtype.isnative else array.astype(dtype.newbyteorder("=")))
+            return StoredArray(array if sys.byteorder == "little" else array.byteswap())
         else:
             chunks = self.repeated(values[1][0], values[1][1], values[0], where)
             if values[0] == "bytes":  # the element type's own bytes
@@ -444,12 +446,20 @@ class _Reader(object):
 
 _DIRECT = {"float": np.dtype(np.float32), "double": np.dtype(np.float64)}
 _DIRECT_MIN_BYTES = 1 << 20
+_READ_CHUNK = 1 << 26  # bytes per read call
+
+
+def empty_array(shape, dtype):
+    """An uninitialized float32/float64 array for a large tensor, allocated by torch (numpy asks the kernel for
+    transparent huge pages on large arrays, whose first touch can stall for seconds on a loaded machine while the
+    kernel compacts memory); the Parameter made from it keeps the same memory."""
+    return torch.empty(tuple(shape), dtype=torch.float32 if dtype == np.float32 else torch.float64).numpy()
 
 
 def _pread_into(fd, view, offset, where):
     got = 0
     while got < len(view):
-        n = os.preadv(fd, [view[got:]], offset + got)
+        n = os.preadv(fd, [view[got:got + _READ_CHUNK]], offset + got)
         if not n:
             raise ValueError("load_model: the values of %s end early (the file is truncated)" % where)
         got += n
@@ -498,15 +508,15 @@ def read_large(f, what):
             from None
     del message, reader.buf
     for stored, dtype, shape, where in reader.deferred:
-        array = np.empty(shape, dtype.newbyteorder("<"))
+        array = empty_array(shape, dtype)
         view = memoryview(array).cast("B")
         got = 0
         while got < len(view):
-            n = f.readinto(view[got:])
+            n = f.readinto(view[got:got + _READ_CHUNK])
             if not n:
                 raise ValueError("load_model: %s is truncated (the values of %s end early)" % (what, where))
             got += n
-        stored.array = array if array.dtype.isnative else array.astype(dtype.newbyteorder("="))
+        stored.array = array if sys.byteorder == "little" else array.byteswap()
     if f.read(1):
         raise ValueError("load_model: %s has bytes after its last tensor's values" % what)
     return values
