@@ -137,6 +137,8 @@ class LocalTimeline(object):
                 order = shuffle_chunks(n, self._offset + sweep).tolist()
                 items.append(_MARK)
                 last_window, last_seq = 0, len(items)
+                if self._max_sweeps != INFINITELY_REPEAT and sweep >= self._max_sweeps:
+                    break   # nothing after the last sweep is read
             position = (position + 1) % n
             if loaded == 0 and visited >= n:
                 break   # no chunk of this worker's
