@@ -1,4 +1,5 @@
 """Picking steps of sequences: first, last, is_first, is_last, slice, where, gather, scatter."""
+import numpy as np
 import torch
 
 from ...core.axis import Axis, BATCH_AXIS_NAME
@@ -149,12 +150,18 @@ def _check_typeinfo(typeinfo):
 
 
 def _counts(condition, mask):
-    """How many times each step is taken. Fractional conditions accumulate (CNTK rounds the running sum),
-    so a sequence of n steps with condition 1.6 yields round(1.6 n) steps."""
+    """How many times each step is taken, as CNTK 2.7 counts them: the conditions summed in double precision, and a
+    step taken until the steps taken reach the running sum (less a relative margin of the element type's epsilon,
+    so that ratios like 1/3 come out right); a positive sum takes at least one step."""
     values = torch.where(mask, condition.reshape(mask.shape).to(torch.float64), torch.zeros((), dtype=torch.float64))
-    ends = torch.floor(torch.cumsum(values, 1) + 0.5).long()
+    desired = torch.cumsum(values, 1)
+    margin = float(np.float32(1) - np.finfo(np.float32).eps) if condition.dtype != torch.float64 \
+        else 1 - np.finfo(np.float64).eps
+    ends = torch.ceil(desired * margin).clamp(min=0)
+    ends = torch.where(desired > 0, ends.clamp(min=1), ends)
+    ends = torch.cummax(ends, 1).values.long()
     counts = ends - torch.nn.functional.pad(ends[:, :-1], (1, 0))
-    return torch.where(mask, counts.clamp(min=0), torch.zeros_like(counts))
+    return torch.where(mask, counts, torch.zeros_like(counts))
 
 
 def _where(condition, mask):
