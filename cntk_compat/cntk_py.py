@@ -5,6 +5,7 @@ import warnings as _warnings
 import numpy as _np
 import torch as _torch
 
+from . import initializer as _initializer
 from .core import cntk_rng as _rng
 from .core import variables as _variables
 from .core.hooks import hook as _hook
@@ -20,6 +21,50 @@ _state = {"deterministic": False, "force_setting_device": False, "checked_mode":
           "gpu_memory_trace_level": 0, "math_lib_trace_level": 0, "synchronous_gpu": False,
           "forward_values_sharing": True, "gradient_accumulation_optimization": True,
           "sparse_gradient_aggregation": False}
+
+
+default_param_init_scale = _initializer.DefaultParamInitScale
+sentinel_value_for_infer_param_init_rank = _initializer.SentinelValueForInferParamInitRank
+_INFER_RANK = sentinel_value_for_infer_param_init_rank
+_AUTO_SEED = sentinel_value_for_auto_select_random_seed
+
+
+# the native initializer constructors that cntk.initializer wraps (positional, C++ parameter order)
+def constant_initializer(value=0.0):
+    return _initializer._Constant(value)
+
+
+def uniform_initializer(scale, seed=_AUTO_SEED):
+    return _initializer.uniform(scale, seed)
+
+
+def normal_initializer(scale, output_rank=_INFER_RANK, filter_rank=_INFER_RANK, seed=_AUTO_SEED):
+    return _initializer.normal(scale, output_rank, filter_rank, seed)
+
+
+def _fan_scaled(make):
+    def native(scale=default_param_init_scale, output_rank=_INFER_RANK, filter_rank=_INFER_RANK, seed=_AUTO_SEED):
+        return make(scale, output_rank, filter_rank, seed)
+    return native
+
+
+xavier_initializer = _fan_scaled(_initializer.xavier)
+glorot_uniform_initializer = _fan_scaled(_initializer.glorot_uniform)
+glorot_normal_initializer = _fan_scaled(_initializer.glorot_normal)
+he_uniform_initializer = _fan_scaled(_initializer.he_uniform)
+he_normal_initializer = _fan_scaled(_initializer.he_normal)
+
+
+def bilinear_initializer(kernel_width, kernel_height):
+    return _initializer.bilinear(kernel_width, kernel_height)
+
+
+def random_initializer_with_rank(initializer, output_rank, filter_rank):
+    return _initializer.initializer_with_rank(initializer, output_rank, filter_rank)
+
+
+def truncated_normal_initializer(stdev=1.0, seed=_AUTO_SEED):
+    return _initializer.truncated_normal(stdev, seed)
 
 
 def set_fixed_random_seed(value):

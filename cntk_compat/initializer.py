@@ -106,6 +106,16 @@ class Initializer(object):
                                                                  self.filter_rank)
 
 
+class _Constant(object):
+    """Every element ``value`` (cntk_py.constant_initializer)."""
+
+    def __init__(self, value):
+        self.value = float(value)
+
+    def generate(self, shape, dtype=np.float32):
+        return np.full(tuple(shape), self.value, dtype=dtype)
+
+
 class _Bilinear(object):
     """Bilinear upsampling kernel (for convolution_transpose), replicated over the leading axes."""
 
