@@ -8,11 +8,12 @@ rules so that inferred dimensions resolve.
 """
 import enum
 import inspect
+import warnings
 import weakref
 
 import numpy as np
 
-from ..default_options import default_options
+from ..default_options import default_options, get_global_option
 from . import graph_version
 from .axis import Axis, dynamic_axes_checks_deferred
 from .dtypes import check_operand_dtypes, promote
@@ -24,7 +25,7 @@ from .registry import OpDef, get_op, register_op, register_udf_loader
 from .block_arguments import block_argument_of, note_block_arguments
 from .reinference import infer_in_place, substitute_in_place
 from .uid import new_uid
-from .variable_type import function_type, input_from_type, variable_from_annotation
+from .variable_type import VariableType, function_type, input_from_type, sanitize_type, variable_from_annotation
 from .variables import (Constant, Parameter, Placeholder, Variable, make_output, typed_placeholder)
 
 
@@ -335,7 +336,10 @@ class Function(TensorOpsMixin):
 
     @property
     def root_function(self):
-        return self._root
+        """The primitive the Function's outputs come from; a user function as CNTK hands it out (a Function whose
+        op_name is 'UserFunction', not the Python object, see ops/_user_function._FoundUserFunction)."""
+        root = self._root
+        return root._found_view() if hasattr(type(root), "_found_view") else root
 
     @property
     def outputs(self):
@@ -409,6 +413,8 @@ class Function(TensorOpsMixin):
 
     @property
     def arguments(self):
+        if not get_global_option("python_operand_order", True):  # CNTK's C++ operand order, as before 2.2
+            return tuple(v for v in self._native_leaves() if v.is_input or v.is_placeholder)
         args = self._argument_leaves()
         order = self._arg_order
         if order:
@@ -465,13 +471,13 @@ class Function(TensorOpsMixin):
         if self._is_composite:
             root = self._root
             if not root._op.outputs_are_inputs and {v.uid for v in self.inputs} == {v.uid for v in root._inputs}:
-                op_name = root.op_name
+                op_name = self.root_function.op_name
             else:
                 op_name = "Composite"
 
         def spec(v, is_output=False):
             prefix = v.name + ": " if (not is_output and v.name) else ""
-            return prefix + v._type
+            return prefix + str(v._type)
 
         outs = self.outputs
         out_sig = ("Tuple[" + ", ".join(spec(o, True) for o in outs) + "]") if len(outs) > 1 else spec(outs[0], True)
@@ -496,7 +502,7 @@ class Function(TensorOpsMixin):
         ``<op>: <inputs that are not parameters or constants> -> <outputs>`` for a primitive or block; the
         variables as they print (``Input('x', [#], [3])``). ``str()`` gives the signature form instead."""
         if self._is_composite:
-            head, args = "Composite(%s): " % self._root.op_name, self.arguments
+            head, args = "Composite(%s): " % self.root_function.op_name, self.arguments
         else:
             head, args = "%s: " % self.op_name, self._operands()
         return head + ", ".join(repr(a) for a in args) + " -> " + ", ".join(repr(o) for o in self.outputs)
@@ -601,21 +607,29 @@ class Function(TensorOpsMixin):
         return self.replace_placeholders({phs[0]: substitution})
 
     def update_signature(self, *arg_types, **kwarg_types):
-        params = self.signature
-        if len(arg_types) + len(kwarg_types) != len(params):
-            raise TypeError("update_signature: the Function has %d arguments, %d types given"
-                            % (len(params), len(arg_types) + len(kwarg_types)))
+        """Types the Function's arguments in place (an int or tuple of ints: a shape; a type such as
+        Tensor[3]; None: leave that argument as it is). Returns None, as CNTK's."""
         subs = {}
-        for p, t in zip(params, arg_types):
-            subs[p] = input_from_type(t, p.name)
-        by_name = {p.name: p for p in params}
-        for k, t in kwarg_types.items():
-            subs[by_name[k]] = input_from_type(t, k)
+        for param, t in self.argument_map(*arg_types, **kwarg_types).items():
+            if t is None:
+                continue
+            if not isinstance(sanitize_type(t), VariableType):
+                raise TypeError("update_signature() expects arguments of type int, tuple of int, or Type.Variable")
+            subs[param] = input_from_type(t, param.name)
         _check_argument_types(subs)
-        return self.replace_placeholders(subs)
+        self.replace_placeholders(subs)
 
     def declare_args(self, *arg_types):
-        return self.update_signature(*arg_types)
+        """The beta-era form of update_signature: one shape or Variable per placeholder."""
+        warnings.warn("This will be removed in future versions. Please use update_signature(...) instead",
+                      DeprecationWarning)
+        placeholders = self.placeholders
+        if len(arg_types) != len(placeholders):
+            raise TypeError("CNTK Function.declare_args() expected %d arguments, got %d"
+                            % (len(placeholders), len(arg_types)))
+        subs = {p: t if isinstance(t, Variable) else input_from_type(t) for p, t in zip(placeholders, arg_types)}
+        _check_argument_types(subs)
+        self.replace_placeholders(subs)
 
     # ------------------------------------------------------------------ computing
     def eval(self, arguments=None, outputs=None, device=None, as_numpy=True):
@@ -841,7 +855,9 @@ def _as_block(composite, block_arguments_map, block_op_name, block_instance_name
     grad = any(v._needs_gradient or v.is_output or v.is_placeholder for v in node._inputs)
     node._outputs = [make_output(o._shape, o._dtype, o._is_sparse, o._dynamic_axes, block_instance_name, node, k,
                                  needs_gradient=grad) for k, o in enumerate(inner._outputs)]
-    return Function._composite(node._outputs, arg_order=[o for _, o in mapping])
+    # its arguments: those of the operands, operand by operand (an operand computed from arguments stands for them)
+    order = [a for _, o in mapping for a in walk([o]).leaves if a.is_input or a.is_placeholder]
+    return Function._composite(node._outputs, arg_order=order)
 
 
 def result_dtype(inputs):

@@ -118,14 +118,19 @@ def _is_function(node):
     return hasattr(node, "root_function")
 
 
-def depth_first_search(root, visitor, depth=0):
+def depth_first_search(root, visitor, depth=0, user_functions_found=True):
     """The nodes (Functions and non-output Variables) reachable from ``root`` for which ``visitor(node)`` is
     True, in depth-first order (a Function before its inputs).
 
     ``depth`` is how many levels of block Functions to look into (-1: all); blocks themselves are visited too.
+    As in CNTK, a user function is visited as a plain Function (op_name 'UserFunction'), unless
+    ``user_functions_found`` is False (the Python objects themselves, for the package's own graph rewrites).
     """
     max_depth = sys.maxsize if depth == -1 else depth
-    pending = [(getattr(root, "root_function", root), max_depth)]
+    start = getattr(root, "root_function", root)
+    if not user_functions_found:
+        start = getattr(start, "_user_function", start)
+    pending = [(start, max_depth)]
     found = []
     visited = set()
     while pending:
@@ -142,7 +147,7 @@ def depth_first_search(root, visitor, depth=0):
             else:
                 pending[:0] = [(i, level) for i in node.root_function.inputs]
         elif node.is_output:
-            pending.insert(0, (node.owner, level))
+            pending.insert(0, (_as_found(node.owner) if user_functions_found else node.owner, level))
             continue
         if visitor(node):
             found.append(node)

@@ -238,7 +238,7 @@ def model_bytes(function):
             except ValueError as e:
                 raise ValueError("save: %s" % e) from None
     arg_order = function._arg_order or []
-    root = function.root_function
+    root = function._root
     graph = {"format": FORMAT_NAME, "version": FORMAT_VERSION,
              "variables": [_describe_variable(v) for v in leaves],
              "nodes": [_describe_node(n) for n in nodes],

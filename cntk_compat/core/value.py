@@ -188,6 +188,8 @@ class _NativeValue(object):
 
     def __init__(self, batch=None, seq_starts=None, device=None, _tensor=None, _lengths=None,
                  _is_sparse=False, _slots=None):
+        if sparse.isspmatrix_csr(batch):
+            batch = NDArrayView.from_csr(batch, device)
         if isinstance(batch, NDArrayView):
             _tensor, _is_sparse = batch.tensor, batch.is_sparse
             if device is not None:

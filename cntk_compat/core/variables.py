@@ -12,7 +12,6 @@ from .axis import Axis, BATCH_AXIS_NAME, UNKNOWN_AXES_NAME, dynamic_axes_text
 from .dtypes import data_type_code, is_storage_only, sanitize_dtype, to_torch_dtype
 from .hooks import hook
 from .operators import TensorOpsMixin
-from .type_string import type_string
 from .uid import new_uid
 
 InferredDimension = -1
@@ -144,7 +143,10 @@ class VariableMixin(object):
 
     @property
     def _type(self):
-        return type_string(self._shape, self._dtype, self._is_sparse, self.dynamic_axes)
+        """The Variable's type as one record (shape, dtype, needs_gradient, is_sparse, dynamic_axes), printed as
+        CNTK prints types (Tensor[3], Sequence[SparseTensor[10]], ...)."""
+        return self._Type(shape=self._shape, dtype=self._dtype, needs_gradient=self._needs_gradient,
+                          is_sparse=self._is_sparse, dynamic_axes=tuple(self.dynamic_axes))
 
 
 class Variable(VariableMixin, TensorOpsMixin):

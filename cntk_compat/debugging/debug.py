@@ -197,7 +197,7 @@ class _DebugNode(UserFunction):
 
 def _undebugged_variables(model):
     """The variables of ``model`` (leaves and Function outputs) that no debug node reads yet."""
-    nodes = depth_first_search(model, lambda node: True)
+    nodes = depth_first_search(model, lambda node: True, user_functions_found=False)
     covered = {n.inputs[0].uid for n in nodes if isinstance(n, _DebugNode)}
     variables = []
     for n in nodes:

@@ -51,7 +51,7 @@ Sequence = _sequence_kind("Sequence", Axis.default_input_variable_dynamic_axes()
 
 class SequenceOverMeta(type):
     def __getitem__(cls, axis):
-        return _sequence_kind("Sequence", (axis, Axis.default_batch_axis()))
+        return _sequence_kind("Sequence", (Axis.default_batch_axis(), axis))
 
 
 SequenceOver = SequenceOverMeta("SequenceOver", (), {})

@@ -263,7 +263,7 @@ class _Reader(object):
         return v
 
     def _define(self, uid, f, custom=None):
-        node = f.root_function if f.is_composite else f
+        node = f._root if f.is_composite else f
         node._uid = uid
         if custom:
             node._custom_attributes = {k: plain_values(v) for k, v in custom.items()}

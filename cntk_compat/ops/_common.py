@@ -16,6 +16,8 @@ def sanitize_operand(x, dtype=None, argument="operand"):
     """A Variable for x; numbers and arrays become Constants (in the dtype of the other operands)."""
     if is_symbolic(x):
         return as_variable(x, argument)
+    if isinstance(x, Variable._Type):
+        raise ValueError("Input is a type object (%s). Did you mean to pass 'input_variable(**%s)'?" % (x, x))
     if isinstance(x, (bool, int, float, np.number, np.ndarray, list, tuple)):
         arr = np.asarray(x)
         if arr.dtype == object:
@@ -24,9 +26,23 @@ def sanitize_operand(x, dtype=None, argument="operand"):
     raise TypeError("%s: expected a Variable, Function, number or array, got %s" % (argument, type(x).__name__))
 
 
-def sanitize_operands(*xs, names=None):
+def _numpy_operands_dtype(xs):
+    """CNTK 2.7's precision of an operation on several operands, all numpy data: the widest float type among the
+    numpy arrays and scalars (float64, float32, float16), float32 for anything else."""
+    kinds = {np.dtype(x.dtype) for x in xs if isinstance(x, (np.ndarray, np.inexact)) and x.dtype.kind == "f"}
+    for dtype in (np.float64, np.float32, np.float16):
+        if np.dtype(dtype) in kinds:
+            return np.dtype(dtype)
+    return None
+
+
+def sanitize_operands(*xs, names=None, numpy_precision=True):
+    """Variables for the operands of one op. Without a symbolic operand, numpy data keep their widest float type
+    when the op takes several operands and ``numpy_precision`` holds (CNTK 2.7's binary ops); otherwise they
+    become float32 Constants (its single-operand ops, splice, element_select and the logical ops)."""
     symbolic = [as_variable(x) for x in xs if is_symbolic(x)]
-    dtype = operands_dtype(symbolic) if symbolic else None
+    dtype = operands_dtype(symbolic) if symbolic else \
+        _numpy_operands_dtype(xs) if len(xs) > 1 and numpy_precision else None
     names = names or ["operand %d" % i for i in range(len(xs))]
     return [sanitize_operand(x, dtype, n) for x, n in zip(xs, names)]
 
@@ -175,8 +191,18 @@ def elementwise_infer(op_name, matching_axes_op=None):
         if shape is not None:
             _infer_parameter_dims(inputs, shape)
         axes = operand_dynamic_axes(matching_axes_op or op_name, inputs, broadcast=matching_axes_op is None)
+        if shape is None and axes:
+            shape = _shape_beside_unknown(inputs, op_name)
         return [OutputSpec(shape, operands_dtype(inputs), axes)]
     return infer
+
+
+def _shape_beside_unknown(inputs, op_name):
+    """CNTK 2.7's guess for an operand of unknown shape (a placeholder) beside operands on dynamic axes: the
+    known operands' shape, unless a dimension of 1 there leaves the result's open."""
+    known = [i._shape for i in inputs if i._shape is not None]
+    shape = broadcast_shape(known, op_name) if known else None
+    return shape if shape is not None and 1 not in shape else None
 
 
 def _infer_parameter_dims(inputs, shape):
@@ -196,8 +222,10 @@ def elementwise_infer_partial(inputs, guess):
     known = [i for i in inputs if i._shape is not None and i._dynamic_axes is not None]
     if not known or (guess < 2 and all(all(d == 1 for d in i._shape) for i in known)):
         return None
-    return [OutputSpec(broadcast_shape([i._shape for i in known]), promote(*[i._dtype for i in known]),
-                       dynamic_axes_of(known))]
+    axes = dynamic_axes_of(known)
+    if not axes and any(i._dynamic_axes is None for i in inputs):
+        axes = None  # an operand of unknown axes may have some: the result's stay unknown, its shape is guessed
+    return [OutputSpec(broadcast_shape([i._shape for i in known]), promote(*[i._dtype for i in known]), axes)]
 
 
 def register_elementwise(op_name, compute, prepare=None, matching_axes_op=None, **options):

@@ -204,7 +204,7 @@ def _load_node(info, inputs, name):
     callback = udf_loader(info["op_name"]) or _user_function_class(info).deserialize
     udf = callback(list(inputs), name, state)
     if isinstance(udf, Function):
-        return udf if not udf.is_composite else udf.root_function
+        return udf if not udf.is_composite else udf._root
     raise TypeError("load_model: deserializing user function %s gave %s, expected a UserFunction"
                     % (info["op_name"], type(udf).__name__))
 
@@ -336,7 +336,7 @@ class _FoundUserFunction(Function):
 
     @property
     def op_name(self):
-        return self._user_function.op_name
+        return "UserFunction"
 
     def _clone_primitive(self, new_inputs):
         return self._user_function._clone_primitive(new_inputs)

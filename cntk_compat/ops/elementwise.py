@@ -494,8 +494,11 @@ register_elementwise("Clip", _clip, matching_axes_op="Clip")
 
 def _binary(public, a, b, name):
     op_name, _, arg_names = _BINARY[public]
-    a, b = sanitize_operands(a, b, names=list(arg_names))
+    a, b = sanitize_operands(a, b, names=list(arg_names), numpy_precision=public not in _LOGICAL)
     return make(op_name, [a, b], None, name)
+
+
+_LOGICAL = ("element_and", "element_or", "element_xor")
 
 
 def associative_multi_arg(f):
@@ -597,7 +600,7 @@ def element_xor(x, y, name=""):
 
 def element_select(flag, value_if_true, value_if_false, name=""):
     flag, t, f = sanitize_operands(flag, value_if_true, value_if_false,
-                                   names=["flag", "value_if_true", "value_if_false"])
+                                   names=["flag", "value_if_true", "value_if_false"], numpy_precision=False)
     return make("Select", [flag, t, f], None, name)
 
 

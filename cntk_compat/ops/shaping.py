@@ -300,7 +300,7 @@ def splice(*inputs, **kw_axis_name):
         raise TypeError("splice: unexpected keyword arguments %s" % sorted(kw_axis_name))
     if len(inputs) == 1 and isinstance(inputs[0], (list, tuple)):
         inputs = tuple(inputs[0])
-    ops = sanitize_operands(*inputs, names=["input %d" % k for k in range(len(inputs))])
+    ops = sanitize_operands(*inputs, names=["input %d" % k for k in range(len(inputs))], numpy_precision=False)
     if isinstance(axis, Axis):
         if axis == Axis.new_leading_axis():
             axis = _NEW_LEADING  # kept as such; splice_axis places it once the inputs' shapes are known

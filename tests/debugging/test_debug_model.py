@@ -61,8 +61,11 @@ def test_debug_model_computes_the_same_values_and_gradients():
     grads = model.grad({model.arguments[0]: data}, wrt=[p])
     np.testing.assert_allclose(grads, np.full(2, data.sum()))  # z[b,i,j] = x[b,i] p[j]
     assert model.parameters[0] is p
-    assert sum(isinstance(n, _DebugNode) for n in
-               C.logging.graph.depth_first_search(model, lambda n: True)) == 3
+    # the debug nodes are user functions: a graph search finds them as CNTK's do, op_name 'UserFunction'
+    found = C.logging.graph.depth_first_search(model, lambda n: isinstance(n, C.Function))
+    assert sum(n.op_name == "UserFunction" for n in found) == 3
+    assert sum(isinstance(n, _DebugNode) for n in C.logging.graph.depth_first_search(
+        model, lambda n: True, user_functions_found=False)) == 3
 
 
 def test_stepping_stops_at_every_node_forward_then_backward():

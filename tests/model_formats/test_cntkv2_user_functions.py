@@ -97,8 +97,10 @@ def test_loads_back_through_the_class_the_program_defined(tmp_path, no_callbacks
     f.save(path)
     loaded = C.load_model(path)
     np.testing.assert_allclose(_eval(loaded), _eval(f), rtol=1e-6)
-    udf = [g for g in C.logging.graph.depth_first_search(loaded, lambda g: isinstance(g, ScaledSigmoid))]
+    # found as CNTK hands out a user function: a Function whose op_name is 'UserFunction', the user's attributes
+    udf = C.logging.graph.depth_first_search(loaded, lambda g: getattr(g, "op_name", None) == "UserFunction")
     assert len(udf) == 1 and udf[0].scale == 3.0 and udf[0].name == "sig"
+    assert udf[0].serialize()["class"] == "ScaledSigmoid"
     # gradients flow through the loaded user function's backward
     p = [q for q in loaded.parameters if q.name == "p"][0]
     grads = loaded.grad({loaded.arguments[0]: X}, wrt=[p])
