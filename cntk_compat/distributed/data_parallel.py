@@ -155,7 +155,7 @@ class DataParallelDistributedLearner(DistributedLearner):
                                        "came back as %r): this version of torch changed DDP's Join divisor"
                                        % (self._workers, workers))
                 self._carried = (int(low) + _COUNT_SPLIT * int(high), loss_sum,
-                                 None if metric is None else metric_sum)
+                                 None if metric is None and not self.metric_expected else metric_sum)
             carrier.grad = None
         # at 32 bits the gradients are DDP's bucket views, which the next backward pass overwrites whole: the
         # learner may scale them in place (OwnedGradients); the quantizing hooks' buckets are left alone
@@ -217,7 +217,8 @@ class DataParallelDistributedLearner(DistributedLearner):
             info.num_samples, info.loss, info.metric = self._carried
             self._carried = None
         elif self._pending is not None:
-            info.num_samples, info.loss, info.metric = _wait_totals(self._pending, info.metric is not None)
+            info.num_samples, info.loss, info.metric = _wait_totals(
+                self._pending, info.metric is not None or self.metric_expected)
             self._pending = None
         self._samples_seen += info.num_samples
         if info.num_samples == 0:

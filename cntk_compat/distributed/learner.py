@@ -65,6 +65,9 @@ class DistributedLearner(object):
         self._distributed_after = int(distributed_after)
         self._samples_seen = 0       # agreed by all workers
         self._phase = None           # 'warm start' or 'distributed': the phase whose parameters were broadcast
+        # set by the Trainer: whether it has an evaluation function, so that a worker without data in a minibatch
+        # still takes the metric summed over the workers (its own forward pass computed none)
+        self.metric_expected = False
 
     # -- the learner's face -------------------------------------------------------------------------------
     @property

@@ -287,6 +287,7 @@ class Trainer(object):
 
     def _train_distributed_minibatch(self, args, outputs, device, sweep_end):
         learner = self._distributed
+        learner.metric_expected = self._metric is not None
         run_forward = (lambda: self._training_forward(args, outputs, device)) if args else None
         n, loss, metric, fetched, gradients = learner.forward_backward(run_forward, self._loss, self._gradients)
         minibatch = MinibatchInfo(n, loss, metric, sweep_end)
