@@ -1,6 +1,8 @@
 """Truncated back-propagation through time: sequences cut into pieces of ``truncation_length`` samples.
 
-As in CNTK, a minibatch of N samples has max(1, N // truncation_length) parallel slots.  Each slot
+As in CNTK, a minibatch of N samples has max(1, N // truncation_length) parallel slots; in a distributed job
+N is the whole minibatch, the slots are dealt out among the workers (slots // workers, one more for the first
+slots % workers ranks) and more workers than slots is CNTK's ValueError ("Too many workers ...").  Each slot
 keeps reading its current sequence where the previous minibatch stopped and contributes up to
 ``truncation_length`` samples; when its sequence ends, the slot continues with the next sequence of
 the reader within the same minibatch.  Every piece is a sequence of the minibatch; ``starts`` tells
@@ -58,10 +60,15 @@ class TruncatedReader(object):
         self._ordinal += 1
         return _Slot(streams, self._ordinal - 1, position, sweep_end)
 
-    def next(self, minibatch_size):
+    def next(self, minibatch_size, parts=1, part=0):
         """(stream name -> SequenceData of the pieces, whether the last piece of a sweep is among them,
-        which pieces start a sequence, the slot of each piece)."""
+        which pieces start a sequence, the slot of each piece) of this worker's share of a minibatch of
+        ``minibatch_size`` samples (all workers')."""
         num_slots = max(1, minibatch_size // self._length)
+        if parts > num_slots:
+            raise ValueError('Too many workers for minibatch size; please increase minibatch size or decrease '
+                             'number of workers.')
+        num_slots = num_slots // parts + (1 if part < num_slots % parts else 0)
         self._slots.extend([None] * (num_slots - len(self._slots)))
         pieces, starts, slots, sweep_end = [], [], [], False
         for i in range(num_slots):

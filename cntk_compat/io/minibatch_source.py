@@ -372,7 +372,7 @@ class MinibatchSource(object):
                              "to minibatch size of 1 sample per worker\n" % (minibatch_size_in_samples, parts))
         starts = slots = None
         if self._truncation is not None:
-            streams, sweep_end, starts, slots = self._truncation.next(target)
+            streams, sweep_end, starts, slots = self._truncation.next(int(minibatch_size_in_samples), parts, part)
         else:
             streams, sweep_end = self.read_sequences(target)
         if streams is None:

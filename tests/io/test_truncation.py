@@ -65,3 +65,28 @@ def test_streams_of_different_lengths_and_frame_mode_are_rejected(tmp_path):
         src.next_minibatch(4)
     with pytest.raises(ValueError, match='truncation and frame mode are mutually exclusive options'):
         source(tmp_path, truncation_length=2, frame_mode=True)
+
+
+SIX_SEQUENCES = ''.join('%d |a %d |b 0\n' % (s, 100 * s + t) for s in range(6) for t in range(10))
+
+
+@pytest.mark.parametrize('size,parts,part,expected', [
+    # CNTK 2.7 (6 sequences of 10, truncation 4): the whole minibatch's slots, max(1, size // 4), dealt out
+    (8, 2, 0, ['4/1', '4/1', '4/2', '4/1']), (8, 2, 1, ['4/1', '4/1', '4/2', '4/1']),
+    (12, 2, 0, ['8/2', '8/2', '8/4', '8/2']), (12, 2, 1, ['4/1', '4/1', '4/2', '4/1']),
+    (12, 3, 2, ['4/1', '4/1', '4/2', '4/1']),
+])
+def test_workers_share_the_slots_of_the_whole_minibatch(tmp_path, size, parts, part, expected):
+    src = source(tmp_path, SIX_SEQUENCES, truncation_length=4)
+    got = []
+    for _ in range(4):
+        d = src.next_minibatch(size, num_data_partitions=parts, partition_index=part)[src['a']]
+        got.append('%d/%d' % (d.num_samples, d.num_sequences))
+    assert got == expected
+
+
+def test_more_workers_than_slots_is_cntks_error(tmp_path):
+    src = source(tmp_path, SIX_SEQUENCES, truncation_length=4)
+    with pytest.raises(ValueError, match=r'^Too many workers for minibatch size; please increase minibatch size '
+                                         r'or decrease number of workers\.'):
+        src.next_minibatch(8, num_data_partitions=3, partition_index=0)
