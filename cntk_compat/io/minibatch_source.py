@@ -299,7 +299,8 @@ class MinibatchSource(object):
             before = int(block.ends[self._pos - 1]) if self._pos else 0
             base = self._samples - (int(block.global_ends[self._pos - 1]) if self._pos else 0)
             k = min(int(np.searchsorted(ends, before + target - count, side='right')),
-                    int(np.searchsorted(base + block.global_ends[self._pos:], self._max_samples, side='right')))
+                    # as CNTK 2.7: a sequence that starts before max_samples is read (the last may cross it)
+                    int(np.searchsorted(base + block.global_starts[self._pos:], self._max_samples, side='left')))
             if k == 0 and not segments and base + int(block.global_starts[self._pos]) < self._max_samples:
                 k = 1
             if k == 0:
