@@ -13,6 +13,7 @@ import cntk as C
 from cntk_compat.core.engine import evaluate_tensors
 from cntk_compat.core.graph import node_inputs_and_body, walk
 from cntk_compat.core.registry import registered_ops
+from cntk_compat.ops._common import make
 
 F64 = np.float64
 
@@ -352,7 +353,9 @@ CATALOG = {
     "ElementAnd": _binary(C.element_and, smooth=False), "ElementOr": _binary(C.element_or, smooth=False),
     "ElementXor": _binary(C.element_xor, smooth=False),
     "Negate": _unary(C.negate), "Abs": _unary(C.abs, smooth=False), "Exp": _unary(C.exp),
-    "Log": _unary(C.log, 0.5, 2.0), "Sqrt": _unary(C.sqrt, 0.5, 2.0), "Square": _unary(C.square),
+    "Log": _unary(C.log, 0.5, 2.0), "Sqrt": _unary(C.sqrt, 0.5, 2.0),
+    # C.square builds ElementTimes(x, x) as CNTK does; a Square node comes from files saved before
+    "Square": _unary(lambda x: make("Square", [x])),
     "Reciprocal": _unary(C.reciprocal, 0.5, 2.0), "Sigmoid": _unary(C.sigmoid), "Tanh": _unary(C.tanh),
     "ReLU": _unary(C.relu, smooth=False), "Floor": _unary(C.floor, smooth=False),
     "Ceil": _unary(C.ceil, smooth=False), "Round": _unary(C.round, smooth=False),
