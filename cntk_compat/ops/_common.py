@@ -191,18 +191,8 @@ def elementwise_infer(op_name, matching_axes_op=None):
         if shape is not None:
             _infer_parameter_dims(inputs, shape)
         axes = operand_dynamic_axes(matching_axes_op or op_name, inputs, broadcast=matching_axes_op is None)
-        if shape is None and axes:
-            shape = _shape_beside_unknown(inputs, op_name)
         return [OutputSpec(shape, operands_dtype(inputs), axes)]
     return infer
-
-
-def _shape_beside_unknown(inputs, op_name):
-    """CNTK 2.7's guess for an operand of unknown shape (a placeholder) beside operands on dynamic axes: the
-    known operands' shape, unless a dimension of 1 there leaves the result's open."""
-    known = [i._shape for i in inputs if i._shape is not None]
-    shape = broadcast_shape(known, op_name) if known else None
-    return shape if shape is not None and 1 not in shape else None
 
 
 def _infer_parameter_dims(inputs, shape):
@@ -222,10 +212,8 @@ def elementwise_infer_partial(inputs, guess):
     known = [i for i in inputs if i._shape is not None and i._dynamic_axes is not None]
     if not known or (guess < 2 and all(all(d == 1 for d in i._shape) for i in known)):
         return None
-    axes = dynamic_axes_of(known)
-    if not axes and any(i._dynamic_axes is None for i in inputs):
-        axes = None  # an operand of unknown axes may have some: the result's stay unknown, its shape is guessed
-    return [OutputSpec(broadcast_shape([i._shape for i in known]), promote(*[i._dtype for i in known]), axes)]
+    return [OutputSpec(broadcast_shape([i._shape for i in known]), promote(*[i._dtype for i in known]),
+                       dynamic_axes_of(known))]
 
 
 def register_elementwise(op_name, compute, prepare=None, matching_axes_op=None, **options):
