@@ -2,12 +2,10 @@
 it (golden values from CNTK 2.7 on the same files): 11-bit fixed-point weights of the A = -0.75 cubic, the
 image's edge repeated outside it, and the float32 vertical pass of OpenCV's SSE2 kernel (the integer one for
 the last width * channels % 8 values of a row)."""
-import numpy as np
 import pytest
-from PIL import Image
 
-import cntk as C
 import cntk.io.transforms as xforms
+from tests.io._two_images import checksums, read_both, write_map_file
 
 # two random images (40x40 and 27x35 from RandomState(0)) scaled to WxH with interpolations='cubic':
 # per image, the sum of the values and the sum of value * (flat index % 97), as CNTK 2.7 reads them
@@ -19,25 +17,8 @@ CUBIC_CNTK27 = {(8, 8): [[24749, 1178781], [26467, 1243881]],
                 (7, 3): [[7766, 237264], [7547, 211906]]}
 
 
-def _map_file(tmp_path):
-    rng = np.random.RandomState(0)
-    images = [rng.randint(0, 256, (40, 40, 3)).astype(np.uint8), rng.randint(0, 256, (27, 35, 3)).astype(np.uint8)]
-    lines = []
-    for i, img in enumerate(images):
-        path = str(tmp_path / ("%03d.png" % i))
-        Image.fromarray(img, "RGB").save(path)
-        lines.append("%s\t%d\n" % (path, i))
-    (tmp_path / "map.txt").write_text("".join(lines))
-    return str(tmp_path / "map.txt")
-
-
 @pytest.mark.parametrize("size", sorted(CUBIC_CNTK27))
 def test_cubic_scale_is_cntk_27s(tmp_path, size):
     w, h = size
-    source = C.io.MinibatchSource(C.io.ImageDeserializer(_map_file(tmp_path), C.io.StreamDefs(
-        features=C.io.StreamDef(field="image", transforms=[
-            xforms.scale(width=w, height=h, channels=3, interpolations="cubic")]),
-        labels=C.io.StreamDef(field="label", shape=10))), randomize=False)
-    f = source.next_minibatch(2)[source.streams.features].asarray().reshape(2, -1).astype(np.int64)
-    k = np.arange(f.shape[1]) % 97
-    assert [[int(r.sum()), int((r * k).sum())] for r in f] == CUBIC_CNTK27[size]
+    rows = read_both(write_map_file(tmp_path), [xforms.scale(width=w, height=h, channels=3, interpolations="cubic")])
+    assert checksums(rows) == CUBIC_CNTK27[size]

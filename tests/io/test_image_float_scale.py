@@ -3,12 +3,10 @@ in CNTK) are OpenCV 3.1's float resizes as CNTK 2.7's image reader computes them
 CNTK 2.7 on the same files and the same colour draws): float32 weights (1 - f, f for linear; the A = -0.75 cubic's
 for cubic), the image's edge outside it, the terms summed left to right; an exact 2x linear reduction is
 INTER_AREA's (((a + b) + c) + d) * 0.25."""
-import numpy as np
 import pytest
-from PIL import Image
 
-import cntk as C
 import cntk.io.transforms as xforms
+from tests.io._two_images import checksums, read_both, write_map_file
 
 # two random images (40x40 and 27x35 from RandomState(0)) through color(brightness 0.2, contrast 0.3) then
 # scale(W, H): per image, the sum of the values and the sum of value * (flat index % 97), as CNTK 2.7 reads them
@@ -20,28 +18,12 @@ COLOR_THEN_SCALE_CNTK27 = {
     ("cubic", 81, 40): [[1307942.6736, 62575252.564], [1512867.0376, 72021931.125]]}
 
 
-def _map_file(tmp_path):
-    rng = np.random.RandomState(0)
-    images = [rng.randint(0, 256, (40, 40, 3)).astype(np.uint8), rng.randint(0, 256, (27, 35, 3)).astype(np.uint8)]
-    lines = []
-    for i, img in enumerate(images):
-        path = str(tmp_path / ("%03d.png" % i))
-        Image.fromarray(img, "RGB").save(path)
-        lines.append("%s\t%d\n" % (path, i))
-    (tmp_path / "map.txt").write_text("".join(lines))
-    return str(tmp_path / "map.txt")
-
-
 @pytest.mark.parametrize("key", sorted(COLOR_THEN_SCALE_CNTK27))
 def test_float_scale_is_cntk_27s(tmp_path, key):
     interpolation, w, h = key
     transforms = [xforms.color(brightness_radius=0.2, contrast_radius=0.3, saturation_radius=0.0),
                   xforms.scale(width=w, height=h, channels=3, interpolations=interpolation)]
-    source = C.io.MinibatchSource(C.io.ImageDeserializer(_map_file(tmp_path), C.io.StreamDefs(
-        features=C.io.StreamDef(field="image", transforms=transforms),
-        labels=C.io.StreamDef(field="label", shape=10))), randomize=False)
-    f = source.next_minibatch(2)[source.streams.features].asarray().reshape(2, -1).astype(np.float64)
-    k = np.arange(f.shape[1]) % 97
-    for row, (total, weighted) in zip(f, COLOR_THEN_SCALE_CNTK27[key]):
-        assert float(row.sum()) == pytest.approx(total, abs=2e-4)
-        assert float((row * k).sum()) == pytest.approx(weighted, abs=2e-3)
+    rows = read_both(write_map_file(tmp_path), transforms)
+    for (total, weighted), (cntk_total, cntk_weighted) in zip(checksums(rows), COLOR_THEN_SCALE_CNTK27[key]):
+        assert total == pytest.approx(cntk_total, abs=2e-4)
+        assert weighted == pytest.approx(cntk_weighted, abs=2e-3)

@@ -2,12 +2,10 @@
 bit (golden values from CNTK 2.7 on the same files): OpenCV's 8 weights (computed in double from x + 3 in float,
 normalized in float32), the image's edge repeated outside it; for 8-bit images 11-bit fixed-point weights and
 integer passes rounded (sum + 2^21) >> 22, for float images (after a colour jitter) float32 sums left to right."""
-import numpy as np
 import pytest
-from PIL import Image
 
-import cntk as C
 import cntk.io.transforms as xforms
+from tests.io._two_images import checksums, read_both, write_map_file
 
 # two random images (40x40 and 27x35 from RandomState(0)) scaled to WxH with interpolations='lanczos': per image,
 # the sum of the values and the sum of value * (flat index % 97), as CNTK 2.7 reads them
@@ -22,39 +20,20 @@ LANCZOS_FLOAT_CNTK27 = {(20, 13): [[105237.4907, 5001465.522], [122960.8259, 589
                         (64, 70): [[1808466.5658, 86714428.696], [2092232.5197, 100225106.96]]}
 
 
-def _map_file(tmp_path):
-    rng = np.random.RandomState(0)
-    images = [rng.randint(0, 256, (40, 40, 3)).astype(np.uint8), rng.randint(0, 256, (27, 35, 3)).astype(np.uint8)]
-    lines = []
-    for i, img in enumerate(images):
-        path = str(tmp_path / ("%03d.png" % i))
-        Image.fromarray(img, "RGB").save(path)
-        lines.append("%s\t%d\n" % (path, i))
-    (tmp_path / "map.txt").write_text("".join(lines))
-    return str(tmp_path / "map.txt")
-
-
-def _read(tmp_path, transforms):
-    source = C.io.MinibatchSource(C.io.ImageDeserializer(_map_file(tmp_path), C.io.StreamDefs(
-        features=C.io.StreamDef(field="image", transforms=transforms),
-        labels=C.io.StreamDef(field="label", shape=10))), randomize=False)
-    f = source.next_minibatch(2)[source.streams.features].asarray().reshape(2, -1).astype(np.float64)
-    return f, np.arange(f.shape[1]) % 97
-
-
 @pytest.mark.parametrize("size", sorted(LANCZOS_8BIT_CNTK27))
 def test_lanczos_scale_of_8_bit_images_is_cntk_27s(tmp_path, size):
     w, h = size
-    f, k = _read(tmp_path, [xforms.scale(width=w, height=h, channels=3, interpolations="lanczos")])
-    f = f.astype(np.int64)
-    assert [[int(r.sum()), int((r * k).sum())] for r in f] == LANCZOS_8BIT_CNTK27[size]
+    rows = read_both(write_map_file(tmp_path), [xforms.scale(width=w, height=h, channels=3,
+                                                             interpolations="lanczos")])
+    assert checksums(rows) == LANCZOS_8BIT_CNTK27[size]
 
 
 @pytest.mark.parametrize("size", sorted(LANCZOS_FLOAT_CNTK27))
 def test_lanczos_scale_of_float_images_is_cntk_27s(tmp_path, size):
     w, h = size
-    f, k = _read(tmp_path, [xforms.color(brightness_radius=0.2, contrast_radius=0.3, saturation_radius=0.0),
-                            xforms.scale(width=w, height=h, channels=3, interpolations="lanczos")])
-    for row, (total, weighted) in zip(f, LANCZOS_FLOAT_CNTK27[size]):
-        assert float(row.sum()) == pytest.approx(total, abs=2e-4)
-        assert float((row * k).sum()) == pytest.approx(weighted, abs=2e-3)
+    rows = read_both(write_map_file(tmp_path), [
+        xforms.color(brightness_radius=0.2, contrast_radius=0.3, saturation_radius=0.0),
+        xforms.scale(width=w, height=h, channels=3, interpolations="lanczos")])
+    for (total, weighted), (cntk_total, cntk_weighted) in zip(checksums(rows), LANCZOS_FLOAT_CNTK27[size]):
+        assert total == pytest.approx(cntk_total, abs=2e-4)
+        assert weighted == pytest.approx(cntk_weighted, abs=2e-3)

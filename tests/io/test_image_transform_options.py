@@ -2,12 +2,11 @@
 files): crop and jitter types and the interpolation in any letter case (CNTK's ConvNetLRN_CIFAR10_DataAug
 example writes crop_type='RandomSide', jitter_type='uniRatio'), the scale mode in lower case only, and the
 nearest-neighbour resize of OpenCV 3.1 (source pixel floor(x * src / dst))."""
-import numpy as np
 import pytest
-from PIL import Image
 
 import cntk as C
 import cntk.io.transforms as xforms
+from tests.io._two_images import checksums, read_both, write_map_file
 from cntk_compat.io.transforms import transform_config
 
 # the two random images of test_image_reader_cntk27 (40x40 and 27x35 from RandomState(0)) scaled to WxH with
@@ -19,42 +18,25 @@ NEAREST_CNTK27 = {(8, 8): [[23807, 1138854], [26198, 1272462]],
 LINEAR_8x8_CNTK27 = [[24749, 1178781], [26100, 1229041]]
 
 
-def _map_file(tmp_path):
-    rng = np.random.RandomState(0)
-    images = [rng.randint(0, 256, (40, 40, 3)).astype(np.uint8), rng.randint(0, 256, (27, 35, 3)).astype(np.uint8)]
-    lines = []
-    for i, img in enumerate(images):
-        path = str(tmp_path / ("%03d.png" % i))
-        Image.fromarray(img, "RGB").save(path)
-        lines.append("%s\t%d\n" % (path, i))
-    (tmp_path / "map.txt").write_text("".join(lines))
-    return str(tmp_path / "map.txt")
-
-
 def _read(map_file, transforms):
-    source = C.io.MinibatchSource(C.io.ImageDeserializer(map_file, C.io.StreamDefs(
-        features=C.io.StreamDef(field="image", transforms=transforms),
-        labels=C.io.StreamDef(field="label", shape=10))), randomize=False)
-    f = source.next_minibatch(2)[source.streams.features].asarray().reshape(2, -1).astype(np.int64)
-    k = np.arange(f.shape[1]) % 97
-    return [[int(r.sum()), int((r * k).sum())] for r in f]
+    return checksums(read_both(map_file, transforms))
 
 
 @pytest.mark.parametrize("size", sorted(NEAREST_CNTK27))
 def test_nearest_scale_is_opencv_31s(tmp_path, size):
     w, h = size
-    assert _read(_map_file(tmp_path), [xforms.scale(width=w, height=h, channels=3, interpolations="nearest")]) \
+    assert _read(write_map_file(tmp_path), [xforms.scale(width=w, height=h, channels=3, interpolations="nearest")]) \
         == NEAREST_CNTK27[size]
 
 
 def test_interpolation_in_any_case(tmp_path):
-    m = _map_file(tmp_path)
+    m = write_map_file(tmp_path)
     assert _read(m, [xforms.scale(width=8, height=8, channels=3, interpolations="Linear")]) == LINEAR_8x8_CNTK27
     assert _read(m, [xforms.scale(width=8, height=8, channels=3, interpolations="NEAREST")]) == NEAREST_CNTK27[(8, 8)]
 
 
 def test_crop_and_jitter_types_in_any_case(tmp_path):
-    m = _map_file(tmp_path)
+    m = write_map_file(tmp_path)
     t = xforms.crop(crop_type="RandomSide", side_ratio=0.8, jitter_type="uniRatio")
     # CNTK's transform dictionary keeps the texts as written
     cfg = transform_config(t)

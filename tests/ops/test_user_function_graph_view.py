@@ -2,28 +2,13 @@
 Function whose op_name is 'UserFunction' (the Python object keeps '<module>.<class>'), and a composite over one
 prints as Composite(UserFunction)."""
 import cntk as C
-from cntk.ops.functions import UserFunction
-
-
-class TimesTwo(UserFunction):
-    def __init__(self, a, name='twice'):
-        super(TimesTwo, self).__init__([a], name=name)
-
-    def forward(self, arguments, device=None, outputs_to_retain=None):
-        return None, arguments * 2
-
-    def backward(self, state, root_gradients):
-        return root_gradients * 2
-
-    def infer_outputs(self):
-        x = self.inputs[0]
-        return [C.output_variable(x.shape, x.dtype, x.dynamic_axes)]
+from tests._user_functions import Doubling
 
 
 def test_the_graph_shows_a_user_function_as_cntk_does():
     x = C.input_variable(3)
-    udf = TimesTwo(x)
-    assert udf.op_name == TimesTwo.__module__ + ".TimesTwo"
+    udf = Doubling(x, name='twice')
+    assert udf.op_name == Doubling.__module__ + ".Doubling"
     f = C.user_function(udf)
     assert (f.op_name, f.root_function.op_name) == ("CompositeFunctionOpName", "UserFunction")
     assert repr(f).startswith("Composite(UserFunction): Input(")
