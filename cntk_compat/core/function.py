@@ -176,7 +176,7 @@ class Function(TensorOpsMixin):
         inputs = [as_variable(i, "input %d of %s" % (k, op.name)) for k, i in enumerate(inputs)]
         attributes = dict(attributes or {})
         node = Function.__new__(Function)
-        node._set_primitive(op, display_name or op.public_name, inputs, attributes, name)
+        node._set_primitive(op, display_name or op.public_name, inputs, attributes, name, op.uid_prefix)
         if op.outputs_are_inputs:
             node._outputs = list(inputs)
         else:

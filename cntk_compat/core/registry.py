@@ -66,6 +66,8 @@ class OpDef(object):
         differs from the registry name: several registry ops are one CNTK primitive (ReduceElements,
         RandomDistribution), or CNTK's name is taken by a Python function (StableSigmoid, OneHotOp). None: the
         registry name.
+    uid_prefix: the prefix of its nodes' uids where it is not the public name: 'Block' for the ops CNTK 2.7 builds
+        as blocks of primitives (Sequence::Slice, And ...). None: the public name.
     spatial_transform(node) -> (k, [(scale, translate), ...]): for an op that moves its trailing (spatial) axes
         (convolution, pooling, their transposes), how a position p of the output maps to a position
         scale * p + translate of its input k, per trailing axis (crop_automatic composes them). None: the op
@@ -82,6 +84,7 @@ class OpDef(object):
                  delay=None, sequence_initial_state=None, carries_state=False, outputs_are_inputs=False,
                  save_state=None, load_node=None, uses_random=False, algebra=None, owned_state=None,
                  public_attributes=None, sparse_gradient=None, spatial_transform=None, public_name=None,
+                 uid_prefix=None,
                  native_operand_order=None, mixed_dtypes=False):
         if delay not in (None, "past", "future"):
             raise ValueError("op %s: delay must be None, 'past' or 'future', got %r" % (name, delay))
@@ -111,6 +114,7 @@ class OpDef(object):
         self.sparse_gradient = sparse_gradient
         self.spatial_transform = spatial_transform
         self.public_name = public_name or name
+        self.uid_prefix = uid_prefix
         self.native_operand_order = native_operand_order
         self.mixed_dtypes = mixed_dtypes
 

@@ -167,7 +167,8 @@ def unpooling(operand, pooling_input, unpooling_type, unpooling_window_shape, st
     """Max unpooling: each value of operand goes back to where the maximum of its window was in pooling_input."""
     if unpooling_type != MAX_UNPOOLING:
         raise ValueError("unpooling: only MAX_UNPOOLING is supported, got %r" % (unpooling_type,))
-    x, ref = sanitize_operands(operand, pooling_input, names=["operand", "pooling_input"], numpy_precision=False)
+    x, ref = sanitize_operands(operand, pooling_input, names=["operand", "pooling_input"],
+                               numpy_precision=False)
     attrs = {"op_name": "unpooling", "window": tuple(int(d) for d in _seq(unpooling_window_shape)),
              "strides": tuple(int(s) for s in _seq(strides)), "auto_padding": tuple(bool(p) for p in _seq(auto_padding)),
              "ceil_out_dim": False}

@@ -331,7 +331,7 @@ def _transpose_prepare(node):
     return {"dims": tuple(range(n)) + tuple(n + p for p in node._attributes["perm"])}
 
 
-register_op("Transpose", _transpose_infer, _transpose, prepare=_transpose_prepare)
+register_op("Transpose", _transpose_infer, _transpose, prepare=_transpose_prepare, public_name="TransposeAxes")
 
 
 def transpose(x, perm, name=""):

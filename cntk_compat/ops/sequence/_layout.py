@@ -46,7 +46,8 @@ def _reconcile(x, layout, masks, x_has_sequence, x_has_batch):
 
 
 # both act on each step by itself, so they may sit inside a recurrent loop
-register_op("SequenceBroadcastAs", _infer_like, _onto_layout, prepare=_prepare_like, uses_mask=True, stepwise=True)
+register_op("SequenceBroadcastAs", _infer_like, _onto_layout, prepare=_prepare_like, uses_mask=True, stepwise=True,
+            public_name="Sequence::BroadcastAs", uid_prefix="Block")
 register_op("ReconcileDynamicAxis", _infer_like, _reconcile, prepare=_prepare_like, uses_masks=True, stepwise=True)
 
 

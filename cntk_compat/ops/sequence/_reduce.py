@@ -25,10 +25,13 @@ def _softmax(x, mask):
     return torch.softmax(torch.where(expand_mask(mask, x), x, torch.full_like(x, -float("inf"))), 1)
 
 
-register_op("SequenceReduceSum", _infer_reduced, _reduce_sum, uses_mask=True)
-register_op("SequenceReduceMax", _infer_reduced, _reduce_max, uses_mask=True)
+# CNTK 2.7 builds these as blocks of primitives: their op_names and Block uids are CNTK's
+register_op("SequenceReduceSum", _infer_reduced, _reduce_sum, uses_mask=True,
+            public_name="Sequence::ReduceElements", uid_prefix="Block")
+register_op("SequenceReduceMax", _infer_reduced, _reduce_max, uses_mask=True,
+            public_name="Sequence::ReduceElements", uid_prefix="Block")
 register_op("SequenceSoftmax", lambda inputs, attributes: [spec_like(inputs[0], inputs[0]._shape)], _softmax,
-            uses_mask=True)
+            uses_mask=True, public_name="Sequence::Softmax", uid_prefix="Block")
 
 
 def reduce_sum(seq, name=''):

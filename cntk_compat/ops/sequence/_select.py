@@ -29,8 +29,8 @@ def _infer_step(inputs, attributes):
     return [spec_like(x, x._shape, dynamic_axes=without_sequence_axis(x))]
 
 
-register_op("SequenceFirst", _infer_step, first_step, uses_mask=True)
-register_op("SequenceLast", _infer_step, last_step, uses_mask=True)
+register_op("SequenceFirst", _infer_step, first_step, uses_mask=True, public_name="Sequence::Slice", uid_prefix="Block")
+register_op("SequenceLast", _infer_step, last_step, uses_mask=True, public_name="Sequence::Slice", uid_prefix="Block")
 
 
 def first(seq, name=''):
@@ -60,8 +60,9 @@ def _is_last(x, mask):
     return (steps == (lengths_of(mask) - 1)[:, None]).to(x.dtype)
 
 
-register_op("SequenceIsFirst", _infer_flag, _is_first, uses_mask=True)
-register_op("SequenceIsLast", _infer_flag, _is_last, uses_mask=True)
+register_op("SequenceIsFirst", _infer_flag, _is_first, uses_mask=True, public_name="Sequence::IsFirst",
+            uid_prefix="Block")
+register_op("SequenceIsLast", _infer_flag, _is_last, uses_mask=True, public_name="Sequence::IsLast", uid_prefix="Block")
 
 
 def is_first(seq, name=''):
@@ -96,6 +97,7 @@ def _slice(x, begin_index, end_index, mask):
 
 
 register_op("SequenceSlice", _infer_new_axis, _slice, uses_mask=True, makes_mask=True,
+            public_name="Sequence::Slice", uid_prefix="Block",
             prepare=lambda node: {"begin_index": node._attributes["begin_index"],
                                   "end_index": node._attributes["end_index"]})
 
@@ -224,7 +226,8 @@ def _gather(seq, condition, masks):
     return pack_by_counts(seq, keep.long())
 
 
-register_op("SequenceGather", _infer_new_axis, _gather, uses_masks=True, makes_mask=True)
+register_op("SequenceGather", _infer_new_axis, _gather, uses_masks=True, makes_mask=True,
+            public_name="Sequence::Gather", uid_prefix="Block")
 
 
 register_op("SequenceGatherSingleStep", _infer_step,
@@ -265,7 +268,8 @@ def _infer_scatter(inputs, attributes):
     return [spec_like(seq, seq._shape, dynamic_axes=axes)]
 
 
-register_op("SequenceScatter", _infer_scatter, _scatter, uses_masks=True)
+register_op("SequenceScatter", _infer_scatter, _scatter, uses_masks=True, public_name="Sequence::Scatter",
+            uid_prefix="Block")
 
 
 def scatter(seq, condition, new_sequence_axis_typeinfo=None, name=''):
