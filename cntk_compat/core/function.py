@@ -855,8 +855,9 @@ def _as_block(composite, block_arguments_map, block_op_name, block_instance_name
     grad = any(v._needs_gradient or v.is_output or v.is_placeholder for v in node._inputs)
     node._outputs = [make_output(o._shape, o._dtype, o._is_sparse, o._dynamic_axes, block_instance_name, node, k,
                                  needs_gradient=grad) for k, o in enumerate(inner._outputs)]
-    # its arguments: those of the operands, operand by operand (an operand computed from arguments stands for them)
-    order = [a for _, o in mapping for a in walk([o]).leaves if a.is_input or a.is_placeholder]
+    # its arguments: those of the operands, operand by operand, each once (an operand computed from arguments stands
+    # for them)
+    order = [a for a in walk([o for _, o in mapping]).leaves if a.is_input or a.is_placeholder]
     return Function._composite(node._outputs, arg_order=order)
 
 

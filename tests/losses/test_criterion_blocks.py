@@ -72,3 +72,12 @@ def test_combine_of_one_function_has_a_combine_root():
     assert C.combine(f).root_function.op_name == "Combine"
     assert C.as_composite(f.root_function).root_function.op_name == "ElementTimes"
     np.testing.assert_array_equal(g.eval({x: Z}), 2 * Z)
+
+
+def test_an_argument_feeding_both_operands_is_listed_once():
+    x = C.input_variable(3, name='x')
+    y = C.input_variable(3, name='y')
+    # CNTK 2.7: ['x'], ['x'], ['y', 'x']
+    assert [a.name for a in C.squared_error(x * 2, x * 3).arguments] == ['x']
+    assert [a.name for a in C.squared_error(x, x).arguments] == ['x']
+    assert [a.name for a in C.cross_entropy_with_softmax(y + x, x).arguments] == ['y', 'x']
