@@ -17,7 +17,7 @@ from ..default_options import default_options, get_global_option
 from . import graph_version
 from .axis import Axis, dynamic_axes_checks_deferred
 from .dtypes import check_operand_dtypes, promote
-from .graph import find_all_with_name as _find_all, find_by_name as _find_one, node_inputs_native_order, walk
+from .graph import _as_found, find_all_with_name as _find_all, find_by_name as _find_one, node_inputs_native_order, walk
 from .hooks import hook, provide
 from .lowering import lower
 from .operators import TensorOpsMixin
@@ -338,8 +338,7 @@ class Function(TensorOpsMixin):
     def root_function(self):
         """The primitive the Function's outputs come from; a user function as CNTK hands it out (a Function whose
         op_name is 'UserFunction', not the Python object, see ops/_user_function._FoundUserFunction)."""
-        root = self._root
-        return root._found_view() if hasattr(type(root), "_found_view") else root
+        return _as_found(self._root)
 
     @property
     def outputs(self):

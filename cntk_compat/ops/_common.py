@@ -66,8 +66,7 @@ def block_of(op_name, body, operands, name=""):
     for ``operands`` (named as they are), packaged as one Block node named ``name`` whose inputs are the constants
     the body captures, then the operands."""
     holders = [typed_placeholder(v._shape, v._dtype, v._is_sparse, v._dynamic_axes, v.name) for v in operands]
-    return _as_block(body(*holders), list(zip(holders, operands)), op_name, name,
-                     placeholders_named_by_arguments=True)
+    return _as_block(body(*holders), list(zip(holders, operands)), op_name, name)
 
 
 def dynamic_axes_of(inputs):

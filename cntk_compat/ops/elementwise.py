@@ -496,13 +496,14 @@ register_elementwise("Select", _element_select, matching_axes_op="Select")
 register_elementwise("Clip", _clip, matching_axes_op="Clip")
 
 
+# CNTK 2.7 converts their numpy operands one by one (float32), not by the widest type among them
+_LOGICAL = ("element_and", "element_or", "element_xor")
+
+
 def _binary(public, a, b, name):
     op_name, _, arg_names = _BINARY[public]
     a, b = sanitize_operands(a, b, names=list(arg_names), numpy_precision=public not in _LOGICAL)
     return make(op_name, [a, b], None, name)
-
-
-_LOGICAL = ("element_and", "element_or", "element_xor")
 
 
 def associative_multi_arg(f):
