@@ -1,11 +1,13 @@
 """cntk.losses: training criteria, shaped as in CNTK 2.7: cross_entropy_with_softmax reduces a sample to shape (1,);
-squared_error, weighted_binary_cross_entropy and cosine_distance give a scalar per sample; binary_cross_entropy is
-elementwise."""
+squared_error and cosine_distance give a scalar per sample, weighted_binary_cross_entropy one scalar for the minibatch
+(CNTK's Logistic); binary_cross_entropy is elementwise."""
 from ..ops import (Axis, element_divide, element_times, log, minus, negate, plus, reduce_log_sum_exp, reduce_sum,
-                   reshape, sqrt, square)
+                   reshape, square)
 from ..ops._common import block_of, require_matching_dynamic_axes, sanitize_operands
 
+from ..ops.cos_distance import cosine_distance
 from ..ops.cosine_negative import cosine_distance_with_negative_samples
+from ..ops.logistic import weighted_binary_cross_entropy
 from ..ops.ranking import lambda_rank
 from .hierarchical_softmax import hierarchical_softmax_layer
 from .nce import nce_loss
@@ -62,28 +64,12 @@ def binary_cross_entropy(output, target, name=""):
     return block_of("BinaryCrossEntropy", body, [p, y], name)
 
 
-def weighted_binary_cross_entropy(output, target, weight, name=""):
-    """binary_cross_entropy with every element's term multiplied by weight."""
-    p, y, w = sanitize_operands(output, target, weight, names=["output", "target", "weight"])
-    per_element = plus(element_times(y, log(p)), element_times(1 - y, log(1 - p)))
-    return _scalar(reduce_sum(-element_times(w, per_element), axis=_all_axes()), name)
-
-
 def squared_error(output, target, name=""):
     """sum((output - target)^2)."""
     o, t = sanitize_operands(output, target, names=["output", "target"])
     require_matching_dynamic_axes("Minus", (o, t))
     return block_of("SquaredError", lambda o, t: reduce_sum(square(minus(o, t)), axis=_all_axes(), keepdims=False),
                     [o, t], name)
-
-
-def cosine_distance(x, y, name=""):
-    """The cosine of the angle between x and y (along all their axes)."""
-    x, y = sanitize_operands(x, y, names=["x", "y"])
-    dot = reduce_sum(element_times(x, y), axis=_all_axes())
-    norms = element_times(sqrt(reduce_sum(square(x), axis=_all_axes())),
-                          sqrt(reduce_sum(square(y), axis=_all_axes())))
-    return _scalar(element_divide(dot, norms), name)
 
 
 def fmeasure(output, target, beta=1):

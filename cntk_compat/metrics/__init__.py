@@ -1,8 +1,9 @@
 """cntk.metrics: evaluation criteria (classification_error per sample of shape (1,), with topN > 1 the number of
 misses in the minibatch; ndcg_at_1 and edit_distance_error one scalar for the minibatch)."""
-from ..ops import (Axis, argmax, element_times, greater, greater_equal, minus, not_equal, reduce_mean, reduce_sum)
+from ..ops import Axis, argmax, element_times, minus, not_equal, reduce_mean, reduce_sum
 from ..ops._common import block_of, require_matching_dynamic_axes, sanitize_operands
 from ..ops.softmax import _with_axis
+from ..ops.top_n_error import top_n_error
 
 from ..ops.edit_distance import edit_distance_error
 from ..ops.ranking import ndcg_at_1
@@ -31,8 +32,6 @@ def classification_error(output_vector, target_vector, axis=-1, topN=1, name="")
     if topN == 1:  # as CNTK computes it: its gradient with respect to the target is -hardmax(output)
         return block_of("ClassificationError", lambda z, y: minus(
             1, reduce_sum(element_times(_hardmax(z, axis), y), axis=axis)), [z, y], name)
-    # CNTK computes the top-N error as the number of misses in the whole minibatch: a scalar without dynamic
-    # axes (the Trainer divides it by the sample count, as any aggregated criterion)
-    target_score = reduce_sum(element_times(y, z), axis=axis)
-    higher = reduce_sum(greater(z, target_score), axis=axis)
-    return reduce_sum(greater_equal(higher, float(topN)), axis=Axis.all_axes(), name=name)
+    if axis != -1:
+        raise RuntimeError("ClassificationError: The topN feature is not supported along a specific axis.")
+    return top_n_error(z, y, topN, name)

@@ -300,6 +300,9 @@ def _cross_entropy(inputs, attrs, name):
 def _classification_error(inputs, attrs, name):
     C = _C()
     kw = {"topN": attrs["topN"]} if "topN" in attrs else {}
+    if len(inputs) == 3:  # CNTK 2.7's top-N primitive: its third input is a Constant holding N
+        kw["topN"] = int(np.asarray(inputs[2].value).reshape(-1)[0])
+        inputs = inputs[:2]
     if "axis" in attrs:
         kw["axis"] = static_axis(attrs["axis"], "ClassificationError")
     return C.classification_error(inputs[0], inputs[1], name=name, **kw)

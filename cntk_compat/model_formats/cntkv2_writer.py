@@ -378,7 +378,8 @@ def _unpooling(node):
 
 
 ENCODERS["Unpooling"] = _unpooling
-ENCODERS.update({"Assign": _plain(73), "LambdaRank": _plain(59), "NDCG1Eval": _plain(60),
+ENCODERS.update({"Assign": _plain(73), "LambdaRank": _plain(59), "NDCG1Eval": _plain(60), "Logistic": _plain(48),
+                 "CosDistance": _plain(53), "ClassificationError": _plain(36),
                  "StraightThrough": _plain(94)})
 ENCODERS["ROIPooling"] = lambda n: (47, list(n._inputs), {
     "poolingType": SizeT(0), "roiOutputShape": _shape(reversed(n._attributes["output_shape"])),

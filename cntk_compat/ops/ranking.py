@@ -166,8 +166,9 @@ def _infer(inputs, attributes):
     return [OutputSpec((), promote(*[v._dtype for v in inputs]), (), needs_gradient=attributes["differentiable"])]
 
 
-register_op("LambdaRank", _infer, _lambda_rank, uses_masks=True)
-register_op("NDCG1Eval", _infer, _ndcg_at_1, uses_masks=True)
+register_op("LambdaRank", _infer, _lambda_rank, uses_masks=True, public_attributes=lambda attributes, node: {})
+register_op("NDCG1Eval", _infer, _ndcg_at_1, uses_masks=True, public_attributes=lambda attributes, node: {},
+            public_name="NDCG")
 
 
 def _ranking_op(op, op_name, output, gain, group, name, differentiable):

@@ -59,11 +59,6 @@ def test_a_criterion_takes_the_name_and_keeps_its_values_through_save_and_load(t
         np.asarray(v).tolist() for v in f.eval({z: Z, y: Y}).values()]
 
 
-def test_top_n_classification_error_stays_a_reduction():
-    z, y = _operands()
-    assert C.classification_error(z, y, topN=2).root_function.op_name == "ReduceElements"
-
-
 def test_combine_of_one_function_has_a_combine_root():
     x = C.input_variable(3)
     f = x * 2

@@ -135,6 +135,11 @@ def _cases():
         "Assign": lambda x, s: C.assign(_param((4,), 3), C.reshape(C.reduce_sum(_const((3, 4)), 0), (4,))),  # no dynamic axes, as CNTK requires
         "LambdaRank": lambda x, s: C.lambda_rank(C.reshape(C.reduce_sum(x, 1), (3,))[0:1], C.abs(
             C.reshape(C.reduce_sum(x, 0), (4,))[0:1]), C.reshape(C.reduce_sum(x, 1), (3,))[1:2] * 0),
+        "CosDistance": lambda x, s: C.cosine_distance(x, x * 2 + 1),
+        "Logistic": lambda x, s: C.weighted_binary_cross_entropy(
+            C.sigmoid(C.reshape(C.reduce_sum(x), (1,))), C.greater(C.reshape(C.reduce_sum(x), (1,)), 0),
+            C.abs(C.reshape(C.reduce_sum(x), (1,))) + 1),
+        "ClassificationError": lambda x, s: C.classification_error(x, C.hardmax(x * -1), topN=2),
         "NDCG1Eval": lambda x, s: C.ndcg_at_1(C.reshape(C.reduce_sum(x, 1), (3,))[0:1], C.abs(
             C.reshape(C.reduce_sum(x, 0), (4,))[0:1]), C.reshape(C.reduce_sum(x, 1), (3,))[1:2] * 0),
         "Unpooling": lambda x, s: C.unpooling(C.pooling(C.reshape(x, (1, 3, 4)), C.MAX_POOLING, (1, 2), (1, 2)),

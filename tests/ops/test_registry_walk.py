@@ -251,6 +251,22 @@ def _ranking(fn):
     return build
 
 
+def _weighted_logistic(rng):
+    p = C.input_variable(1, dtype=F64, needs_gradient=True)
+    t = C.input_variable(1, dtype=F64)
+    w = C.input_variable(1, dtype=F64)
+    # its gradient is CNTK's (not scaled as the value is), so finite differences do not apply
+    return C.weighted_binary_cross_entropy(p, t, w), {
+        p: _rand(rng, (4, 1), 0.1, 0.9), t: np.array([[0.], [1.], [1.], [0.]]), w: _rand(rng, (4, 1), 0.5, 2)}, False
+
+
+def _top_n_error(rng):
+    z = C.input_variable((2, 3), dtype=F64)
+    y = C.input_variable((2, 3), dtype=F64)
+    return C.classification_error(z, y, topN=2), {
+        z: _rand(rng, (3, 2, 3)), y: np.eye(6)[[0, 4, 5]].reshape(3, 2, 3)}, False
+
+
 def _lrn(rng):
     x = C.input_variable((5, 2, 2), dtype=F64, needs_gradient=True)
     f = C.local_response_normalization(x, 2, bias=1.0, alpha=0.5, beta=0.75)
@@ -398,6 +414,7 @@ CATALOG = {
     "SequenceSlice": _on_sequence(lambda x: C.sequence.slice(x, 0, 1)),
     "Block": _block, "Combine": _combine, "Assign": _assign, "CosineDistanceWithNegativeSamples": _cosine_negative,
     "Crop": _crop, "DepthToSpace": _depth_to_space, "SpaceToDepth": _space_to_depth,
+    "CosDistance": _binary(C.cosine_distance), "Logistic": _weighted_logistic, "ClassificationError": _top_n_error,
     "EditDistanceError": _edit_distance, "LambdaRank": _ranking(C.lambda_rank), "NDCG1Eval": _ranking(C.ndcg_at_1),
     "LocalResponseNormalization": _lrn, "PReLU": _prelu, "ROIPooling": _roipooling,
     "ReconcileDynamicAxis": _reconcile, "SequenceScatter": _scatter, "SequentialConvolution": _sequential_convolution,
