@@ -83,6 +83,8 @@ def _user_code_errors(method):
         except Exception as e:
             if isinstance(e, RuntimeError) and e.args == ("SWIG director method error.",):
                 raise       # an inner user function's, already printed
+            if isinstance(e, _OutputRankError):
+                raise       # CNTK's own check of what the director returned, not an error in user code
             raise director_failure() from None
     return run
 
@@ -146,9 +148,27 @@ class _UserAutograd(torch.autograd.Function):
         return (None, None) + tuple(result)
 
 
+class _OutputRankError(ValueError):
+    """CNTK's ValueError about an output the user's forward returned (printed as a plain ValueError)."""
+
+
+_OutputRankError.__name__ = _OutputRankError.__qualname__ = "ValueError"
+_OutputRankError.__module__ = "builtins"
+
+
 def _result_tensor(data, var, mask, device):
+    """An output the user's forward returned, as a tensor with the output's dynamic axes in front. As in CNTK
+    2.7: data of the output's static rank is one sample (dynamic axes of 1 are put in front, whatever the
+    input's batch size); data of a smaller rank is refused."""
     dtype = to_torch_dtype(var._dtype) if var._dtype is not None else torch.float32
-    return _as_tensor(data, mask).to(device=device, dtype=dtype)
+    t = _as_tensor(data, mask)
+    static_rank, dynamic = len(var.shape), len(var.dynamic_axes)
+    if dynamic and t.dim() == static_rank:
+        t = t.reshape((1,) * dynamic + tuple(t.shape))
+    elif t.dim() < static_rank:
+        raise _OutputRankError("Value's rank (%d) should be >= the Variable's rank (%d); Variable = '%s', Value shape "
+                         "= '[%s]'." % (t.dim(), static_rank, var, " x ".join(str(d) for d in t.shape)))
+    return t.to(device=device, dtype=dtype)
 
 
 class UserFunctionState(torch.nn.Module):
