@@ -102,3 +102,72 @@ def set_random_state(function, state, where):
     for node, (op, seed, offset) in zip(nodes, state):
         node._attributes["rngSeed"] = int(seed)
         node._attributes["rngOffset"] = int(offset)
+
+
+def _stream_state(stream):
+    return (stream.attributes.get("rngOffset", 0), stream.__dict__.get("_engine"), stream.__dict__.get("_engine_at"))
+
+
+def _set_stream_state(stream, state):
+    offset, engine, engine_at = state
+    stream.attributes["rngOffset"] = offset
+    if engine is None:
+        stream.__dict__.pop("_engine", None)
+        stream.__dict__.pop("_engine_at", None)
+    else:
+        stream._engine, stream._engine_at = engine, engine_at
+
+
+class Network(object):
+    """The random state of one of CNTK's compiled networks: a Trainer's. In CNTK 2.7 each Trainer compiles its
+    own network, whose random nodes start from the nodes' (rngSeed, rngOffset) attributes and go on from there
+    without changing the attributes: a second Trainer over the same graph, or over a clone of it (a clone
+    copies the attributes), draws the first Trainer's masks again from the start, while the first one goes on
+    with its own. Only a checkpoint (save_checkpoint) writes the network's positions back into the attributes
+    (a model's save does not). Here the nodes' RandomStreams hold the state of the network running now: a
+    Trainer swaps its own in around each of its passes (``running``) and out again afterwards."""
+
+    def __init__(self, function):
+        self._function = function
+        self._streams = None
+        self._states = {}
+
+    def streams(self):
+        if self._streams is None:
+            self._streams = [random_stream_of(n) for n in random_nodes(self._function)]
+        return self._streams
+
+    def running(self):
+        return _Running(self)
+
+    def commit(self):
+        """Writes this network's positions into the nodes' attributes (what CNTK's checkpoint does)."""
+        for stream in self.streams():
+            state = self._states.get(stream)
+            if state is not None:
+                _set_stream_state(stream, state)
+
+    def restart(self):
+        """Forgets this network's positions: its nodes start again from their attributes (a restored
+        checkpoint)."""
+        self._states = {}
+
+
+class _Running(object):
+    def __init__(self, network):
+        self._network = network
+
+    def __enter__(self):
+        net = self._network
+        self._outer = []
+        for stream in net.streams():
+            self._outer.append((stream, _stream_state(stream)))
+            _set_stream_state(stream, net._states.get(stream, (stream.attributes.get("rngOffset", 0), None, None)))
+        return net
+
+    def __exit__(self, *exc):
+        net = self._network
+        for stream, outer in self._outer:
+            net._states[stream] = _stream_state(stream)
+            _set_stream_state(stream, outer)
+        return False

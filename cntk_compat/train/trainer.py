@@ -74,6 +74,8 @@ class Trainer(object):
         for learner in self._learners:
             learner.add_progress_writers(self._progress_writers)
         self._outputs = [self._loss.output] + ([self._metric.output] if self._metric is not None else [])
+        # this Trainer's own random state (CNTK compiles a network per Trainer; see random_stream.Network)
+        self._random_network = random_stream.Network(self._checkpoint_graph())
         if np.dtype(self._loss.output.dtype) == np.float16:
             # CNTK 2.7's Trainer constructor says so on stderr (without a newline), before its other notes
             sys.stderr.write("WARNING: using Float16 for loss function may cause overflow, please cast to float")
@@ -192,6 +194,10 @@ class Trainer(object):
 
     # ------------------------------------------------------------------ training
     def train_minibatch(self, arguments, outputs=None, device=None, is_sweep_end=None):
+        with self._random_network.running():
+            return self._train_minibatch(arguments, outputs, device, is_sweep_end)
+
+    def _train_minibatch(self, arguments, outputs=None, device=None, is_sweep_end=None):
         """Updates the parameters from one minibatch.
 
         ``arguments`` maps the criterion's (and model's) inputs, by Variable or name, to data (numpy / scipy
@@ -334,8 +340,9 @@ class Trainer(object):
     # ------------------------------------------------------------------ testing
     def test_minibatch(self, arguments, device=None):
         """The average evaluation criterion value per sample on one minibatch (parameters unchanged)."""
-        average, self._test_acc = test_step(self._metric_output(), self._arguments_of, arguments, device,
-                                            self._test_acc, self._progress_writers)
+        with self._random_network.running():
+            average, self._test_acc = test_step(self._metric_output(), self._arguments_of, arguments, device,
+                                                self._test_acc, self._progress_writers)
         self._ran = True
         return average
 
@@ -353,7 +360,8 @@ class Trainer(object):
         args = argument_map(self._arguments_of, arguments)
         totals = torch.zeros(2, dtype=torch.float64)
         if args:
-            step_total, n = summed_without_gradients(metric_output, args, device)
+            with self._random_network.running():
+                step_total, n = summed_without_gradients(metric_output, args, device)
             totals[0], totals[1] = float(step_total), n
         all_reduce_sum([totals], "test metric sums and sample counts")
         metric, n = float(totals[0]), int(totals[1])
@@ -390,6 +398,7 @@ class Trainer(object):
         With a distributed learner every worker must call it: the main worker (rank 0) writes the file, which
         also holds each worker's ``external_state`` (such as its reader position)."""
         learner_states = [learner.state_dict() for learner in self._learners]
+        self._random_network.commit()   # CNTK's checkpoint writes the network's random positions into the nodes
         if self._distributed is not None:
             worker_states = all_gather_object((dict(external_state), self._distributed.worker_state()),
                                               "checkpoint states of the workers")
@@ -436,6 +445,7 @@ class Trainer(object):
         if "random_nodes" in state:  # first, as it checks that the random nodes match
             random_stream.set_random_state(self._checkpoint_graph(), state["random_nodes"],
                                            "restore_from_checkpoint: '%s'" % filename)
+            self._random_network.restart()
         constants = self._checkpoint_graph().constants
         saved_constants = state.get("constants")  # absent from checkpoints written before constants were kept
         if saved_constants is not None and (len(saved_constants) != len(constants) or any(
