@@ -10,26 +10,28 @@ from .schedules import TrainingParameterSchedule, learning_parameter_schedule
 __all__ = ["UserLearner"]
 
 
-def _as_numpy(value):
-    if isinstance(value, np.ndarray):
+def _as_view(value):
+    """A gradient as CNTK 2.7 hands it to UserLearner.update: an NDArrayView (its values through
+    ``asarray()``/``to_ndarray()``), whatever ``as_numpy`` says."""
+    from ..core.value import NDArrayView
+    if isinstance(value, NDArrayView):
         return value
     held = value if isinstance(value, torch.Tensor) else getattr(value, "tensor", None)
     if isinstance(held, torch.Tensor):
-        return held.detach().cpu().numpy()
-    return np.asarray(value)
+        return NDArrayView._wrap(held.detach())
+    return NDArrayView.from_dense(np.asarray(value))
 
 
 def _learner_update(user_update):
-    """A subclass's ``update`` as every learner's ``update`` behaves: the gradients converted to numpy when
-    ``as_numpy``, and the samples, minibatches and sweeps counted once (also when the override calls the
-    ``update`` of a user learner it derives from)."""
+    """A subclass's ``update`` as every learner's ``update`` behaves: the gradients handed over as NDArrayViews
+    (CNTK 2.7 does so with and without ``as_numpy``), and the samples, minibatches and sweeps counted once
+    (also when the override calls the ``update`` of a user learner it derives from)."""
     @functools.wraps(user_update)
     def update(self, gradient_values, training_sample_count, sweep_end=False):
         if self._in_update:
             return user_update(self, gradient_values, training_sample_count, sweep_end)
         n = _sample_count(training_sample_count)
-        if self.as_numpy:
-            gradient_values = {p: _as_numpy(g) for p, g in gradient_values.items()}
+        gradient_values = {p: _as_view(g) for p, g in gradient_values.items()}
         self._in_update = True
         try:
             result = user_update(self, gradient_values, training_sample_count, sweep_end)
@@ -45,8 +47,8 @@ def _learner_update(user_update):
 
 class UserLearner(Learner):
     """Base class of user-defined learners. Override ``update(gradient_values, training_sample_count,
-    sweep_end)``: it gets a dict Parameter -> gradient (numpy arrays when ``as_numpy``, else torch tensors)
-    and returns False to signal that learning has stopped. Extra state can be allocated in the constructor.
+    sweep_end)``: it gets a dict Parameter -> gradient, an NDArrayView (``g.asarray()`` is its numpy array; as
+    in CNTK 2.7, also with ``as_numpy=True``, which changes nothing there) and returns False to signal that learning has stopped. Extra state can be allocated in the constructor.
     The Trainer calls ``update`` as it calls every learner's; the override is wrapped when the subclass is
     defined, so that the gradients arrive converted and the learner's sample counts advance.
     """
