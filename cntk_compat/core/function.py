@@ -565,6 +565,7 @@ class Function(TensorOpsMixin):
             subs[as_variable(k, "substitution key")] = as_variable(v, "substitution value")
         memo = _CloneMemo()
         new_outputs = _clone_outputs(self._outputs, method, subs, memo)
+        new_outputs = _clone_substitutes(new_outputs, subs, memo)
         order = self._arg_order or list(self.arguments)
         new_order = []
         for a in order:
@@ -733,6 +734,7 @@ class _CloneMemo(dict):
     def __init__(self):
         super(_CloneMemo, self).__init__()
         self.stand_ins = {}
+        self.substituted = set()      # uids of the substituted variables the clone met
 
 
 def _clone_dependencies(node):
@@ -765,10 +767,32 @@ def _clone_outputs(outputs, method, subs, memo):
     return new_outputs
 
 
+def _clone_substitutes(new_outputs, subs, memo):
+    """As in CNTK, a substitute computed from nodes that the clone copied reads the copies: its own graph is
+    cloned with them (a substitute over a loop's delayed value, which depends on the loop it sits in, closes that
+    loop in the clone instead of reading the original's). Inside a substitute a substituted variable is not
+    replaced again, and a substitute that depends on no copied node is used as it is."""
+    used = [(k, v) for k, v in subs.items() if v.uid not in memo and v.is_output and
+            (k.uid in memo.substituted)]
+    if not used:
+        return new_outputs
+    closing = {}
+    for _, v in used:
+        new_v = _clone_outputs([v], CloneMethod.share, {}, memo)[0]
+        if new_v is not v:
+            closing[v] = new_v
+    if closing:
+        substitute_in_place(new_outputs, closing)
+        new_outputs = [closing.get(o, o) for o in new_outputs]
+        infer_in_place(new_outputs)
+    return new_outputs
+
+
 def _cloned(v, subs, memo):
     """The clone of v: its substitute, its clone, or (a loop's back reference, read before its node is cloned)
     a stand-in placeholder."""
     if v in subs:
+        memo.substituted.add(v.uid)
         return subs[v]
     hit = memo.get(v.uid)
     if hit is not None:
@@ -802,17 +826,29 @@ def _clone_node(node, method, subs, memo):
         # clone its own placeholders
         inner_subs = dict(subs)
         inner_subs.update((ph, ph) for ph, _ in node._block_arguments)
+        # a captured leaf (a parameter the body holds) replaced by anything but another parameter or constant
+        # reaches the copy as one of its inputs, as in CNTK, whose blocks list their parameters among their
+        # inputs: the substitute (a debug node over the parameter, an input, ...) stays visible in the outer
+        # graph instead of being folded into the body
+        promoted = []
+        for leaf in node._inputs[:len(node._inputs) - len(node._block_arguments)]:
+            sub = subs.get(leaf)
+            if sub is not None and not (sub.is_parameter or sub.is_constant):
+                ph = typed_placeholder(leaf._shape, leaf._dtype, leaf._is_sparse, leaf._dynamic_axes, leaf.name)
+                inner_subs[leaf] = ph
+                promoted.append((ph, sub))
         # a loop inside the block is closed before as_block wraps the copy (it must not capture the stand-ins)
         outer_stand_ins, memo.stand_ins = memo.stand_ins, {}
         inner_outputs = _clone_outputs(node._block_root._outputs, method, inner_subs, memo)
         memo.stand_ins = outer_stand_ins
-        unchanged = all(a is b for a, (_, b) in zip(new_args, node._block_arguments)) and \
+        unchanged = not promoted and all(a is b for a, (_, b) in zip(new_args, node._block_arguments)) and \
             all(a is b for a, b in zip(inner_outputs, node._block_root._outputs))
         if unchanged:
             return node
-        inner = Function._composite(inner_outputs, arg_order=[ph for ph, _ in node._block_arguments])
+        inner = Function._composite(inner_outputs, arg_order=[ph for ph, _ in promoted] +
+                                    [ph for ph, _ in node._block_arguments])
         # as in CNTK, the copy's placeholders take the names of the arguments they stand for
-        return _as_block(inner, [(ph, a) for (ph, _), a in zip(node._block_arguments, new_args)],
+        return _as_block(inner, promoted + [(ph, a) for (ph, _), a in zip(node._block_arguments, new_args)],
                          node._op_name, node._name, placeholders_named_by_arguments=True)._root
     new_inputs = [_cloned(i, subs, memo) for i in node._inputs]
     if all(a is b for a, b in zip(new_inputs, node._inputs)):

@@ -172,7 +172,8 @@ class _DebugNode(UserFunction):
     PROMPT_BACKWARD = '[CNTK backward] >>> '
 
     def __init__(self, variable, session, name=''):
-        super(_DebugNode, self).__init__([variable], as_numpy=True, name=name or "D_%s" % variable.uid)
+        super(_DebugNode, self).__init__([variable], as_numpy=True,
+                                         name=name or "D_%s" % getattr(variable, "uid", ""))
         self.session = session
         self.after = variable.owner if variable.is_output else variable
 
@@ -202,6 +203,11 @@ def _undebugged_variables(model):
     variables = []
     for n in nodes:
         if isinstance(n, _DebugNode):
+            continue
+        if hasattr(n, "root_function") and len(n.outputs) > 1 and not covered.intersection(o.uid for o in n.outputs):
+            # CNTK puts its debug node after each node, a Function; one with several outputs (an LSTM's h and c)
+            # cannot take it, and CNTK 2.7 fails there (UserFunction's TypeError); so does this
+            variables.append(n)
             continue
         for v in (n.outputs if hasattr(n, "root_function") else [n]):
             if v.uid not in covered:

@@ -244,6 +244,14 @@ class UserFunction(Function):
         user_function_classes[(cls.__module__, cls.__qualname__)] = cls  # what loading a model may rebuild
 
     def __init__(self, inputs, as_numpy=True, attributes=None, name=''):
+        for i in inputs:
+            if isinstance(i, Function) and len(i.outputs) != 1:
+                # CNTK's SWIG layer converts the inputs list element by element: its native library says why
+                # (announced) and SWIG raises its own TypeError
+                from ..core.native_errors import announce
+                announce("A Function instance '%r' with more than one output cannot be implicitly converted to "
+                         "a Variable." % (i,))
+                raise TypeError("cannot convert list element to CNTK::Variable")
         inputs = [as_variable(i, "input %d of %s" % (k, type(self).__name__)) for k, i in enumerate(inputs)]
         self._set_primitive(_OP, self.op_name, inputs, dict(attributes or {}), name, "UserDefinedFunction")
         self.as_numpy = as_numpy

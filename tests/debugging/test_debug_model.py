@@ -173,17 +173,38 @@ def test_end_of_input_runs_to_the_end():
     assert out.getvalue().count(_DebugNode.PROMPT_FORWARD) == 3  # blank line, 'n', then end of input
 
 
-def test_a_model_with_a_recurrence_is_debugged_where_debug_nodes_fit():
-    # CNTK's debugging guide debugs an LSTM model; the nodes that cannot take a debug stop are named in a warning
-    import io
+def test_a_model_with_a_recurrence_and_blocks_is_debugged_everywhere():
+    # CNTK's debugging guide debugs a GRU question/answer model: CNTK 2.7 puts a debug stop after every node, the
+    # parameters inside the blocks and the recurrence's delayed value included, without a word
     import warnings
-    from cntk.layers import Dense, Embedding, LSTM, Recurrence, Sequential
-    x = C.sequence.input_variable(3)
-    model = Sequential([Embedding(4), Recurrence(LSTM(5)), Dense(2)])(x)
+    from cntk.layers import BatchNormalization, Dense, Fold, GRU, Sequential
+    from cntk.logging.graph import depth_first_search
+    x = C.sequence.input_variable(4)
+    model = Sequential([Fold(GRU(3)), BatchNormalization(), Dense(2)])(x)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         debugged = C.debugging.debug_model(model, in_stream=io.StringIO(""), out_stream=io.StringIO())
-    assert any("no debug stop after" in str(w.message) for w in caught)
-    data = {debugged.arguments[0]: [np.eye(3, dtype=np.float32)]}
-    np.testing.assert_allclose(debugged.eval(data), model.eval({x: data[debugged.arguments[0]]}),
+    assert not caught
+    nodes = depth_first_search(debugged, lambda n: True)
+    debug_nodes = [n for n in nodes if getattr(n, "op_name", "") == "UserFunction"]
+    others = [n for n in nodes if getattr(n, "op_name", "") != "UserFunction"]
+    assert len(debug_nodes) == len(others)           # one stop after each node, every leaf included
+    ops = sorted(n.op_name for n in others if hasattr(n, "op_name"))
+    assert ops.count("GRU") == 1 and ops.count("PastValue") == 1   # the loop is not duplicated
+    # (CNTK 2.7 builds this debug model and then crashes evaluating it, a segmentation fault: its stops are user
+    # functions, and the one after the delayed value sits inside the recurrence; cntk-compat evaluates it)
+    data = [np.arange(12, dtype=np.float32).reshape(3, 4) / 10]
+    np.testing.assert_allclose(debugged.eval({debugged.arguments[0]: data}), model.eval({x: data}),
                                rtol=float32_tolerance(1e-5), atol=float32_tolerance(1e-7))
+
+
+def test_a_node_with_two_outputs_fails_as_in_cntk(capsys):
+    # CNTK 2.7: an LSTM's (h, c) node cannot take a debug node: its native library announces why and SWIG raises
+    from cntk.layers import Dense, Embedding, LSTM, Recurrence, Sequential
+    x = C.sequence.input_variable(3)
+    model = Sequential([Embedding(4), Recurrence(LSTM(5)), Dense(2)])(x)
+    with pytest.raises(TypeError, match="^cannot convert list element to CNTK::Variable$"):
+        C.debugging.debug_model(model, in_stream=io.StringIO(""), out_stream=io.StringIO())
+    err = capsys.readouterr().err
+    assert "About to throw exception 'A Function instance 'LSTM: " in err
+    assert "with more than one output cannot be implicitly converted to a Variable.'" in err
