@@ -50,7 +50,10 @@ def _nan_check(value, uid, op_name, shape):
         sys.stderr.write("HasNan: NaN detected at EndForwardProp (%d,%d) in (%d,%d) matrix\n"
                          % (first % rows, first // rows, rows, flat.numel() // rows))
         sys.stderr.flush()
-        raise RuntimeError("%s %s operation unexpectedly produced NaN values." % (uid, op_name))
+        message = "%s %s operation unexpectedly produced NaN values." % (uid, op_name)
+        from .native_errors import announce
+        announce(message)         # CNTK's native library says it on stderr, caught or not
+        raise RuntimeError(message)
     return value
 
 

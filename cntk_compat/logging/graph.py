@@ -40,32 +40,73 @@ def _input_kind(v):
     return "output"
 
 
-_STYLE = {"input": 'shape=invhouse, fillcolor=yellow', "placeholder": 'shape=invhouse, fillcolor=grey',
-          "parameter": 'shape=diamond, fillcolor=green', "constant": 'shape=rectangle, fillcolor=lightblue'}
+_SYMBOLS = {"Plus": "+", "Minus": "-", "ElementTimes": "*", "Times": "@"}
 
 
 def _quote(text):
     return '"%s"' % str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
 
+def _shape_text(v):
+    """A variable's axes as CNTK's plot labels them: [#] for the batch axis, one * per further dynamic axis, then
+    the static shape as a Python tuple."""
+    axes = v.dynamic_axes
+    return ("[#" + ",*" * (len(axes) - 1) + "]" if axes else "") + str(v.shape)
+
+
+def _attributes(**attributes):
+    return ", ".join("%s=%s" % (k, _quote(v) if isinstance(v, str) else v) for k, v in attributes.items())
+
+
+def _function_node(f):
+    """How CNTK 2.7's plot draws a Function: a primitive whose output carries its own name as the operator's
+    symbol or name (in a fixed-size ellipse when at most 4 characters long, else in a box that grows with it);
+    a block or a named node as a fixed-size 1 x 1.3 inch box reading 'op' and 'name()'. The fixed sizes are
+    Graphviz's: a longer label makes dot warn on stderr ("size too small for label"), as under CNTK."""
+    pen = 1 if f.op_name in ("Pass", "ParameterOrder") else 4
+    if not f.is_block and len(f.outputs) == 1 and f.output.name == f.name:
+        op = _SYMBOLS.get(f.op_name, f.op_name)
+        small = len(op) <= 4
+        return _attributes(label=op, shape="ellipse" if small else "box", fixedsize="true" if small else "false",
+                           height=0.4 if small else 0.6, width=0.4 if small else 0.6,
+                           fontsize=20 if small and len(op) == 1 else 12, penwidth=pen)
+    label = f.op_name + ("\n%s()" % f.name if f.name else "")
+    return _attributes(label=label, fixedsize="true", height=1, width=1.3, penwidth=pen)
+
+
+def _leaf_node(v, kind):
+    """A leaf input of a Function, as CNTK 2.7's plot draws it: inputs and placeholders as fixed-size eggs,
+    unnamed scalar constants as their value, parameters and constants as boxes (in the default grey)."""
+    name = kind.capitalize()
+    if v.name:
+        name = v.name if kind == "parameter" else name + "\n" + v.name
+    name += "\n" + _shape_text(v)
+    if kind in ("input", "placeholder"):
+        return _attributes(shape="egg", label=name, fixedsize="true", height=1, width=1.3, penwidth=4)
+    if kind == "constant" and not v.name and tuple(v.shape) in ((), (1,)):
+        return _attributes(shape="box", label=str(v.value), color="white", fillcolor="white", height=0.3, width=0.4)
+    return _attributes(shape="box", label=name, height=0.6, width=1)
+
+
 def _dot(root, functions):
     lines = ['digraph network_graph {', '  rankdir=TB;',
-             '  node [style=filled, fillcolor=lightgray, fontsize=12];']
+             '  node [shape=rectangle, fixedsize=false, style=filled, fillcolor=lightgray, height=0.85, width=0.85, '
+             'fontsize=12];', '  edge [fontsize=10];']
     for f, inputs in functions:
-        label = f.op_name + ("\n%s()" % f.name if f.name else "")
-        lines.append('  %s [shape=box, label=%s];' % (_quote(f.uid), _quote(label)))
+        lines.append('  %s [%s];' % (_quote(f.uid), _function_node(f)))
         for v in inputs:
             kind = _input_kind(v)
             source = v.owner.uid if kind == "output" else v.uid
             if kind != "output":
-                name = v.name or kind.capitalize()
-                lines.append('  %s [%s, label=%s];' % (_quote(v.uid), _STYLE[kind], _quote("%s\n%s" % (name, v.shape))))
+                lines.append('  %s [%s];' % (_quote(v.uid), _leaf_node(v, kind)))
             lines.append('  %s -> %s [label=%s];' % (_quote(source), _quote(f.uid),
-                                                      _quote("%s\n%s" % (v.name or v.uid, v.shape))))
+                                                      _quote("%s\n%s" % (v.name or v.uid, _shape_text(v)))))
     root_function = getattr(root, "root_function", root)
     for out in root_function.outputs:
-        lines.append('  %s [shape=egg, label=%s];' % (_quote(out.uid), _quote("%s\n%s" % (out.name, out.shape))))
-        lines.append('  %s -> %s;' % (_quote(root_function.uid), _quote(out.uid)))
+        lines.append('  %s [%s];' % (_quote(out.uid), _attributes(shape="egg", label="%s\n%s" % (
+            out.name, _shape_text(out)), fixedsize="true", height=1, width=1.3, penwidth=4)))
+        lines.append('  %s -> %s [label=%s];' % (_quote(root_function.uid), _quote(out.uid),
+                                                  _quote(_shape_text(out))))
     lines.append('}')
     return "\n".join(lines) + "\n"
 
@@ -94,7 +135,11 @@ def plot(root, filename=None):
             with open(filename, "w") as f:
                 f.write(dot_text)
         else:
-            subprocess.run(["dot", "-T" + suffix[1:], "-o", filename], input=dot_text.encode(), check=True)
+            done = subprocess.run(["dot", "-T" + suffix[1:], "-o", filename], input=dot_text.encode(), check=True,
+                                  stderr=subprocess.PIPE)
+            if done.stderr:
+                # as CNTK's plot (through pydot_ng) passes them on: dot's warnings printed on stdout
+                print(done.stderr.decode(errors="replace"))
     return "\n".join(reversed(model))
 
 from ..core.variables import Variable  # noqa: F401,E402 (CNTK's cntk.logging.graph exposes it)

@@ -113,3 +113,20 @@ def test_functions_found_inside_blocks_print_their_own_operands():
         'ReLU(Tensor[10]) -> Tensor[10]', 'ReLU(Tensor[4,16,16]) -> Tensor[4,16,16]', 'Times(Tensor[10]) -> Tensor[10]',
         'Times(Tensor[4,7,7]) -> Tensor[10]', 'blocked_dense: blocked_dense(Tensor[10]) -> Tensor[10]']
     assert str(img) == 'blocked_dense: Composite(image: Tensor[3,16,16]) -> Tensor[10]'
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="needs Graphviz's dot")
+def test_plot_draws_nodes_as_cntk_and_passes_dots_warnings_on(tmp_path, capsys):
+    # CNTK 2.7's plot: a block in a fixed 1 x 1.3 inch box, so dot warns of BatchNormalization's long label, and the
+    # warning reaches stdout followed by an empty line (pydot_ng prints dot's stderr); '+' in a small ellipse
+    x = C.input_variable(3, name='x')
+    m = C.layers.BatchNormalization()(x) + x
+    C.logging.graph.plot(m, str(tmp_path / "g.svg"))
+    bn = m.root_function.inputs[0].owner
+    assert capsys.readouterr().out == \
+        "Warning: node '%s', graph 'network_graph' size too small for label\n\n" % bn.uid
+    C.logging.graph.plot(m, str(tmp_path / "g.dot"))
+    dot = (tmp_path / "g.dot").read_text()
+    assert '[label="BatchNormalization", fixedsize="true", height=1, width=1.3, penwidth=4]' in dot
+    assert '[label="+", shape="ellipse", fixedsize="true", height=0.4, width=0.4, fontsize=20, penwidth=4]' in dot
+    assert '[shape="egg", label="Input\\nx\\n[#](3,)", fixedsize="true", height=1, width=1.3, penwidth=4]' in dot
