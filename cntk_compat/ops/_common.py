@@ -211,14 +211,8 @@ def elementwise_infer_partial(inputs, guess):
     known = [i for i in inputs if i._shape is not None and i._dynamic_axes is not None]
     if not known or (guess < 2 and all(all(d == 1 for d in i._shape) for i in known)):
         return None
-    axes = dynamic_axes_of(known)
-    if not axes and len(known) < len(inputs):
-        # only static operands (a stabilizer's factor) are typed: they say nothing of the dynamic axes of the
-        # result, which a loop's node has; they stay open, so that this guess is not taken as a type (a cell
-        # whose state reads it would refuse it) while the loop waits for an untyped operand (a clone onto a
-        # placeholder)
-        axes = None
-    return [OutputSpec(broadcast_shape([i._shape for i in known]), promote(*[i._dtype for i in known]), axes)]
+    return [OutputSpec(broadcast_shape([i._shape for i in known]), promote(*[i._dtype for i in known]),
+                       dynamic_axes_of(known))]
 
 
 def register_elementwise(op_name, compute, prepare=None, matching_axes_op=None, **options):
