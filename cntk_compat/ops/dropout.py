@@ -6,6 +6,13 @@ column-major order (numpy's C order of the batch-major tensor): an element is dr
 <= the rate, the others are multiplied by ``1 / (1 - rate)`` rounded to T.  The mask is drawn the same way
 here (in numpy, about 0.1 s per million elements, then moved to the tensor's device), so a dropout over
 non-sequence data drops the elements CNTK drops.
+
+Over sequences CNTK masks its own minibatch layout: the sequences packed into parallel slots of the longest
+sequence's length, each (in the minibatch's order) into the first slot with room left at its end, a new slot
+when none has (the packing of CNTK's readers and of Value.create alike), laid out time-major (column t * slots
++ slot) with the gaps, which draw values too. The mask here is drawn over that layout and read back per
+sequence, so a dropout over sequences drops the elements CNTK drops. Inside a recurrent loop's step (one time
+step at a time) the step's batch is masked in its own order.
 """
 import numpy as np
 import torch
@@ -20,17 +27,51 @@ def _same_infer(inputs, attributes):
     return [spec_like(x, x._shape)]
 
 
-def _dropout(x, random, training):
+def _packed_slots(lengths):
+    """CNTK's packing of sequences into parallel slots: (slot, start) per sequence and the number of slots;
+    each sequence, in order, goes to the first slot whose free end holds it (slots as long as the longest)."""
+    steps = max(lengths)
+    used, places = [], []
+    for n in lengths:
+        for slot, u in enumerate(used):
+            if u + n <= steps:
+                break
+        else:
+            slot = len(used)
+            used.append(0)
+        places.append((slot, used[slot]))
+        used[slot] += n
+    return places, len(used), steps
+
+
+def _sequence_keep(random, mask, x, dtype, rate):
+    """The keep mask (B, T, n) of a dropout over sequences, drawn over CNTK's packed time-major layout."""
+    lengths = [int(n) for n in mask.sum(1).tolist()]
+    places, slots, steps = _packed_slots(lengths)
+    n = int(np.prod(tuple(x.shape[2:]), dtype=np.int64))
+    drawn = (random.cntk_uniform(steps * slots * n, dtype) > dtype(rate)).reshape(steps, slots, n)
+    keep = np.zeros((x.shape[0], x.shape[1], n), dtype=bool)
+    for b, ((slot, start), length) in enumerate(zip(places, lengths)):
+        keep[b, :length] = drawn[start:start + length, slot]
+    return keep
+
+
+def _dropout(x, random, training, masks):
     rate = random.attributes["dropoutRate"]  # read at each call: set_attribute may change it after lowering
     if not training or rate == 0.0:
         return x
     dtype = np.float64 if x.dtype == torch.float64 else np.float32
-    keep = random.cntk_uniform(x.numel(), dtype) > dtype(rate)
+    mask = masks[0]
+    if mask is not None and mask.dim() == 2 and mask.shape[1] > 1 and tuple(x.shape[:2]) == tuple(mask.shape) \
+            and mask.shape[0] > 0:
+        keep = _sequence_keep(random, mask.cpu().numpy(), x, dtype, rate)
+    else:  # no sequence axis, or one step of a recurrent loop: the batch in its order
+        keep = random.cntk_uniform(x.numel(), dtype) > dtype(rate)
     scale = torch.from_numpy(np.where(keep, dtype(1.0 / (1.0 - rate)), dtype(0.0)).reshape(tuple(x.shape)))
     return x * scale.to(device=x.device, dtype=x.dtype)
 
 
-register_op("Dropout", _same_infer, _dropout, uses_training=True, uses_random=True)
+register_op("Dropout", _same_infer, _dropout, uses_training=True, uses_random=True, uses_masks=True)
 
 
 def dropout(x, dropout_rate=0.0, seed=SentinelValueForAutoSelectRandomSeed, name=""):
