@@ -86,6 +86,13 @@ def _safe(name):
     return re.sub(r"\W", "_", name) or "v"
 
 
+# The computation network trace level a network is compiled with (cntk.debugging's switch): as in CNTK 2.7, a
+# network keeps the level that was set when it was compiled (first evaluated), whatever is set later; the
+# networks compiled with a level above 0 are remembered so that their tracing stays installed
+TRACE_LEVEL = [0]
+TRACED = weakref.WeakSet()
+
+
 class LoweredFunction(torch.fx.GraphModule):
     """forward(*argument_tensors, *masks, *slots) -> tuple of output tensors, then the masks of the sequence
     axes named by made_mask_axes (axes that ops such as sequence.where created and that an output lies on).
@@ -99,6 +106,9 @@ class LoweredFunction(torch.fx.GraphModule):
         self.mask_axes = mask_axes
         self.output_uids = [o.uid for o in outputs]
         self.made_mask_axes = list(made_mask_axes)
+        self.trace_level = TRACE_LEVEL[0]
+        if self.trace_level > 0:
+            TRACED.add(self)
 
     def __reduce__(self):
         """Pickled as its graph and the modules and tensors it reads (torch.save(module)); fx's own reduce would

@@ -31,6 +31,7 @@ import torch
 import torch.fx
 
 from ..core import node_timing
+from ..core import lowering
 from ..core.lowering import LoweredFunction
 from ..core.random_stream import RandomStream
 
@@ -147,7 +148,7 @@ def _set_stream_state(stream, state):
 def _save_state(module, inputs):
     """Forward pre-hook: what the module's forward may change in place (its constants, such as batch
     normalization's running statistics, and its random nodes' engines), copied before the forward runs."""
-    if isinstance(module, LoweredFunction):
+    if isinstance(module, LoweredFunction) and (getattr(module, "trace_level", 0) > 0 or _settings["timing"]):
         buffers = {name: b.detach().clone() for name, b in module.named_buffers()}
         streams = [(s, copy.deepcopy(_stream_state(s))) for s in _random_streams(module)]
         _saved[module] = (buffers, streams)
@@ -187,7 +188,9 @@ def _trace_forward(module, inputs, output):
     if not isinstance(module, LoweredFunction):
         return None
     gm = module
-    level, timing = _settings["level"], _settings["timing"]
+    level, timing = getattr(gm, "trace_level", 0), _settings["timing"]   # the level it was compiled with
+    if level == 0 and not timing:
+        return None
     out = sys.stderr
     if level > 0:
         out.write("trace of %s (%s):\n" % (type(gm).__name__, ", ".join(module.output_uids)))
@@ -203,7 +206,7 @@ def _trace_forward(module, inputs, output):
 
 
 def _update_hook():
-    wanted = _settings["level"] > 0 or _settings["timing"]
+    wanted = _settings["level"] > 0 or _settings["timing"] or len(lowering.TRACED) > 0
     hook = _settings["hook"]
     if wanted and hook is None:
         _settings["pre_hook"] = torch.nn.modules.module.register_module_forward_pre_hook(_save_state)
@@ -217,11 +220,14 @@ def _update_hook():
 
 def set_computation_network_trace_level(level):
     """0: no trace; 1: each node's shape (once); 1000: also each node's abs sum on every forward;
-    1000000: also each node's full value. Written to stderr."""
+    1000000: also each node's full value. Written to stderr. As in CNTK 2.7, a network keeps the level set when
+    it was compiled (first evaluated or trained): one compiled before traces nothing, one compiled at a level
+    keeps tracing at it after the level is set back."""
     if isinstance(level, bool) or not isinstance(level, int) or level < 0:
         raise ValueError("set_computation_network_trace_level: level must be a non-negative int "
                          "(0, 1, 1000, 1000000), got %r" % (level,))
     _settings["level"] = level
+    lowering.TRACE_LEVEL[0] = level     # for the networks compiled from now on (see core.lowering.TRACE_LEVEL)
     _update_hook()
 
 

@@ -70,14 +70,37 @@ def test_trace_level_1_prints_shapes_once_and_1000_prints_abs_sums(restore_torch
     model.eval(data)
     assert "shape" not in capsys.readouterr().err  # static info only once
     set_computation_network_trace_level(1000)
+    x, model = _model()
+    data = {x: np.array([[1.0, 2.0]], np.float32)}
     model.eval(data)
     sums = [float(v) for v in re.findall(r"abs sum (\S+)", capsys.readouterr().err)]
     assert 3.0 in sums and 9.0 in sums  # times: [-3,-3,-3]; relu(times + 4): [1,1,1]
     set_computation_network_trace_level(0)
+    x, model = _model()
+    data = {x: np.array([[1.0, 2.0]], np.float32)}
     model.eval(data)
     assert capsys.readouterr().err == ""
     with pytest.raises(ValueError, match="level"):
         set_computation_network_trace_level(-1)
+
+
+def test_a_network_keeps_the_trace_level_it_was_compiled_with(restore_torch_flags, capsys):
+    # CNTK 2.7: the level is the compiled network's; setting it later changes nothing for networks compiled before
+    x, before = _model()
+    data = {x: np.array([[1.0, 2.0]], np.float32)}
+    before.eval(data)                                   # compiled at level 0
+    set_computation_network_trace_level(1000)
+    before.eval(data)
+    assert capsys.readouterr().err == ""                # still untraced
+    x2, traced = _model()
+    data2 = {x2: np.array([[1.0, 2.0]], np.float32)}
+    traced.eval(data2)                                  # compiled at level 1000
+    assert "abs sum" in capsys.readouterr().err
+    set_computation_network_trace_level(0)
+    traced.eval(data2)
+    assert "abs sum" in capsys.readouterr().err         # keeps tracing at the level it was compiled with
+    before.eval(data)
+    assert capsys.readouterr().err == ""
 
 
 def test_node_timing_is_reported_by_print_node_timing_as_cntk_prints_it(restore_torch_flags, capsys):
