@@ -812,7 +812,7 @@ def _clone_leaf(v, method):
         # not drawn yet (its shape may still be inferred): both copies draw the same values once they need them
         return Parameter(v._shape, init=v._shared_initializer(), dtype=v.dtype, name=v.name)
     if v.is_parameter and method != CloneMethod.share:
-        return Constant(v.value, name=v.name) if method == CloneMethod.freeze else \
+        return Constant(v.value, dtype=v.dtype, name=v.name) if method == CloneMethod.freeze else \
             Parameter(v.shape, init=v.value, dtype=v.dtype, name=v.name)
     if v.is_constant and method != CloneMethod.share:  # as in CNTK, freeze copies constants too
         return Constant(v.value, dtype=v.dtype, name=v.name)

@@ -32,6 +32,16 @@ _CACHE = weakref.WeakKeyDictionary()
 _CHECKED = {"on": False}   # CNTK's checked mode: networks compiled while it is on check their nodes for NaN
 
 
+def _duplicate_uid(v):
+    """Two different variables with one uid in one computation: what two loads of one model file (uids are kept
+    from the file) give when combined. CNTK 2.7 refuses it ("AddNodeToNet: Duplicated name"); computed here it
+    would read one variable for both."""
+    raise ValueError("the computation holds two different variables with uid %r (%s): uids of loaded models are "
+                     "the file's, so two loads of one model cannot be combined; clone one of them "
+                     "(f.clone(CloneMethod.clone)) to give it new uids, as with CNTK 2.7, which refuses this too "
+                     "(\"Duplicated name\")" % (v.uid, v.name or "unnamed"))
+
+
 def _nan_check(value, uid, op_name, shape):
     """CNTK's checked mode: a node whose output holds a NaN stops the computation, with CNTK 2.7's lines."""
     for t in value if isinstance(value, (tuple, list)) else (value,):
@@ -194,6 +204,7 @@ class _Builder(object):
         self.scope = ()       # attribute names of the blocks being lowered, outermost first
         self.taken = {}       # scope -> attribute names used in it
         self.leaf_paths = {}  # uid of a Parameter/Constant -> its attribute path
+        self.leaf_tensors = {}  # uid of a Parameter/Constant -> its tensor (two leaves with one uid are refused)
         self.masks = {}
         self.slots = {}
         self.mask_axes = []
@@ -202,6 +213,8 @@ class _Builder(object):
         self.outputs = ()  # what the whole computation returns (lower() sets it; a loop step has none)
         self._readers = None
         for i, a in enumerate(arguments):
+            if a.uid in self.env:
+                _duplicate_uid(a)
             self.env[a.uid] = self.graph.placeholder("arg%d_%s" % (i, _safe(a.name or a.uid)))
         for a in arguments:
             axis = a._sequence_axis
@@ -241,7 +254,10 @@ class _Builder(object):
     def leaf(self, v):
         if v.is_parameter or v.is_constant:
             path = self.leaf_paths.get(v.uid)
+            if path is not None and self.leaf_tensors[v.uid] is not v.tensor:
+                _duplicate_uid(v)
             if path is None:
+                self.leaf_tensors[v.uid] = v.tensor
                 module = self.root
                 for segment in self.scope:
                     if not hasattr(module, segment):

@@ -8,8 +8,8 @@ per-axis flags are stored innermost first (reversed here).
 """
 import numpy as np
 
-from .cntkv2_values import (AXIS_ALL, AXIS_ALL_STATIC, AXIS_DYNAMIC, AXIS_END_STATIC, DTYPE_OF_CODE, Shape, StoredAxis,
-                            StoredArray)
+from .cntkv2_values import (AXIS_ALL, AXIS_ALL_STATIC, AXIS_DYNAMIC, AXIS_END_STATIC, AXIS_UNKNOWN, DTYPE_OF_CODE,
+                            Shape, StoredAxis, StoredArray)
 
 OP_NAMES = {
     0: "Negate", 1: "Sigmoid", 2: "Tanh", 3: "ReLU", 4: "Exp", 5: "Log", 6: "Sqrt", 7: "Floor", 8: "Abs",
@@ -57,7 +57,10 @@ def static_axis(stored, what):
 
 
 def dynamic_axes(stored_list):
+    """The dynamic axes of a stored variable; None for CNTK's unknown axes (an unbound placeholder's)."""
     C = _C()
+    if len(stored_list) == 1 and stored_list[0].index == AXIS_UNKNOWN:
+        return None
     return tuple(C.Axis(a.name, a.ordered) if a.index == AXIS_DYNAMIC else C.Axis(a.index) for a in stored_list)
 
 
@@ -221,6 +224,9 @@ def _reduce(inputs, attrs, name):
     axes = [static_axis(a, "ReduceElements") for a in attrs["axisVec"]] if "axisVec" in attrs \
         else [static_axis(attrs["axis"], "ReduceElements")]
     keep = bool(attrs.get("reductionKeepDimensions", True))
+    if len(axes) == 1 and isinstance(axes[0], C.Axis) and axes[0] == C.Axis.default_batch_axis():
+        # a reduction over the batch axis (CNTK writes it inside its MultiAxisReduce block as '_batch_axes_subop')
+        return getattr(C, _REDUCTIONS[op])(x, axis=axes[0], name=name)
     if len(axes) == 1 and isinstance(axes[0], C.Axis) and axes[0].is_dynamic_axis:
         if op == "Sum":
             return C.sequence.reduce_sum(x, name=name)

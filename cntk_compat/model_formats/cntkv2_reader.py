@@ -97,13 +97,21 @@ class _Reader(object):
         self.closed = {}  # stand-in -> the output it stood for
         self.leaf_records = {}
         self.max_uid_number = 0
+        self.argument_tuples = []  # the inputs of CNTK's 'Tuple' blocks (see _argument_tuple)
+        self._flat_records = {}
         self._collect_leaves(top)
+        # the file's uid numbers are taken before anything is built: the functions a builder adds (CNTK's small
+        # graphs of an op, a block's helpers) must not get a uid the file gives to another of its functions
+        _uid.reserve(self.max_uid_number)
 
     # ----------------------------------------------------------------------------------------- leaves
     def _collect_leaves(self, composite):
         for record in composite.get("inputs", ()):
             self.leaf_records.setdefault(record["uid"], record)
+            self._note_uid(record["uid"])
         for pf in composite.get("primitive_functions", ()):
+            self._note_uid(pf.get("uid"))
+            self._flat_records[pf.get("uid")] = pf
             if "block_function_composite" in pf:
                 self._collect_leaves(pf["block_function_composite"])
 
@@ -136,7 +144,7 @@ class _Reader(object):
             v = Variable(shape, dtype or np.float32, bool(record.get("needs_gradient", False)),
                          bool(record.get("is_sparse", False)), axes, name)
         elif kind == _KIND_PLACEHOLDER:
-            v = Placeholder(shape, axes, name)
+            v = Placeholder(None if shape == (-2,) else shape, axes, name)  # (-2,): NDShape::Unknown()
             v._dtype = dtype
             v._is_sparse = bool(record.get("is_sparse", False))
         else:
@@ -212,6 +220,8 @@ class _Reader(object):
         elif op in (_OP_GATHER_PACKED, _OP_SCATTER_PACKED):
             f = self._packed(op, pf, name)
         elif op == _OP_BLOCK:
+            if self._argument_tuple(pf):
+                return
             f = self._block(pf, name)
         else:
             builder = BUILDERS.get(op)
@@ -315,6 +325,26 @@ class _Reader(object):
         except Exception as e:
             raise ValueError("%s: function %s (%s): %s" % (self.what, pf["uid"], OP_NAMES[op], e)) from e
 
+    def _argument_tuple(self, pf):
+        """CNTK's @Function, when a walk of the graph it built meets the arguments out of the Python parameters'
+        order, puts a 'Tuple' block ahead of them: a Combine of placeholders bound to the arguments, in order.
+        Its outputs are its inputs; it is read as that (no block, which would make each output depend on every
+        argument) and its inputs give the composite's argument order. True if ``pf`` is such a block."""
+        if pf.get("block_function_op_name") != "Tuple":
+            return False
+        body = pf["block_function_composite"]
+        keys = list(pf["block_function_composite_arguments_map_keys"])
+        values = list(pf["block_function_composite_arguments_map_values"])
+        combine = self._root_record(body, body["root"]) or self._flat_records.get(body["root"])
+        if combine is None or combine.get("op") != _OP_COMBINE or sorted(combine["inputs"]) != sorted(keys) or \
+                len(set(keys)) != len(keys):
+            return False
+        outer = [self._variable_input(u, pf["uid"]) for u in values]
+        for i, u in enumerate(combine["inputs"]):
+            self.env["%s_Output_%d" % (pf["uid"], i)] = outer[keys.index(u)]
+        self.argument_tuples.append(outer)
+        return True
+
     def _block(self, pf, name):
         body = pf["block_function_composite"]
         keys = pf["block_function_composite_arguments_map_keys"]
@@ -383,10 +413,18 @@ def load(data, what, udf_callbacks, device=None, top=None):
     owners = {id(o.owner) for o in outputs if o.is_output}
     if name and len(owners) == 1 and outputs[0].is_output and outputs[0].owner.name == name:
         name = None  # the composite's name is its root's (CNTK writes it in both places)
-    f = Function._composite(outputs, name=name)
-    f._uid = top.get("uid") or f._uid
     root = reader._root_record(top, top["root"])
-    if root is not None and root.get("op") == _OP_COMBINE and f._root._op.name == "Combine":
+    # a file whose root is a Combine (also of one output: what combine([f]) and CNTK's Recurrence/Fold layers
+    # give) loads with a Combine root, as in CNTK 2.7 (root_function.op_name 'Combine')
+    combine_root = root is not None and root.get("op") == _OP_COMBINE
+    f = Function._composite(outputs, name=name, combine_root=combine_root)
+    arguments = set(f.arguments)
+    for order in reader.argument_tuples:  # the order CNTK's @Function gave the model's arguments
+        if len(order) == len(arguments) and set(order) == arguments:
+            f._arg_order = list(order)
+            break
+    f._uid = top.get("uid") or f._uid
+    if combine_root and f._root._op.name == "Combine":
         f._root._uid = root["uid"]  # as CNTK keeps it: the file's Combine is the composite's root
     return f
 

@@ -18,6 +18,7 @@ FORMAT_VERSION = 2  # the version CNTK 2.7 writes in every Dictionary and Dictio
 
 SIZE_T_INFERRED = (1 << 64) - 1  # NDShape::InferredDimension
 SIZE_T_FREE = (1 << 64) - 3      # NDShape::FreeDimension
+SIZE_T_UNKNOWN = (1 << 64) - 2   # the one dimension of NDShape::Unknown() (an unbound placeholder's shape)
 
 AXIS_DYNAMIC = 2 ** 31 - 1       # Axis sentinels (static_axis_idx of a non-static axis)
 AXIS_ALL_STATIC = 2 ** 31 - 2
@@ -66,6 +67,8 @@ def _dim_from_file(d):
         return -1
     if d == SIZE_T_FREE:
         return -3
+    if d == SIZE_T_UNKNOWN:
+        return -2
     return int(d)
 
 
@@ -74,6 +77,8 @@ def _dim_to_file(d):
         return SIZE_T_INFERRED
     if d == -3:
         return SIZE_T_FREE
+    if d == -2:
+        return SIZE_T_UNKNOWN
     return int(d)
 
 

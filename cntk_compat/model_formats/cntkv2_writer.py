@@ -12,7 +12,8 @@ import numpy as np
 from ..core.reinference import primitive_nodes
 from ..core.uid import new_uid
 from .cntkv2_ops import OP_NAMES
-from .cntkv2_values import AXIS_ALL, AXIS_ALL_STATIC, AXIS_DYNAMIC, CODE_OF_DTYPE, Float32, Shape, SizeT, StoredAxis
+from .cntkv2_values import (AXIS_ALL, AXIS_ALL_STATIC, AXIS_DYNAMIC, AXIS_UNKNOWN, CODE_OF_DTYPE, Float32, Shape, SizeT,
+                            StoredAxis)
 from .cntkv2_wire import dictionary_parts
 
 COMPOSITE_VERSION = 3
@@ -641,14 +642,17 @@ class _Writer(object):
         return uid
 
     def variable_record(self, v, uid, kind=None):
-        if v._shape is None or v._dynamic_axes is None or (v._dtype is None and not v.is_placeholder):
+        if not v.is_placeholder and (v._shape is None or v._dynamic_axes is None or v._dtype is None):
             raise NotExpressible("variable %s has an unknown shape or type" % (v.name or v.uid))
+        # an unbound placeholder's unknown shape and axes as CNTK writes them (NDShape::Unknown(), UnknownAxes)
+        axes = [StoredAxis(AXIS_UNKNOWN, "UnknownAxes", False)] if v._dynamic_axes is None else \
+            [StoredAxis(AXIS_DYNAMIC, a.name, a.is_ordered) for a in v._dynamic_axes]
         data_type = 0 if v._dtype is None else CODE_OF_DTYPE[np.dtype(v._dtype)]  # 0: CNTK's DataType::Unknown
         record = {"version": SizeT(VARIABLE_VERSION), "type": "Variable", "uid": uid,
                   "kind": SizeT(_KIND[kind or v._kind]), "data_type": SizeT(data_type),
-                  "dynamic_axis": [StoredAxis(AXIS_DYNAMIC, a.name, a.is_ordered) for a in v._dynamic_axes],
+                  "dynamic_axis": axes,
                   "is_sparse": bool(v._is_sparse), "name": v.name, "needs_gradient": bool(v._needs_gradient),
-                  "shape": Shape(v._shape)}
+                  "shape": Shape((-2,) if v._shape is None else v._shape)}
         if kind is None and (v.is_parameter or v.is_constant):
             record["value"] = _stored_value(v)
         return record
@@ -1011,10 +1015,26 @@ def _combine_root(composite):
     return root if root._op.name == "Combine" else None
 
 
+def _in_argument_order(function):
+    """``function``, or where its arguments' order (a @Function's parameter order) is not the order a walk of its
+    graph meets them in, the function over a 'Tuple' block of its arguments: what CNTK 2.7's @Function builds in
+    that case (a block combining placeholders for the arguments, in order), so that the file's graph lists the
+    arguments in that order wherever it is loaded."""
+    arguments = list(function.arguments)
+    if not function._arg_order or len(arguments) < 2 or arguments == list(function._argument_leaves()):
+        return function
+    C = _C()
+    inner = [C.placeholder(name=a.name) for a in arguments]
+    ordered = C.as_block(C.combine(inner), list(zip(inner, arguments)), "Tuple")
+    return function.clone(C.CloneMethod.share, dict(zip(arguments, ordered.outputs)))
+
+
 def model_dictionary(function):
     """The CNTK v2 Dictionary (as Python values) of ``function``; NotExpressible names what cannot be written."""
+    uid, name = function.uid, function.name
+    function = _in_argument_order(function)
     writer = _Writer()
-    top = writer.composite(list(function.outputs), function.uid, function.name, _combine_root(function))
+    top = writer.composite(list(function.outputs), uid, name, _combine_root(function))
     top["inputs"] = list(writer.leaves.values())
     top["primitive_functions"] = writer.records
     return top

@@ -1,0 +1,207 @@
+"""Behaviours found by loading a broad sweep of CNTK 2.7-written models (layers, ops, sequences, losses, dtypes)
+and comparing with CNTK 2.7. The files here are hand-built Dictionaries laid out as CNTK 2.7 writes them, or
+written by this package's own writer; the expected numbers are the ones CNTK 2.7 computed."""
+import itertools
+import re
+
+import numpy as np
+import pytest
+
+import cntk_compat as C
+from cntk_compat.core import uid as uid_module
+from cntk_compat.model_formats import cntkv2_wire as wire
+from cntk_compat.model_formats.cntkv2_values import Shape, SizeT, StoredAxis, dictionary_to_message
+
+_DYNAMIC, _UNKNOWN = 2 ** 31 - 1, 2 ** 31 - 3
+_BATCH = StoredAxis(_DYNAMIC, "defaultBatchAxis", False)
+
+
+def _model_bytes(primitive_functions, inputs, root):
+    top = {"version": SizeT(3), "type": "CompositeFunction", "uid": "CompositeFunction90", "root": root,
+           "inputs": inputs, "primitive_functions": primitive_functions}
+    return dictionary_to_message(top).SerializeToString()
+
+
+def _variable(uid, shape, kind=0, axes=(_BATCH,), name="", data_type=1):
+    return {"version": SizeT(1), "type": "Variable", "uid": uid, "kind": SizeT(kind), "data_type": SizeT(data_type),
+            "is_sparse": False, "needs_gradient": False, "name": name, "shape": Shape(shape),
+            "dynamic_axis": list(axes)}
+
+
+def _function(uid, op, inputs, attributes=None, **extra):
+    record = {"version": SizeT(1), "type": "PrimitiveFunction", "uid": uid, "op": SizeT(op), "inputs": inputs,
+              "attributes": attributes or {}}
+    record.update(extra)
+    return record
+
+
+def _block(uid, op_name, inputs, root, keys, attributes=None):
+    # CNTK 2.7 lists a block's inner functions with the model's own; the block's composite names its root
+    return _function(uid, 57, inputs, attributes, block_function_op_name=op_name,
+                     block_function_composite={"version": SizeT(1), "type": "CompositeFunction",
+                                               "uid": "CompositeFunction" + uid[5:], "root": root,
+                                               "inputs": [], "primitive_functions": []},
+                     block_function_composite_arguments_map_keys=keys,
+                     block_function_composite_arguments_map_values=inputs)
+
+
+def _all_uids(f):
+    found = []
+    for g in C.logging.graph.depth_first_search(f, lambda _: True, depth=-1):
+        found.append(g.uid)
+    return found
+
+
+def test_the_files_uid_numbers_are_taken_before_the_graph_is_built():
+    """Builders add functions of their own (reduce_sum_square is CNTK's small graph); they must not take a uid the
+    file gives to another function. Loading several files in one process used to give such a function the uid of
+    one of the file's, and the lowering (keyed by uid) then computed one output in place of another."""
+    x = C.input_variable((2, 3, 4))
+    model = C.combine([C.reduce_sum_square(x, 1), C.reduce_l2(x, 0), C.reduce_mean(x, (0, 2))])
+    data = _saved_bytes(model)
+    top = wire.parse_dictionary(data, "m")
+    file_numbers = [int(re.search(r"(\d+)$", pf["uid"]).group(1)) for pf in top["primitive_functions"]]
+    # the process's counter is behind the file's numbers (as after loading files of another process)
+    saved = uid_module._counter, uid_module._next[0]
+    uid_module._counter, uid_module._next[0] = itertools.count(min(file_numbers)), min(file_numbers)
+    try:
+        loaded = C.load_model(data)
+        uids = _all_uids(loaded)
+        assert len(uids) == len(set(uids))
+        assert int(re.search(r"(\d+)$", C.Parameter((1,)).uid).group(1)) > max(file_numbers)
+        d = np.arange(48, dtype=np.float32).reshape(2, 2, 3, 4) / 10
+        got = loaded.eval({loaded.arguments[0]: d}, outputs=loaded.outputs)
+        np.testing.assert_allclose(got[loaded.outputs[0]], (d ** 2).sum(axis=2, keepdims=True), rtol=1e-5)
+        np.testing.assert_allclose(got[loaded.outputs[1]], np.sqrt((d ** 2).sum(axis=1, keepdims=True)), rtol=1e-5)
+        np.testing.assert_allclose(got[loaded.outputs[2]], d.mean(axis=(1, 3), keepdims=True), rtol=1e-5)
+    finally:
+        if uid_module._next[0] < saved[1]:
+            uid_module._counter, uid_module._next[0] = saved
+
+
+def _saved_bytes(model):
+    import os
+    import tempfile
+    path = os.path.join(tempfile.mkdtemp(), "m.model")
+    model.save(path)
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def _dense_file():
+    x = C.input_variable(2)
+    return _saved_bytes(C.times(x, C.Parameter((2, 2), init=np.array([[1, 2], [3, 4]], np.float32))))
+
+
+def test_two_loads_of_one_file_combined_are_refused_and_a_clone_is_not():
+    """uids are kept from the file, so two loads of one file have the same uids: CNTK 2.7 refuses to compute them
+    combined ("Duplicated name"); computing them here read one model's input/parameter for both."""
+    data = _dense_file()
+    a, b = C.load_model(data), C.load_model(data)
+    both = C.combine([a.output, b.output])
+    x = np.array([[1, 1]], np.float32)
+    with pytest.raises(ValueError, match="two different variables with uid"):
+        both.eval({both.arguments[0]: x, both.arguments[1]: 2 * x})
+    c = C.load_model(data).clone(C.CloneMethod.clone)
+    c.parameters[0].value = c.parameters[0].value * 10
+    both = C.combine([a.output, c.output])
+    got = both.eval({both.arguments[0]: x, both.arguments[1]: 2 * x}, outputs=both.outputs)
+    np.testing.assert_allclose(got[both.outputs[0]], [[4, 6]])
+    np.testing.assert_allclose(got[both.outputs[1]], [[80, 120]])
+
+
+def test_a_reduction_over_the_batch_axis_as_cntk_writes_it():
+    """reduce_mean(x, axis=Axis.default_batch_axis()): CNTK 2.7 writes a ReduceElements block holding a
+    MultiAxisReduce block holding a ReduceElements '_batch_axes_subop' over the batch axis."""
+    attrs = {"axisVec": [_BATCH], "reductionOpName": "Mean", "reductionKeepDimensions": True}
+    functions = [
+        _function("ReduceElements7", 39, ["Placeholder11"], attrs, name="_batch_axes_subop"),
+        _block("Block8", "MultiAxisReduce", ["Placeholder10"], "ReduceElements7", ["Placeholder11"]),
+        _block("Block9", "ReduceElements", ["Input3"], "Block8", ["Placeholder10"], attrs)]
+    inputs = [_variable("Input3", (3,)), _variable("Placeholder10", (3,), kind=4),
+              _variable("Placeholder11", (3,), kind=4)]
+    model = C.load_model(_model_bytes(functions, inputs, "Block9"))
+    assert model.root_function.op_name == "ReduceElements" and model.output.shape == (3,)
+    assert model.output.dynamic_axes == ()
+    got = model.eval({model.arguments[0]: np.array([[1, 2, 3], [3, 4, 8]], np.float32)})
+    np.testing.assert_allclose(got, [2, 3, 5.5])  # CNTK 2.7's numbers
+
+
+def test_a_combine_root_of_one_output_stays_the_root():
+    """combine([f]), and CNTK's Recurrence and Fold layers, give a model whose root is a Combine of one output:
+    loaded, its root_function is that Combine (op_name 'Combine'), as in CNTK 2.7."""
+    functions = [_function("ReLU4", 3, ["Input3"]), _function("Combine5", 44, ["ReLU4_Output_0"])]
+    model = C.load_model(_model_bytes(functions, [_variable("Input3", (2,))], "Combine5"))
+    assert model.root_function.op_name == "Combine"
+    assert model.root_function.uid == "Combine5"
+    assert len(model.outputs) == 1
+    np.testing.assert_allclose(model.eval({model.arguments[0]: np.array([[-1, 2]], np.float32)}), [[0, 2]])
+
+
+def test_an_unbound_placeholder_with_unknown_shape_and_axes(tmp_path):
+    """CNTK 2.7 writes an unbound C.placeholder() with NDShape::Unknown() (one dimension SIZE_MAX - 1) and the
+    unknown dynamic axes (static_axis_idx 2**31 - 3, 'UnknownAxes'); it loads as an unbound placeholder of shape
+    (-2,), and this package writes such placeholders the same way (CNTK 2.7 loads them: checked)."""
+    ph = _variable("Placeholder5", ((1 << 64) - 2,), kind=4, axes=(StoredAxis(_UNKNOWN, "UnknownAxes", False),),
+                   name="ph", data_type=0)
+    functions = [_function("ReLU6", 3, ["Placeholder5"])]
+    model = C.load_model(_model_bytes(functions, [ph], "ReLU6"))
+    p = model.arguments[0]
+    assert p.is_placeholder and p.name == "ph" and p.shape == (-2,)
+    assert p.dynamic_axes == C.Axis.unknown_dynamic_axes()
+    x = C.input_variable(2)
+    model.replace_placeholders({p: x})
+    np.testing.assert_allclose(model.eval({x: np.array([[-1, 3]], np.float32)}), [[0, 3]])
+    # written in CNTK's format (not the archive), with the same records
+    f = C.relu(C.placeholder(name="q")) * 2
+    path = str(tmp_path / "ph.model")
+    f.save(path)
+    top = wire.read_file(path, "ph")
+    record = [r for r in top["inputs"] if r["kind"] == 4][0]
+    assert tuple(record["shape"]) == (-2,)  # the reader's view of SIZE_MAX - 1
+    assert [(a.index, a.name) for a in record["dynamic_axis"]] == [(_UNKNOWN, "UnknownAxes")]
+    again = C.load_model(path)
+    assert again.arguments[0].shape == (-2,) and again.arguments[0].name == "q"
+
+
+def test_clone_freeze_of_a_double_model_keeps_double_constants():
+    x = C.input_variable(2, dtype=np.float64)
+    w = C.Parameter((2, 2), init=np.array([[1, 2], [3, 4]], np.float64), dtype=np.float64)
+    f = C.times(x, w)
+    y = C.input_variable(2, dtype=np.float64)
+    frozen = f.clone(C.CloneMethod.freeze, {x: y})
+    assert [c.dtype for c in frozen.constants] == [np.float64]
+    np.testing.assert_allclose(frozen.eval({y: np.array([[1.0, 1.0]])}), [[4, 6]])
+
+
+def test_argument_order_of_a_function_survives_the_file(tmp_path):
+    """A @Function whose graph meets its arguments out of their parameter order (UnfoldFrom(...)(h, x) reads x
+    first): CNTK 2.7 puts a 'Tuple' block of the arguments ahead of them, so its file lists them in order. This
+    package writes the same block, and reads such a block as what it is (its outputs are its inputs) with the
+    arguments in its order -- without making each output depend on every argument."""
+    x = C.sequence.input_variable(3, name="x")
+    h = C.input_variable(2, name="h")
+    dense = C.layers.Dense(2, activation=C.tanh)
+    model = C.layers.UnfoldFrom(lambda s: dense(s), length_increase=2)(h, x)
+    assert [a.name for a in model.arguments] == ["h", "x"]
+    path = str(tmp_path / "unfold.model")
+    model.save(path)
+    top = wire.read_file(path, "unfold")
+    assert [pf.get("block_function_op_name") for pf in top["primitive_functions"]].count("Tuple") == 1
+    loaded = C.load_model(path)
+    assert [a.name for a in loaded.arguments] == ["h", "x"]
+    hv, xv = np.array([[0.5, -0.5]], np.float32), [np.ones((2, 3), np.float32)]
+    np.testing.assert_allclose(loaded.eval({loaded.arguments[0]: hv, loaded.arguments[1]: xv})[0],
+                               model.eval({h: hv, x: xv})[0], rtol=1e-6)
+    # a Tuple block of two inputs feeding two unrelated outputs: each output needs only its own input
+    functions = [_function("Combine10", 44, ["Placeholder11", "Placeholder12"]),
+                 _block("Block13", "Tuple", ["Input4", "Input3"], "Combine10", ["Placeholder11", "Placeholder12"]),
+                 _function("Negate14", 0, ["Block13_Output_1"]), _function("Abs15", 8, ["Block13_Output_0"]),
+                 _function("Combine16", 44, ["Negate14_Output_0", "Abs15_Output_0"])]
+    inputs = [_variable("Input3", (2,), name="a"), _variable("Input4", (2,), name="b"),
+              _variable("Placeholder11", (2,), kind=4), _variable("Placeholder12", (2,), kind=4)]
+    f = C.load_model(_model_bytes(functions, inputs, "Combine16"))
+    assert [a.name for a in f.arguments] == ["b", "a"]
+    v = np.array([[1, -2]], np.float32)
+    np.testing.assert_allclose(f.eval({f.arguments[1]: v}, outputs=[f.outputs[0]]), -v)
+
