@@ -772,8 +772,10 @@ def _clone_substitutes(new_outputs, subs, memo):
     cloned with them (a substitute over a loop's delayed value, which depends on the loop it sits in, closes that
     loop in the clone instead of reading the original's). Inside a substitute a substituted variable is not
     replaced again, and a substitute that depends on no copied node is used as it is."""
+    # (arguments replaced by their values, a call's clone, keep their values as they are: the layers compose
+    # their loops by calls whose values may read the graph being called)
     used = [(k, v) for k, v in subs.items() if v.uid not in memo and v.is_output and
-            (k.uid in memo.substituted)]
+            not (k.is_input or k.is_placeholder) and k.uid in memo.substituted]
     if not used:
         return new_outputs
     closing = {}

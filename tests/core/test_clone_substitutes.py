@@ -55,3 +55,30 @@ def test_a_substitute_that_depends_on_no_copied_node_is_used_as_it_is():
     sqrt = [n for n in depth_first_search(z2, lambda n: getattr(n, "op_name", "") == "Sqrt")]
     assert len(sqrt) == 1 and sqrt[0].uid == r.root_function.uid
     np.testing.assert_allclose(z2.eval({z2.arguments[0]: np.array([[8]], np.float32)}), [[5]])
+
+
+def test_calling_a_function_keeps_the_argument_values_as_they_are():
+    # a decoder with attention inside a recurrence, unfolded greedily (the shape of CNTK's seq2seq tutorials):
+    # the calls composing it must not copy the attention model, which scripts then find by name (CNTK 2.7: one)
+    axis = C.Axis('in_axis')
+    start = C.Constant(np.array([1, 0, 0, 0, 0], np.float32))
+    encode, step = C.layers.Recurrence(C.layers.LSTM(4)), C.layers.LSTM(4)
+    attention, project = C.layers.AttentionModel(3, name='attention_model'), C.layers.Dense(5)
+
+    @C.Function
+    def decode(history, input):
+        encoded = encode(input)
+
+        @C.Function
+        def step_with_attention(dh, dc, x):
+            return step(dh, dc, C.splice(x, attention(encoded.outputs[0], dh)))
+        return project(C.layers.Recurrence(step_with_attention)(history))
+
+    @C.Function
+    @C.layers.Signature(C.layers.SequenceOver[axis][C.layers.Tensor[5]])
+    def greedy(input):
+        unfold = C.layers.UnfoldFrom(lambda history: decode(history, input) >> C.hardmax,
+                                     until_predicate=lambda w: w[..., 4], length_increase=1.5)
+        return unfold(initial_state=start, dynamic_axes_like=input)
+    assert len(C.logging.graph.find_all_with_name(greedy, 'attention_model', depth=1)) == 1
+    assert greedy.attention_model.attention_weights is not None
