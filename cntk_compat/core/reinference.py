@@ -77,11 +77,28 @@ def _node_specs(node, guess):
         return None
     if op.infer_partial is not None and specs[0].shape is None and guess:
         # a guess found in an earlier pass stays until the shape rule itself knows better
-        return op.infer_partial(node._inputs, guess) or (None if node._outputs[0]._shape is not None else specs)
+        partial = op.infer_partial(node._inputs, guess)
+        known = [i for i in node._inputs if _known(i)]
+        if partial and all(not i._dynamic_axes and all(d == 1 for d in i._shape) for i in known):
+            # typed by static scalars alone (a stabilizer's factor beside the state it scales: the last-resort
+            # guess): a start for the loop's typing that says nothing of the state's shape, not a type that a
+            # shape rule may refuse (_check_settled)
+            partial = [_Tentative(s) for s in partial]
+        return partial or (None if node._outputs[0]._shape is not None else specs)
     return specs
 
 
-def _set_type(v, shape, dtype, dynamic_axes, is_sparse):
+class _Tentative:
+    """An output spec guessed from static operands only (see _node_specs)."""
+    tentative = True
+
+    def __init__(self, spec):
+        self.shape, self.dtype, self.dynamic_axes, self.is_sparse = \
+            spec.shape, spec.dtype, spec.dynamic_axes, spec.is_sparse
+
+
+def _set_type(v, shape, dtype, dynamic_axes, is_sparse, tentative=False):
+    v._tentative_type = tentative
     new = (shape, dtype, dynamic_axes, bool(is_sparse))
     if (v._shape, v._dtype, v._dynamic_axes, v._is_sparse) == new:
         return False
@@ -97,11 +114,12 @@ def _infer_node(node, guess):
         return False
     if node._block_root is not None:
         for inner, outer in node._block_arguments:
-            _set_type(inner, outer._shape, outer._dtype, outer._dynamic_axes, outer._is_sparse)
+            _set_type(inner, outer._shape, outer._dtype, outer._dynamic_axes, outer._is_sparse, _tentative(outer))
         infer_in_place(node._block_root._outputs, guess or None)
         changed = False
         for o, inner_o in zip(node._outputs, node._block_root._outputs):
-            changed |= _set_type(o, inner_o._shape, inner_o._dtype, inner_o._dynamic_axes, inner_o._is_sparse)
+            changed |= _set_type(o, inner_o._shape, inner_o._dtype, inner_o._dynamic_axes, inner_o._is_sparse,
+                                 _tentative(inner_o))
         return changed
     specs = _node_specs(node, guess)
     if specs is None:
@@ -111,8 +129,12 @@ def _infer_node(node, guess):
         if hasattr(s, "_shape"):
             changed |= _set_type(o, s._shape, s._dtype, s._dynamic_axes, s._is_sparse)
         else:
-            changed |= _set_type(o, s.shape, s.dtype, s.dynamic_axes, s.is_sparse)
+            changed |= _set_type(o, s.shape, s.dtype, s.dynamic_axes, s.is_sparse, getattr(s, "tentative", False))
     return changed
+
+
+def _tentative(v):
+    return getattr(v, "_tentative_type", False)
 
 
 def refresh_block(node):
@@ -152,5 +174,5 @@ def _check_settled(nodes):
     for node in nodes:
         op = node._op
         if op.infer is not None and not op.outputs_are_inputs and node._block_root is None and \
-                all(_known(i) for i in node._inputs):
+                all(_known(i) and not _tentative(i) for i in node._inputs):
             op.infer(node._inputs, node._attributes)
