@@ -2,8 +2,8 @@
 squared_error and cosine_distance give a scalar per sample, weighted_binary_cross_entropy one scalar for the minibatch
 (CNTK's Logistic); binary_cross_entropy is elementwise."""
 from ..ops import (Axis, element_divide, element_times, log, minus, negate, plus, reduce_log_sum_exp, reduce_sum,
-                   reshape, square)
-from ..ops._common import block_of, require_matching_dynamic_axes, sanitize_operands
+                   reshape, square, times_transpose)
+from ..ops._common import block_of, has_matrix_operand, require_matching_dynamic_axes, sanitize_operands
 
 from ..ops.cos_distance import cosine_distance
 from ..ops.cosine_negative import cosine_distance_with_negative_samples
@@ -45,9 +45,16 @@ def _scalar(x, name):
 
 
 def cross_entropy_with_softmax(output_vector, target_vector, axis=-1, name=""):
-    """-sum(target * log_softmax(output)) along axis: log_sum_exp(output) - sum(target * output)."""
+    """-sum(target * log_softmax(output)) along axis: log_sum_exp(output) - sum(target * output).
+
+    With the default axis CNTK 2.7 takes the product as TransposeTimes(output, target): for matrix samples the
+    result is the matrix of log_sum_exp(output row a) - output row a . target row b (its diagonal is the per-row
+    cross entropy), and targets of rank above 2 are refused."""
     z, y = sanitize_operands(output_vector, target_vector, names=["output_vector", "target_vector"])
     require_matching_dynamic_axes("TransposeTimes" if axis == -1 else "ElementTimes", (y, z))
+    if axis == -1 and has_matrix_operand(z, y):
+        return block_of("CrossEntropyWithSoftmax", lambda z, y: minus(reduce_log_sum_exp(z, axis=-1),
+                                                                      times_transpose(z, y)), [z, y], name)
     return block_of("CrossEntropyWithSoftmax", lambda z, y: minus(reduce_log_sum_exp(z, axis=axis),
                                                                   reduce_sum(element_times(y, z), axis=axis)),
                     [z, y], name)

@@ -1,7 +1,8 @@
 """cntk.metrics: evaluation criteria (classification_error per sample of shape (1,), with topN > 1 the number of
 misses in the minibatch; ndcg_at_1 and edit_distance_error one scalar for the minibatch)."""
-from ..ops import Axis, argmax, element_times, minus, not_equal, reduce_mean, reduce_sum
-from ..ops._common import block_of, require_matching_dynamic_axes, sanitize_operands
+from ..ops import (Axis, element_times, equal, greater_equal, minus, not_equal, reduce_max, reduce_mean, reduce_sum,
+                   times_transpose)
+from ..ops._common import block_of, has_matrix_operand, require_matching_dynamic_axes, sanitize_operands
 from ..ops.softmax import _with_axis
 from ..ops.top_n_error import top_n_error
 
@@ -24,11 +25,18 @@ def classification_error(output_vector, target_vector, axis=-1, topN=1, name="")
     if topN == 1:  # CNTK's block compares them in a primitive that refuses different dynamic axes
         require_matching_dynamic_axes("TransposeTimes" if axis == -1 else "NotEqual", (y, z))
     if topN == 1 and axis != -1:
-        # CNTK: with an axis other than -1 named (even the same axis of a vector), the result is the error rate
-        # over the other axes (a scalar without gradient)
-        return block_of("ClassificationError", lambda z, y: reduce_mean(
-            not_equal(argmax(z, axis=axis), argmax(y, axis=axis)), axis=Axis.all_static_axes(), keepdims=False),
-            [z, y], name)
+        # CNTK 2.7 with an axis named (even the last axis of a vector): a sample errs where the target differs from
+        # the indicator of the output's maxima (all of them, equal ones included) anywhere along the axis; the
+        # result is the error rate over the other static axes (a scalar without gradient)
+        def body(z, y):
+            wrong = not_equal(y, equal(z, reduce_max(z, axis=axis)))
+            return reduce_mean(greater_equal(reduce_sum(wrong, axis=axis), 1.0), axis=Axis.all_static_axes(),
+                               keepdims=False)
+        return block_of("ClassificationError", body, [z, y], name)
+    if topN == 1 and axis == -1 and has_matrix_operand(z, y):
+        # CNTK 2.7: 1 - TransposeTimes(hardmax of the whole sample, target), a matrix for matrix samples
+        return block_of("ClassificationError", lambda z, y: minus(1, times_transpose(_hardmax(z, None), y)),
+                        [z, y], name)
     if topN == 1:  # as CNTK computes it: its gradient with respect to the target is -hardmax(output)
         return block_of("ClassificationError", lambda z, y: minus(
             1, reduce_sum(element_times(_hardmax(z, axis), y), axis=axis)), [z, y], name)

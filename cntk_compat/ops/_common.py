@@ -69,6 +69,12 @@ def block_of(op_name, body, operands, name=""):
     return _as_block(body(*holders), list(zip(holders, operands)), op_name, name)
 
 
+def has_matrix_operand(*operands):
+    """Whether an operand's sample has rank 2 or more (where CNTK 2.7's criteria with the default axis, built on
+    TransposeTimes, differ from their per-row form)."""
+    return any(v._shape is not None and len(v._shape) >= 2 for v in operands)
+
+
 def dynamic_axes_of(inputs):
     """The dynamic axes of an elementwise result: the richest among the inputs whose axes are known. As in CNTK
     2.7, an input of unknown axes (one reading a placeholder) leaves the result unknown (None) only when no other
