@@ -1,0 +1,1 @@
+"""The adapter for BVLC Caffe models (network definition ``.prototxt`` + trained ``.caffemodel``)."""

@@ -1,0 +1,1 @@
+"""The toolkit-neutral ("uniform") description of a converted network and its instantiation as CNTK functions."""

@@ -1,0 +1,1 @@
+"""Checking a converted network against the original toolkit's outputs."""
