@@ -3,7 +3,9 @@
 Without padding the first window starts at the first cell. With auto padding the output has ceil(n / stride)
 cells and CNTK places the first kernel centre at ``extra // 2``, where ``extra`` is what is left of the input
 after the cells spanned by the output's centres; the kernel's left half is ``(k - 1) // 2`` cells (an even kernel
-has its extra cell on the right). Explicit lower/upper pads override both. The result is (out, lo, hi): pad
+has its extra cell on the right). Pooling's ``ceil_out_dim`` with auto padding gives ceil((n - 1) / stride) + 1
+cells (CNTK 2.7's count, as Caffe's padded pooling), the extra last window placed after the others (CNTK 2.7's own
+values in such a window are unreliable: its kernels read cells they never wrote). Explicit lower/upper pads override both. The result is (out, lo, hi): pad
 ``lo`` cells before and ``hi`` after (negative values crop) and then run a plain 'valid' torch kernel. A free
 dimension (negative size, fixed only by the data) gives (n, 0, 0): the ops then compute the geometry at run time.
 """
@@ -33,6 +35,8 @@ def axis_geometry(n, k, s, d=1, auto_pad=False, lower=0, upper=0, ceil_out=False
         return out, 0, (out - 1) * s + ke - n
     out = (n - 1) // s + 1
     start = (n - ((out - 1) * s + 1)) // 2
+    if ceil_out:   # pooling's ceil_out_dim: one more window where the centres do not fit evenly, same placement
+        out = -(-(n - 1) // s) + 1
     left = (ke - 1) // 2
     return out, left - start, start + (out - 1) * s + (ke - 1 - left) - (n - 1)
 

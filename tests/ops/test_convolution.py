@@ -181,3 +181,16 @@ def test_several_output_channels_moving_along_the_channel_axis_cannot_be_compute
     assert y.shape == (8, 2)  # CNTK infers it, then refuses to compute it
     with pytest.raises(ValueError, match="padding over channel axis"):
         y.eval({x: np.ones((1, 4, 2), np.float32)})
+
+
+def test_ceil_out_dim_with_auto_padding_counts_like_cntk27_and_caffe():
+    # CNTK 2.7 gives ceil((n - 1) / stride) + 1 windows (6 -> 4 for a 3-window, stride 2), as Caffe's padded
+    # pooling does; the windows keep auto padding's placement (first centre on cell 0 here)
+    x = C.input_variable((1, 6, 6))
+    p = C.pooling(x, C.MAX_POOLING, (3, 3), (2, 2), auto_padding=[True], ceil_out_dim=True)
+    assert p.shape == (1, 4, 4)
+    v = np.arange(36, dtype=np.float32).reshape(1, 1, 6, 6)
+    np.testing.assert_allclose(p.eval({x: v})[0, 0], [[7, 9, 11, 11], [19, 21, 23, 23], [31, 33, 35, 35],
+                                                      [31, 33, 35, 35]])
+    floor = C.pooling(x, C.MAX_POOLING, (3, 3), (2, 2), auto_padding=[True])
+    assert floor.shape == (1, 3, 3)
