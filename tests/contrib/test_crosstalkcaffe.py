@@ -401,3 +401,22 @@ def test_cntk_tensor_setting_overrides_the_input_shape(tmp_path):
     instance = CntkApiInstance(CaffeAdapter().load_model(conf), conf)
     assert instance.get_functions()['data'].shape == (3, 8, 8)
     np.testing.assert_allclose(instance.get_model().eval(fixture.sample()).ravel(), ORACLE_PROB, atol=2e-7)
+
+
+def test_global_pooling_channel_softmax_and_concat_axis_keep_caffes_meaning(tmp_path):
+    prototxt = '''layer { name: "data" type: "Input" top: "data" input_param { shape { dim: 1 dim: 2 dim: 3 dim: 4 } } }
+        layer { name: "sm" type: "Softmax" bottom: "data" top: "sm" }
+        layer { name: "rows" type: "Concat" bottom: "sm" bottom: "data" top: "rows" concat_param { axis: 2 } }
+        layer { name: "gap" type: "Pooling" bottom: "rows" top: "gap" pooling_param { pool: AVE global_pooling: true } }'''
+    with open(os.path.join(str(tmp_path), 'net.caffemodel'), 'wb') as handle:
+        handle.write(caffe_pb2.NetParameter().SerializeToString())
+    conf = _conf(tmp_path, prototxt)
+    model = CaffeAdapter().load_model(conf)
+    assert model.cntk_layers['rows'].tensor == [2, 6, 4] and model.cntk_layers['gap'].tensor == [2, 1, 1]
+    functions = CntkApiInstance(model, conf).get_functions()
+    x = np.random.RandomState(5).uniform(-2, 2, (1, 2, 3, 4)).astype(np.float32)
+    soft = np.exp(x[0]) / np.exp(x[0]).sum(axis=0)
+    np.testing.assert_allclose(functions['sm'].eval(x)[0], soft, rtol=1e-5)
+    np.testing.assert_allclose(functions['rows'].eval(x)[0], np.concatenate([soft, x[0]], axis=1), rtol=1e-5)
+    np.testing.assert_allclose(functions['gap'].eval(x)[0].ravel(),
+                               np.concatenate([soft, x[0]], axis=1).mean(axis=(1, 2)), rtol=1e-5)
