@@ -412,6 +412,8 @@ class Function(TensorOpsMixin):
 
     @property
     def arguments(self):
+        if not self._is_composite:      # a primitive or block Function (an owner): its own inputs that are not
+            return tuple(v for v in self._inputs if not (v.is_parameter or v.is_constant))  # parameters/constants
         if not get_global_option("python_operand_order", True):  # CNTK's C++ operand order, as before 2.2
             return tuple(v for v in self._native_leaves() if v.is_input or v.is_placeholder)
         args = self._argument_leaves()
@@ -428,11 +430,19 @@ class Function(TensorOpsMixin):
 
     @property
     def parameters(self):
-        return tuple(v for v in self._native_leaves() if v.is_parameter)
+        return tuple(v for v in self._own_or_native_leaves() if v.is_parameter)
 
     @property
     def constants(self):
-        return tuple(v for v in self._native_leaves() if v.is_constant)
+        return tuple(v for v in self._own_or_native_leaves() if v.is_constant)
+
+    def _own_or_native_leaves(self):
+        """What parameters and constants are taken from: a composite's leaves; for a primitive or block Function
+        (an output's owner, a root_function), as in CNTK 2.7, only its own inputs (a Dense block's W and b, not
+        the parameters of the layers below it)."""
+        if self._is_composite:
+            return self._native_leaves()
+        return node_inputs_native_order(self)
 
     @property
     def placeholders(self):
