@@ -2,14 +2,19 @@
 ``torch.load(weights_only=True)`` (which never unpickles arbitrary objects). numpy scalars and arrays in the
 state are stored as tagged (dtype, shape, bytes) records and come back as numpy values.
 
-As in CNTK a checkpoint is two files: ``filename`` holds the model (parameter values) and ``filename.ckp`` the
-training state (learners, counters, random generators, external state); both carry the same random token.
+As in CNTK a checkpoint is two files: ``filename`` holds the model and ``filename.ckp`` the training state
+(learners, counters, random generators, external state). Given the Trainer's graph, the model file is that graph
+saved as Function.save saves it, so ``load_model(filename)`` reads it as CNTK 2.7 reads its checkpoints' model
+files; the parameter values are then kept in the ``.ckp`` too, and the token pairing the two files is a hash of
+the model file's bytes. (Without a graph, or when the graph cannot be saved, the model file holds the parameter
+values with a random token, the format this module wrote before; both load.)
 A save stages both files completely (fsync'ed temporary files in the same folder, see core.atomic_file), then
 renames the model file into place -- the commit point -- and then the ``.ckp`` file. A kill between the two
 renames leaves the new ``.ckp`` staged under a name derived from the token, where :func:`load` finds it (and
 moves it into place); so at every instant either the previous or the new checkpoint loads. Temporary files of
 killed saves are removed by the next save of the same file.
 """
+import hashlib
 import io
 import os
 import random
@@ -33,14 +38,36 @@ class CheckpointError(ValueError):
 MODEL_KEYS = ("parameters", "parameter_names")
 
 
-def save(filename, state):
-    """Writes ``state``: its MODEL_KEYS to ``filename``, the rest to ``filename.ckp``."""
+def _model_file_bytes(graph):
+    """The saved model of ``graph`` (as Function.save writes it), or None when it cannot be saved."""
+    if graph is None:
+        return None
+    from ..core.serialization import default_format_bytes
+    try:
+        return default_format_bytes(graph)
+    except Exception:   # e.g. a user function that cannot be serialized: the parameter-values model file
+        return None
+
+
+def _hash_token(data):
+    return hashlib.sha256(memoryview(data).cast("B")).hexdigest()[:32]
+
+
+def save(filename, state, graph=None):
+    """Writes ``state``: the model (``graph`` saved as a model file, else MODEL_KEYS) to ``filename``, the rest
+    to ``filename.ckp``."""
     filename = os.fspath(filename)
     training_file = filename + ".ckp"
-    token = atomic_file.new_tag()
-    model = {k: state[k] for k in MODEL_KEYS}
-    training = _encode({k: v for k, v in state.items() if k not in MODEL_KEYS}, "the checkpoint state")
-    model_bytes, training_bytes = _serialize(token, model), _serialize(token, training)
+    model_file = _model_file_bytes(graph)
+    if model_file is not None:
+        token = _hash_token(model_file)
+        model_bytes = model_file
+        training = _encode(dict(state), "the checkpoint state")
+    else:
+        token = atomic_file.new_tag()
+        model_bytes = _serialize(token, {k: state[k] for k in MODEL_KEYS})
+        training = _encode({k: v for k, v in state.items() if k not in MODEL_KEYS}, "the checkpoint state")
+    training_bytes = _serialize(token, training)
     _finish_interrupted_save(filename)
     atomic_file.remove_stale_temps(filename)
     atomic_file.remove_stale_temps(training_file)
@@ -78,18 +105,37 @@ def _finish_interrupted_save(filename):
     if not atomic_file.stale_temps(filename + ".ckp") or not os.path.exists(filename):
         return
     try:
-        token = _read(filename)["token"]
-    except CheckpointError:
+        token = _model_token(filename)[0]
+    except (CheckpointError, OSError):
         return
     staged = _staged_training_file(filename, token)
     if os.path.exists(staged):
         atomic_file.commit(staged, filename + ".ckp", _WHAT)
 
 
+def _model_token(filename):
+    """(token, the model file's state or None): the token a parameter-values model file carries, or the hash of
+    a saved-model file's bytes."""
+    if os.path.isdir(filename):
+        raise CheckpointError("checkpoint file '%s' is a directory" % filename)
+    if not os.path.exists(filename):
+        raise FileNotFoundError("checkpoint file '%s' does not exist" % filename)
+    with open(filename, "rb") as f:
+        data = f.read()
+    if not data.startswith(b"PK"):      # torch.save's zip (the parameter-values file) starts so; a CNTK v2
+        return _hash_token(data), None   # model does not (this package's own archive format is tried below)
+    try:
+        model = _read(filename)
+    except CheckpointError:
+        return _hash_token(data), None
+    return model["token"], model["state"]
+
+
 def load(filename):
     """The state saved by :func:`save` (both files merged)."""
     filename = os.fspath(filename)
-    model = _read(filename)
+    token, model_state = _model_token(filename)
+    model = {"token": token}
     training_file = filename + ".ckp"
     staged = _staged_training_file(filename, model["token"])
     if os.path.exists(staged):  # the save was killed between its two renames
@@ -104,7 +150,8 @@ def load(filename):
         raise CheckpointError("checkpoint files '%s' and '%s.ckp' do not belong to the same checkpoint"
                               % (filename, filename))
     state = _decode(training["state"])
-    state.update(model["state"])
+    if model_state is not None:
+        state.update(model_state)
     return state
 
 

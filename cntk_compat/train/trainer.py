@@ -424,7 +424,7 @@ class Trainer(object):
         if worker_states is not None:
             state["worker_external_states"] = worker_states
             state["worker_learner_states"] = worker_learner_states
-        _checkpoint.save(filename, state)
+        _checkpoint.save(filename, state, self._checkpoint_graph())    # the model file loads with load_model
 
     def restore_from_checkpoint(self, filename):
         """Restores the state saved by :meth:`save_checkpoint`; returns its ``external_state`` (with a distributed
