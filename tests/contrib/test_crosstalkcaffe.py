@@ -420,3 +420,23 @@ def test_global_pooling_channel_softmax_and_concat_axis_keep_caffes_meaning(tmp_
     np.testing.assert_allclose(functions['rows'].eval(x)[0], np.concatenate([soft, x[0]], axis=1), rtol=1e-5)
     np.testing.assert_allclose(functions['gap'].eval(x)[0].ravel(),
                                np.concatenate([soft, x[0]], axis=1).mean(axis=(1, 2)), rtol=1e-5)
+
+
+# CNTK 2.7's converter on the same ResNet-style files (its copy of the prototxt spelled out each Eltwise's
+# `operation: SUM`, which it needs; Caffe's default is SUM)
+ORACLE_RESNET_LOGITS = [1.940132, 4.37286, -1.598886, 1.976347, 5.872973, 8.115302, -7.38519, 1.312651, -5.217983,
+                        1.902718]
+ORACLE_RESNET_PROB = [0.001829255, 0.02083506, 5.312494e-05, 0.001896715, 0.09338684, 0.8792586, 1.630566e-07,
+                      0.0009767041, 1.424112e-06, 0.00176208]
+
+
+def test_resnet_style_network_converts_to_cntk27s_numbers(tmp_path):
+    CaffeConverter.from_model(fixture.write_resnet_files(str(tmp_path)))
+    model = cntk.load_model(os.path.join(str(tmp_path), 'model.cntk'))
+    assert len(model.parameters) == 77 and sum(p.value.size for p in model.parameters) == 5506
+    x = fixture.resnet_sample()
+    assert model.find_by_name('pool1').output.shape == (8, 16, 16)     # 32 -> 16: Caffe's rounding up
+    logits = cntk.combine([model.find_by_name('fc10').output]).eval({model.arguments[0]: x}).ravel()
+    np.testing.assert_allclose(logits, ORACLE_RESNET_LOGITS, atol=2e-5)
+    np.testing.assert_allclose(model.eval({model.arguments[0]: x}).ravel(), ORACLE_RESNET_PROB, rtol=2e-5,
+                               atol=1e-9)
