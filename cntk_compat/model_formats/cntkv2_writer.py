@@ -85,6 +85,21 @@ def _softmax(node):
     return 10, [x], {}
 
 
+def _softmax_is_plain(node):
+    """Whether a softmax is CNTK's Softmax primitive: over all axes of the sample (one axis of a vector)."""
+    axis = node._attributes.get("axis")
+    x = node._inputs[0]
+    return axis is None or (isinstance(axis, int) and axis in (-1, _rank(x) - 1) and _rank(x) == 1)
+
+
+def _softmax_along_axis(ins, a):
+    """CNTK 2.7's softmax(x, axis): exp(x - max) / sum(exp(x - max)) along the axis."""
+    C = _C()
+    x = ins[0]
+    e = C.exp(C.minus(x, C.reduce_max(x, axis=a["axis"])))
+    return C.element_divide(e, C.reduce_sum(e, axis=a["axis"]))
+
+
 def _dropout(node):
     a = node._attributes
     return 15, list(node._inputs), {"dropoutRate": float(a.get("dropoutRate", 0.0)),
@@ -117,7 +132,10 @@ def _splice(node):
     ins = list(node._inputs)
     r = max(_rank(i) for i in ins)
     from ..ops.shaping import splice_axis
-    return 43, ins, {"axis": _static(splice_axis(node._attributes, ins), r, "Splice")}
+    axis = splice_axis(node._attributes, ins)
+    if isinstance(axis, int) and axis == -(r + 1):  # Axis.new_leading_axis(): CNTK stores the index one past
+        return 43, ins, {"axis": StoredAxis(r, "staticAxisIdx=%d" % r, True)}
+    return 43, ins, {"axis": _static(axis, r, "Splice")}
 
 
 def _transpose(node):
@@ -145,16 +163,16 @@ def _per_axis(values, rank):
 def _convolution(node, transpose=False):
     a = node._attributes
     w, x = node._inputs
-    if a.get("reduction_rank", 1) != 1 or a.get("groups", 1) != 1:
-        raise NotExpressible("Convolution with reduction_rank %s / groups %s"
-                             % (a.get("reduction_rank"), a.get("groups")))
+    if a.get("reduction_rank", 1) != 1:
+        raise NotExpressible("Convolution with reduction_rank %s" % a.get("reduction_rank"))
     r = _rank(x)
     attrs = {"strides": _shape(_per_axis(a["strides"], r)), "sharing": [True] * r,
              "autoPadding": _bools(_per_axis(a["auto_padding"], r), r),
              "dilation": _shape(_per_axis(a["dilation"], r)), "transpose": bool(transpose),
              "maxTempMemSizeInSamples": SizeT(0), "kernelShape": _shape(w._shape[1:] if not transpose
                                                                          else (w._shape[0],) + tuple(w._shape[2:])),
-             "outputShape": Shape((0,)) if not a.get("output_shape") else _shape(a["output_shape"])}
+             "outputShape": Shape((0,)) if not a.get("output_shape") else _shape(a["output_shape"]),
+             "groups": SizeT(a.get("groups", 1))}
     attrs.update(_geometry_attributes(a, r, "Convolution"))
     return 33, [w, x], attrs
 
@@ -164,7 +182,11 @@ def _pooling(node):
     x = node._inputs[0]
     window = tuple(a["window"] or ())
     if not window:
-        raise NotExpressible("global pooling")
+        # global pooling: CNTK 2.7's GlobalMax/AveragePooling write a Pooling whose window is the operand's
+        # spatial shape (every axis after the channel axis)
+        window = tuple(x._shape[1:]) if x._shape is not None else ()
+        if not window or any(d < 0 for d in window):
+            raise NotExpressible("global pooling over an operand of shape %s" % (x._shape,))
     attrs = {"poolingType": SizeT(a["pooling_type"]), "poolingWindowShape": _shape(window),
              "strides": _shape(_per_axis(a["strides"], len(window))),
              "autoPadding": _bools(_per_axis(a["auto_padding"], len(window)), len(window)),
@@ -734,6 +756,9 @@ class _Writer(object):
                 return self.sequential_convolution(node, uid, written)
             except NotExpressible as e:
                 raise NotExpressible("%s: %s" % (where, e)) from None
+        if op == "Softmax" and not _softmax_is_plain(node):
+            # along one axis CNTK 2.7 writes a Softmax block of its own small graph
+            return self.expansion(node, uid, written, ("Softmax", _softmax_along_axis))
         if op == "Gather" and node._attributes.get("axis") is not None:
             return self.expansion(node, uid, written, ("GatherOp", _gather_along_axis))
         if op in ENCODERS:
@@ -741,6 +766,19 @@ class _Writer(object):
                 code, inputs, attrs = ENCODERS[op](node)
             except NotExpressible as e:
                 raise NotExpressible("%s: %s" % (where, e)) from None
+            if code == 39 and attrs.get("reductionKeepDimensions") is False and "axisVec" in attrs and \
+                    attrs["axisVec"][0].index not in (AXIS_ALL, AXIS_ALL_STATIC):
+                # CNTK 2.7 computes ReduceElements over given axes with kept dimensions only; its Python API
+                # drops them with a Reshape to the result's shape (a record reducing without them fails to run)
+                attrs = dict(attrs, reductionKeepDimensions=True)
+                kept = self.record(39, [self._input_uid(i, written) for i in inputs], attrs)
+                shape = node._outputs[0]._shape
+                r = _rank(inputs[0])
+                return {"version": SizeT(PRIMITIVE_VERSION), "type": "PrimitiveFunction", "op": SizeT(16),
+                        "uid": uid, "name": node.name, "inputs": [kept],
+                        "attributes": {"newShape": _shape(shape),
+                                       "beginAxis": StoredAxis(0, "staticAxisIdx=0", True),
+                                       "endAxis": StoredAxis(r, "staticAxisIdx=%d" % r, True)}}
             return {"version": SizeT(PRIMITIVE_VERSION), "type": "PrimitiveFunction", "op": SizeT(code), "uid": uid,
                     "name": node.name, "inputs": [self._input_uid(i, written) for i in inputs], "attributes": attrs}
         if op in EXPANSIONS:
