@@ -429,6 +429,8 @@ class Trainer(object):
     def restore_from_checkpoint(self, filename):
         """Restores the state saved by :meth:`save_checkpoint`; returns its ``external_state`` (with a distributed
         learner every worker must call it, and gets the ``external_state`` it saved itself, if it did)."""
+        if _is_cntk_checkpoint(filename):
+            return self._restore_cntk_checkpoint(filename)
         state = _checkpoint.load(filename)
         params = self._checkpoint_parameters()
         saved = state["parameters"]
@@ -469,6 +471,109 @@ class Trainer(object):
         Communicator().barrier()    # no worker writes a new checkpoint before all have read this one
         own = state.get("worker_external_states", {}).get(rank)
         return state["external_state"] if own is None else own
+
+
+    def _restore_cntk_checkpoint(self, filename):
+        """A checkpoint written by CNTK 2.x's Trainer.save_checkpoint: ``filename`` is a CNTK v2 model of the
+        trainer's functions (parameter and constant values, matched by uid as Function.restore does) and
+        ``filename.ckp`` a Dictionary holding each learner's state ('smoothed_gradients' in the order of its
+        parameters, sample and minibatch counts) and the external state, which is returned."""
+        from ..model_formats import cntkv2_wire
+        from ..model_formats.cntkv2_values import plain_values
+        what = "restore_from_checkpoint: '%s.ckp'" % filename
+        state = cntkv2_wire.read_file(filename + ".ckp", what)
+        learners = state.get("Learners")
+        if not isinstance(learners, list):
+            raise ValueError("%s is not a CNTK checkpoint's training state (keys %s)" % (what, sorted(state)))
+        if len(learners) != len(self._learners):
+            raise ValueError("%s holds %d learners, the Trainer has %d" % (what, len(learners), len(self._learners)))
+        updates = []
+        for k, (learner, saved) in enumerate(zip(self._learners, learners)):
+            smoothed = [np.asarray(v) for v in plain_values(saved.get("smoothed_gradients", []))]
+            names = learner._state_names
+            if len(smoothed) != len(learner._parameters):
+                raise ValueError("%s: learner %d holds %d smoothed gradients, it has %d parameters"
+                                 % (what, k, len(smoothed), len(learner._parameters)))
+            for p, v in zip(learner._parameters, smoothed):
+                if names and v.size != len(names) * int(np.prod(p.shape)):
+                    raise ValueError("%s: the smoothed gradient of %r has %d values, a %s learner keeps %d"
+                                     % (what, p, v.size, type(learner).__name__,
+                                        len(names) * int(np.prod(p.shape))))
+            updates.append((learner, smoothed, saved))
+        self._restore_cntk_model(filename)
+        for learner, smoothed, saved in updates:
+            # CNTK keeps a learner's k values per parameter as one matrix of k column blocks (Adam: variance,
+            # mean; FSAdaGrad: variance, smoothed; AdaDelta: squared gradient, squared delta), in this package's
+            # order of state names
+            names = learner._state_names
+            with torch.no_grad():
+                for group in (learner._param_groups if names else ()):  # (CNTK's sgd keeps a 1-element dummy)
+                    for j, i in enumerate(group.indices):
+                        shape = tuple(learner._parameters[i].shape)
+                        blocks = smoothed[i].reshape((len(names),) + shape)
+                        for k, name in enumerate(names):
+                            t = group.state[name][j]
+                            t.copy_(torch.as_tensor(blocks[k].reshape(tuple(t.shape)), dtype=t.dtype))
+            if "smoothed_count" in saved and hasattr(learner, "_smoothed_count"):
+                learner._smoothed_count = type(learner._smoothed_count)(saved["smoothed_count"])
+            learner._sample_count = int(saved.get("sample_count", 0))
+            learner._minibatch_count = int(saved.get("minibatchCount", 0))
+            learner._sweep_count = int(saved.get("sweepCount", 0))
+        if self._learners:
+            self._samples_seen = int(learners[0].get("sample_count", 0))
+        return plain_values(state.get("ExternalState", {}))
+
+
+    def _restore_cntk_model(self, filename):
+        """The parameter and constant values of a CNTK checkpoint's model file (CNTK's combined training function:
+        the model's outputs, then the criterion's): matched by uid where every uid matches (a model loaded from
+        that file), else in the order a walk of the model then the criterion meets them, shapes checked."""
+        from ..core.serialization import load
+        loaded = load(filename)
+        outputs = list(self._model.outputs if self._model is not None else ()) + list(self._outputs)
+        mine = walk(outputs, node_inputs_and_body).leaves
+        saved = walk(loaded.outputs, node_inputs_and_body).leaves
+        pairs = []
+        for kind in ("is_parameter", "is_constant"):
+            a = [v for v in mine if getattr(v, kind)]
+            b = [v for v in saved if getattr(v, kind)]
+            by_uid = {v.uid: v for v in b}
+            if all(v.uid in by_uid for v in a):
+                pairs.extend((v, by_uid[v.uid]) for v in a)
+                continue
+            if kind == "is_constant":
+                # the criterion's constants (scalars) differ between CNTK's graph and this package's: the model's
+                # own (batch normalization's running statistics), which the file lists first, in order
+                n = len(self._model.outputs) if self._model is not None else 0
+                a = [v for v in walk(outputs[:n], node_inputs_and_body).leaves if v.is_constant]
+                b = [v for v in walk(loaded.outputs[:n], node_inputs_and_body).leaves if v.is_constant]
+                if [tuple(v.shape) for v in a] != [tuple(v.shape) for v in b]:
+                    raise ValueError("restore_from_checkpoint: the constants of '%s' (shapes %s) do not match the "
+                                     "model's (%s)" % (filename, [tuple(v.shape) for v in b],
+                                                       [tuple(v.shape) for v in a]))
+                pairs.extend(zip(a, b))
+                continue
+            if [tuple(v.shape) for v in a] != [tuple(v.shape) for v in b]:
+                raise ValueError("restore_from_checkpoint: the parameters of '%s' (shapes %s) do not match the "
+                                 "Trainer's (%s)" % (filename, [tuple(v.shape) for v in b],
+                                                     [tuple(v.shape) for v in a]))
+            pairs.extend(zip(a, b))
+        for v, s in pairs:
+            if tuple(v.shape) != tuple(s.shape):
+                raise ValueError("restore_from_checkpoint: '%s' holds shape %s for %r, expected %s"
+                                 % (filename, tuple(s.shape), v, tuple(v.shape)))
+        for v, s in pairs:
+            v.set_value(s.tensor.detach().cpu())
+
+
+def _is_cntk_checkpoint(filename):
+    """Whether ``filename`` is a checkpoint CNTK 2.x wrote (its model file in CNTK's v2 format)."""
+    from ..model_formats.cntkv2_reader import looks_like_cntkv2
+    try:
+        with open(filename, "rb") as f:
+            return looks_like_cntkv2(f.read(8))
+    except OSError:
+        return False
 
 
 def _distributed_learner(learners):

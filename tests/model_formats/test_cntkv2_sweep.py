@@ -205,3 +205,144 @@ def test_argument_order_of_a_function_survives_the_file(tmp_path):
     v = np.array([[1, -2]], np.float32)
     np.testing.assert_allclose(f.eval({f.arguments[1]: v}, outputs=[f.outputs[0]]), -v)
 
+
+
+def _written_records(model, tmp_path):
+    path = str(tmp_path / "m.model")
+    model.save(path)
+    with open(path, "rb") as f:
+        assert f.read(1) == b"\x08"  # CNTK's v2 format, not this package's archive
+    return wire.read_file(path, "m")["primitive_functions"], C.load_model(path)
+
+
+def _same_outputs(model, loaded, feed):
+    want = model.eval(feed, outputs=model.outputs)
+    got = loaded.eval({a: feed[b] for a, b in zip(loaded.arguments, model.arguments)}, outputs=loaded.outputs)
+    if not isinstance(want, dict):
+        want, got = {model.output: want}, {loaded.output: got}
+    for o, lo in zip(model.outputs, loaded.outputs):
+        np.testing.assert_allclose(got[lo], want[o], rtol=1e-6, atol=1e-7)
+
+
+def test_softmax_along_an_axis_is_written_as_cntks_softmax_block(tmp_path):
+    """softmax(x, axis=0) of a matrix (attention models): CNTK 2.7 writes a 'Softmax' block of exp, max and sum
+    along the axis (it was saved in the archive format, which CNTK cannot read)."""
+    x = C.input_variable((3, 4))
+    model = C.combine([C.softmax(x, axis=0), C.softmax(x)])
+    records, loaded = _written_records(model, tmp_path)
+    assert "Softmax" in [r.get("block_function_op_name") for r in records if r["op"] == 57]
+    assert [r["op"] for r in records].count(10) == 1  # the softmax over the whole sample stays the primitive
+    _same_outputs(model, loaded, {x: np.arange(24, dtype=np.float32).reshape(2, 3, 4) / 7})
+
+
+def test_global_pooling_is_written_as_a_pooling_over_the_spatial_shape(tmp_path):
+    """GlobalMaxPooling/GlobalAveragePooling: CNTK 2.7 writes Pooling records whose window is the operand's spatial
+    shape, strides 1, no padding."""
+    x = C.input_variable((2, 4, 5))
+    model = C.splice(C.layers.GlobalMaxPooling()(x), C.layers.GlobalAveragePooling()(x), axis=0)
+    records, loaded = _written_records(model, tmp_path)
+    pools = [r for r in records if r["op"] == 17]
+    assert [tuple(r["attributes"]["poolingWindowShape"]) for r in pools] == [(4, 5), (4, 5)]
+    assert sorted(int(r["attributes"]["poolingType"]) for r in pools) == [0, 1]
+    _same_outputs(model, loaded, {x: np.random.RandomState(1).randn(2, 2, 4, 5).astype(np.float32)})
+
+
+def test_grouped_convolution_is_written_with_cntks_groups_attribute(tmp_path):
+    x = C.input_variable((4, 6, 6))
+    w = C.Parameter((4, 2, 3, 3), init=C.glorot_uniform(seed=1))
+    model = C.convolution(w, x, groups=2, auto_padding=[False, True, True])
+    records, loaded = _written_records(model, tmp_path)
+    conv = [r for r in records if r["op"] == 33][0]
+    assert int(conv["attributes"]["groups"]) == 2 and tuple(conv["attributes"]["kernelShape"]) == (2, 3, 3)
+    _same_outputs(model, loaded, {x: np.random.RandomState(2).randn(2, 4, 6, 6).astype(np.float32)})
+
+
+def test_splice_along_a_new_leading_axis_is_written_as_cntk_stores_it(tmp_path):
+    """Axis.new_leading_axis(): CNTK 2.7 stores the static axis index one past the operands' rank."""
+    x, y = C.input_variable((2, 3)), C.input_variable((2, 3))
+    model = C.splice(x, y, axis=C.Axis.new_leading_axis())
+    records, loaded = _written_records(model, tmp_path)
+    assert records[0]["attributes"]["axis"].index == 2
+    assert loaded.output.shape == (2, 2, 3)
+    d = np.arange(12, dtype=np.float32).reshape(2, 2, 3)
+    _same_outputs(model, loaded, {x: d, y: -d})
+
+
+def test_reductions_without_kept_dimensions_are_written_as_cntk_runs_them(tmp_path):
+    """reduce_sum(x, axis=1, keepdims=False): CNTK 2.7 runs ReduceElements over given axes only with kept
+    dimensions (a record without them loads but fails to compute there); its Python API reshapes the result."""
+    x = C.input_variable((2, 3, 4))
+    model = C.combine([C.reduce_sum(x, axis=1, keepdims=False), C.reduce_mean(x, axis=(0, 2), keepdims=False)])
+    records, loaded = _written_records(model, tmp_path)
+    reductions = [r for r in records if r["op"] == 39]
+    assert all(r["attributes"]["reductionKeepDimensions"] is True for r in reductions)
+    assert sorted(tuple(r["attributes"]["newShape"]) for r in records if r["op"] == 16) == [(2, 4), (3,)]
+    assert [o.shape for o in loaded.outputs] == [(2, 4), (3,)]
+    _same_outputs(model, loaded, {x: np.arange(48, dtype=np.float32).reshape(2, 2, 3, 4)})
+
+
+def _cntk_checkpoint(tmp_path, learner_state, values):
+    """A checkpoint laid out as CNTK 2.7's Trainer.save_checkpoint writes it: the model file (the trainer's
+    functions in CNTK's v2 format, here written by this package) and the .ckp Dictionary of the training state."""
+    x, y = C.input_variable(3, name="x"), C.input_variable(2, name="y")
+    z = C.layers.Dense(2, name="o")(C.layers.Dense(4, activation=C.relu, name="h")(x))
+    for p in z.parameters:
+        p.value = values[(p.name, p.shape)]
+    loss = C.cross_entropy_with_softmax(z, y)
+    path = str(tmp_path / "cntk.ckpt")
+    C.combine([z, loss]).save(path)
+    state = {"Version": SizeT(1), "ExternalState": {"epoch": SizeT(3)}, "DistributedState": {},
+             "Learners": [learner_state]}
+    with open(path + ".ckp", "wb") as f:
+        f.write(dictionary_to_message(state).SerializeToString())
+    return path
+
+
+def _rebuilt_trainer(learner):
+    x, y = C.input_variable(3, name="x"), C.input_variable(2, name="y")
+    z = C.layers.Dense(2, name="o")(C.layers.Dense(4, activation=C.relu, name="h")(x))
+    return z, C.Trainer(z, (C.cross_entropy_with_softmax(z, y), None), [learner(z.parameters)])
+
+
+def test_a_cntk_checkpoint_restores_parameters_learner_state_and_counts(tmp_path):
+    """Trainer.restore_from_checkpoint of a checkpoint CNTK 2.x wrote (not this package's own layout): parameter
+    values from its model file (matched in walk order when the rebuilt model's uids differ), each learner's
+    'smoothed_gradients' (k values per parameter stored as k blocks, here Adam's variance and mean), its sample,
+    minibatch and smoothed counts, and the external state returned. (Checked against CNTK 2.7: momentum_sgd,
+    sgd, adagrad, adam, fsadagrad and adadelta trainers with batch normalization continue with CNTK's losses.)"""
+    rs = np.random.RandomState(0)
+    shapes = [("o", "W", (4, 2)), ("o", "b", (2,)), ("h", "W", (3, 4)), ("h", "b", (4,))]
+    values = {(n, s): rs.randn(*s).astype(np.float32) for _, n, s in shapes[:2]}
+    values.update({(n, s): rs.randn(*s).astype(np.float32) for _, n, s in shapes[2:]})
+    smoothed = [rs.randn(*((2,) + s)).astype(np.float32) for _, _, s in shapes]  # [variance, mean] per parameter
+    learner_state = {"type": "Learner", "version": SizeT(3), "sample_count": SizeT(24), "minibatchCount": SizeT(3),
+                     "sweepCount": SizeT(0), "smoothed_count": SizeT(3),
+                     "smoothed_gradients": [v.reshape((-1,) + v.shape[2:]) for v in smoothed]}
+    path = _cntk_checkpoint(tmp_path, learner_state, values)
+    z, trainer = _rebuilt_trainer(lambda ps: C.adam(ps, C.learning_parameter_schedule(0.01),
+                                                    C.momentum_schedule(0.9)))
+    assert [(p.name, p.shape) for p in z.parameters] == [(n, s) for _, n, s in shapes]
+    assert trainer.restore_from_checkpoint(path) == {"epoch": 3}
+    for p in z.parameters:
+        np.testing.assert_array_equal(p.value, values[(p.name, p.shape)])
+    learner = trainer.parameter_learners[0]
+    assert learner._sample_count == 24 and learner._minibatch_count == 3 and learner._smoothed_count == 3
+    assert trainer.total_number_of_samples_seen == 24
+    for group in learner._param_groups:
+        for j, i in enumerate(group.indices):
+            np.testing.assert_array_equal(group.state["variance"][j].numpy(), smoothed[i][0])
+            np.testing.assert_array_equal(group.state["mean"][j].numpy(), smoothed[i][1])
+
+
+def test_a_cntk_checkpoint_for_another_model_is_refused(tmp_path):
+    rs = np.random.RandomState(0)
+    learner_state = {"type": "Learner", "version": SizeT(3), "sample_count": SizeT(8), "minibatchCount": SizeT(1),
+                     "sweepCount": SizeT(0), "smoothed_gradients": [np.zeros((1,), np.float32)] * 4}
+    values = {("W", (4, 2)): rs.randn(4, 2), ("b", (2,)): rs.randn(2), ("W", (3, 4)): rs.randn(3, 4),
+              ("b", (4,)): rs.randn(4)}
+    path = _cntk_checkpoint(tmp_path, learner_state, {k: v.astype(np.float32) for k, v in values.items()})
+    x, y = C.input_variable(3), C.input_variable(2)
+    z = C.layers.Dense(2)(C.layers.Dense(5)(x))
+    trainer = C.Trainer(z, (C.cross_entropy_with_softmax(z, y), None), [C.sgd(z.parameters, 0.1)])
+    with pytest.raises(ValueError, match="do not match"):
+        trainer.restore_from_checkpoint(path)
