@@ -111,6 +111,13 @@ def test_dense_transposes_caffes_output_by_input_weights_over_the_flattened_samp
                                                                  ('test_Dense.sc', (1, 2, 2, 3))]
 
 
+def test_dense_without_bias_term():
+    w = np.array([[1., 2.], [3., 4.], [5., 6.]], np.float32)             # [output, input]
+    layer, inputs = _layer('Dense', {'num_output': 3, 'transpose': True}, [w.ravel()], (2,))
+    np.testing.assert_allclose(ApiSetup.dense(layer, inputs).eval(np.array([[1., -1.]], np.float32)).ravel(),
+                               [-1., -1., -1.])
+
+
 def test_convolution_as_cntk27s_test_case():
     w = np.arange(1, 19, dtype=np.float32).reshape(2, 1, 3, 3)
     layer, inputs = _layer('Convolution', {'output': 2, 'stride': [2, 2], 'kernel': [3, 3], 'auto_pad': False,
@@ -279,6 +286,10 @@ def test_adapter_reads_shapes_folds_scale_and_drops_training_layers(tmp_path):
      'eltwise_param { operation: PROD } }', "'mul' has type 'Eltwise' with operation PROD"),
     ('layer { name: "sc" type: "Scale" bottom: "data" top: "sc" }', "'sc' (Scale) follows 'data'"),
     ('layer { name: "r" type: "ReLU" bottom: "nothing" top: "r" }', "reads blob 'nothing'"),
+    ('layer { name: "sp" type: "Pooling" bottom: "data" top: "sp" pooling_param { pool: STOCHASTIC kernel_size: 2 } }',
+     "'sp': pooling method STOCHASTIC"),
+    ('layer { name: "n" type: "LRN" bottom: "data" top: "n" lrn_param { norm_region: WITHIN_CHANNEL } }',
+     "'n': LRN norm_region WITHIN_CHANNEL"),
 ])
 def test_adapter_refuses_what_it_cannot_convert_naming_the_layer(tmp_path, layer_text, message):
     fixture.write_caffemodel(os.path.join(str(tmp_path), 'net.caffemodel'))

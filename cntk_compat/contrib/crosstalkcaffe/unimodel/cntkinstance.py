@@ -181,19 +181,23 @@ class ApiSetup(object):
     @staticmethod
     def dense(cntk_layer, inputs):
         """Fully connected layer over the whole sample: weights from ``parameter_tensor[0]`` ([output, input] when
-        ``transpose``, else [input..., output]) and bias from ``[1]``."""
+        ``transpose``, else [input..., output]) and bias from ``[1]`` (zeros when there is no second tensor)."""
         x = internal.sanitize_input(inputs[0])
         in_shape = tuple(x.shape)
         units = cntk_layer.parameters.num_output
         weight_shape = in_shape + (units,)
-        if len(cntk_layer.parameter_tensor) != 2:
-            raise AssertionError('dense layer layer receives two inputs (scale/bias)')
+        if len(cntk_layer.parameter_tensor) not in (1, 2):
+            raise AssertionError('dense layer %r receives weights and an optional bias, got %d tensors'
+                                 % (cntk_layer.op_name, len(cntk_layer.parameter_tensor)))
         weights = _as_float32(cntk_layer.parameter_tensor[0])
         if cntk_layer.parameters.transpose:
             flat = reduce(mul, in_shape, 1)
             weights = np.ascontiguousarray(weights.reshape(units, flat).T)
         weights = weights.reshape(weight_shape)
-        bias = _as_float32(cntk_layer.parameter_tensor[1])
+        if len(cntk_layer.parameter_tensor) == 2:
+            bias = _as_float32(cntk_layer.parameter_tensor[1])
+        else:   # an InnerProduct without bias term
+            bias = np.zeros((units,), np.float32)
         return BlockApiSetup.linear((units,), weight_shape, weights, bias, cntk_layer.op_name)(x)
 
     @staticmethod

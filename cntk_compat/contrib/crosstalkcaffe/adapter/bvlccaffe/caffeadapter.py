@@ -14,6 +14,7 @@ import os
 import sys
 import time
 
+import numpy as np
 from google.protobuf import text_format
 
 from ...unimodel import cntkmodel
@@ -30,6 +31,13 @@ def _format_to_list(target, rank, default_pad=0):
     if len(values) == rank:
         return values
     return [values[0] if values else default_pad] * rank
+
+
+def _enum_name(message, field):
+    """The name of an enumeration field's value (``pool`` 2 -> 'STOCHASTIC')."""
+    values = message.DESCRIPTOR.fields_by_name[field].enum_type.values_by_number
+    number = getattr(message, field)
+    return values[number].name if number in values else str(number)
 
 
 def _setup_convolution_parameters(parameters, input_tensor, is_ceil_pad=False):
@@ -100,6 +108,9 @@ class SetupCaffeParameters(object):
         else:
             kernel, strides, output_size, padded, _ = _setup_convolution_parameters(
                 caffe_parameters, inputs_info[0].tensor, is_ceil_pad=True)
+        if caffe_parameters.pool not in (0, 1):
+            raise NotImplementedError("Caffe layer %r: pooling method %s is not supported (only MAX and AVE)"
+                                      % (cntk_layer_def.op_name, _enum_name(caffe_parameters, 'pool')))
         params.kernel = kernel
         params.stride = strides
         params.auto_pad = padded
@@ -166,6 +177,9 @@ class SetupCaffeParameters(object):
     @staticmethod
     def lrn(caffe_parameters, inputs_info, cntk_layer_def):
         """Local response normalization across channels: half window, alpha, beta, k."""
+        if caffe_parameters.norm_region != 0:
+            raise NotImplementedError("Caffe layer %r: LRN norm_region %s is not supported (only ACROSS_CHANNELS)"
+                                      % (cntk_layer_def.op_name, _enum_name(caffe_parameters, 'norm_region')))
         params = cntkmodel.CntkLRNParameters()
         params.kernel_size = (caffe_parameters.local_size + 1) / 2
         params.alpha = caffe_parameters.alpha
@@ -337,8 +351,8 @@ class CaffeAdapter(baseadapter.Adapter):
         with open(self._source_solver.weights_path, 'rb') as handle:
             weights.MergeFromString(handle.read())
 
-        def _values(blob):
-            return list(blob.data) if len(blob.data) else list(blob.double_data)
+        def _values(blob):   # the repeated fields hand their values to numpy in one copy
+            return np.asarray(blob.data if len(blob.data) else blob.double_data, dtype=np.float32)
 
         caffe_blobs = [(layer.name, [_values(blob) for blob in layer.blobs])
                        for layer in _layers_of(weights) if len(layer.blobs)]
@@ -382,8 +396,7 @@ class CaffeAdapter(baseadapter.Adapter):
         if _type_name(raw_layer) != 'Eltwise':
             return None
         settings = self._get_layer_parameters(raw_layer)
-        operation = settings.DESCRIPTOR.fields_by_name['operation'].enum_type.values_by_number[
-            settings.operation].name
+        operation = _enum_name(settings, 'operation')
         qualified = 'Eltwise_' + operation
         if qualified not in caffeimpl.CAFFE_LAYER_WRAPPER:
             raise KeyError("Caffe layer %r has type 'Eltwise' with operation %s, which the converter does not "
