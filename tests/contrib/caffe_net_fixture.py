@@ -85,8 +85,8 @@ def write_caffemodel(path):
 
 
 def write_files(folder, extra_layers=""):
-    """Write net.prototxt (with ``extra_layers`` appended), net.caffemodel and conf.json (converting to model.cntk) into ``folder``; return the
-    configuration's path."""
+    """Write net.prototxt (with ``extra_layers`` appended), net.caffemodel and conf.json (converting to
+    model.cntk) into ``folder``; return the configuration's path."""
     prototxt = os.path.join(folder, "net.prototxt")
     with open(prototxt, "w") as handle:
         handle.write(PROTOTXT + extra_layers)

@@ -82,7 +82,8 @@ def test_text_format_parses_and_skips_settings_outside_the_subset():
         layer { name: "d" type: "Data" top: "data" data_param { source: "lmdb" batch_size: 64 backend: LMDB }
                 transform_param { crop_size: 227 mirror: true } include { phase: TRAIN } }
         layer { name: "c" type: "Convolution" bottom: "data" top: "c" param { lr_mult: 1 decay_mult: 1 }
-                convolution_param { num_output: 8 kernel_size: 5 stride: 2 weight_filler { type: "gaussian" std: 0.01 } } }
+                convolution_param { num_output: 8 kernel_size: 5 stride: 2
+                                    weight_filler { type: "gaussian" std: 0.01 } } }
         ''', net)
     assert [l.name for l in net.layer] == ['d', 'c']
     assert net.layer[0].transform_param.crop_size == 227 and net.layer[0].include[0].phase == caffe_pb2.TRAIN
@@ -418,7 +419,8 @@ def test_global_pooling_channel_softmax_and_concat_axis_keep_caffes_meaning(tmp_
     prototxt = '''layer { name: "data" type: "Input" top: "data" input_param { shape { dim: 1 dim: 2 dim: 3 dim: 4 } } }
         layer { name: "sm" type: "Softmax" bottom: "data" top: "sm" }
         layer { name: "rows" type: "Concat" bottom: "sm" bottom: "data" top: "rows" concat_param { axis: 2 } }
-        layer { name: "gap" type: "Pooling" bottom: "rows" top: "gap" pooling_param { pool: AVE global_pooling: true } }'''
+        layer { name: "gap" type: "Pooling" bottom: "rows" top: "gap"
+                pooling_param { pool: AVE global_pooling: true } }'''
     with open(os.path.join(str(tmp_path), 'net.caffemodel'), 'wb') as handle:
         handle.write(caffe_pb2.NetParameter().SerializeToString())
     conf = _conf(tmp_path, prototxt)

@@ -308,8 +308,9 @@ class CaffeAdapter(baseadapter.Adapter):
         for raw_layer in _layers_of(net):
             if _type_name(raw_layer) != 'Input' or not self._inclusive_layer(raw_layer):
                 continue
-            for index, top in enumerate(raw_layer.top):
-                _provide(top, list(raw_layer.input_param.shape[index].dim))
+            shapes = raw_layer.input_param.shape
+            for index, top in enumerate(raw_layer.top):   # one shape may serve every top, as in Caffe
+                _provide(top, list(shapes[min(index, len(shapes) - 1)].dim))
 
     def _adapt_net(self):
         uni_model = self._uni_model
