@@ -453,3 +453,20 @@ def test_resnet_style_network_converts_to_cntk27s_numbers(tmp_path):
     np.testing.assert_allclose(logits, ORACLE_RESNET_LOGITS, atol=2e-5)
     np.testing.assert_allclose(model.eval({model.arguments[0]: x}).ravel(), ORACLE_RESNET_PROB, rtol=2e-5,
                                atol=1e-9)
+
+
+def test_layers_read_but_not_built_fail_when_instanced_naming_the_layer(tmp_path):
+    # PSROIPooling is read into the uniform model (as in CNTK 2.7) but there is no CNTK op to build it with
+    prototxt = ('layer { name: "data" type: "Input" top: "data" input_param { shape { dim: 1 dim: 8 dim: 4 '
+                'dim: 4 } } }\nlayer { name: "ps" type: "PSROIPooling" bottom: "data" top: "ps" '
+                'psroi_pooling_param { spatial_scale: 1 output_dim: 2 group_size: 2 } }')
+    fixture.write_caffemodel(os.path.join(str(tmp_path), 'net.caffemodel'))
+    conf = _conf(tmp_path, prototxt)
+    model = CaffeAdapter().load_model(conf)
+    assert model.cntk_layers['ps'].tensor == [2, 2, 2]
+    with pytest.raises(NotImplementedError, match="layer 'ps': the CNTK op 'psroi_pooling'"):
+        CntkApiInstance(model, conf)
+    with pytest.raises(KeyError) as info:
+        CaffeAdapter().load_model(_conf(tmp_path, prototxt.replace('PSROIPooling', 'Deconvolution')))
+    assert "(supported: BatchNorm, Concat, Convolution, Dropout, Eltwise, InnerProduct, Input, LRN, Pooling, " \
+        "ReLU, Scale, Softmax)" in str(info.value)

@@ -378,7 +378,9 @@ class CaffeAdapter(baseadapter.Adapter):
         if cntk_layer_type is None:
             if kind in NEGLECT_LAYERS:
                 return None, None
-            supported = sorted(set(k.split('_')[0] for k in caffeimpl.CAFFE_LAYER_WRAPPER) | {'Input', 'Scale'})
+            from ...unimodel.cntkinstance import ApiSetup   # the types that convert all the way
+            supported = sorted(set(k.split('_')[0] for k, op in caffeimpl.CAFFE_LAYER_WRAPPER.items()
+                                   if hasattr(ApiSetup, op.name)) | {'Input', 'Scale'})
             raise KeyError("Caffe layer %r has type %r, which the converter does not support (supported: %s)"
                            % (raw_layer.name, kind, ', '.join(supported)))
         return cntk_layer_type, kind
