@@ -1,4 +1,5 @@
 """The Trainer: one gradient step per minibatch for a (loss, metric) criterion, spread over learners."""
+import os
 import sys
 
 import numpy as np
@@ -567,10 +568,11 @@ class Trainer(object):
 
 
 def _is_cntk_checkpoint(filename):
-    """Whether ``filename`` is a checkpoint CNTK 2.x wrote (its model file in CNTK's v2 format)."""
+    """Whether ``filename`` is a checkpoint CNTK 2.x wrote: its training state (``filename.ckp``) is a CNTK v2
+    Dictionary. (Both write the model file in CNTK's v2 format; this package's training state is an archive.)"""
     from ..model_formats.cntkv2_reader import looks_like_cntkv2
     try:
-        with open(filename, "rb") as f:
+        with open(os.fspath(filename) + ".ckp", "rb") as f:
             return looks_like_cntkv2(f.read(8))
     except OSError:
         return False
