@@ -110,16 +110,40 @@ def _transpose_times(inputs, attrs, name):
 
 
 def _padding(attrs, what):
+    """Explicit (lower, upper) pads of a record in Python axis order, or None (CNTK writes them for models it
+    imported from ONNX; they override auto padding)."""
     lower, upper = attrs.get("lowerPad", Shape((0,))), attrs.get("upperPad", Shape((0,)))
     if any(lower) or any(upper):
-        raise ValueError("%s: explicit lower/upper padding (%s, %s) is not supported; only auto_padding"
-                         % (what, tuple(lower), tuple(upper)))
+        return _rev(lower), _rev(upper)
+    return None
+
+
+def _explicit(fn_name, inputs, attrs, pads, name, **options):
+    """A Convolution/Pooling with explicit pads: the op with CNTK's attributes (the public functions take none)."""
+    from ..ops._common import make
+    if fn_name == "pooling":
+        kind = attrs.get("poolingType", 0)
+        node = _C().pooling(inputs[0], kind, _rev(attrs["poolingWindowShape"]), name=name, **options)
+        a = dict(node.root_function._attributes, lower_pad=pads[0], upper_pad=pads[1])
+        return make("Pooling", list(inputs), a, name)
+    from ..ops.convolution import _attributes
+    a = _attributes("convolution", options["strides"], options["sharing"], options["auto_padding"],
+                    options["dilation"], 1, options.get("groups", 1), lower_pad=pads[0], upper_pad=pads[1])
+    return make("Convolution", list(inputs), a, name)
 
 
 def _convolution(inputs, attrs, name):
     C = _C()
-    _padding(attrs, "Convolution %s" % name)
+    pads = _padding(attrs, "Convolution %s" % name)
     kernel, operand = inputs[0], inputs[1]
+    if pads is not None:
+        if attrs.get("transpose", False) or attrs.get("sequential", False):
+            raise ValueError("Convolution %s: explicit lower/upper padding of a %s convolution is not supported"
+                             % (name, "transposed" if attrs.get("transpose") else "sequential"))
+        return _explicit("convolution", [kernel, operand], attrs, pads, name,
+                         strides=_rev(attrs.get("strides", (1,))), sharing=_rev(attrs.get("sharing", [True])),
+                         auto_padding=_rev(attrs.get("autoPadding", [True])),
+                         dilation=_rev(attrs.get("dilation", (1,))), groups=attrs.get("groups", 1))
     common = dict(strides=_rev(attrs.get("strides", (1,))), sharing=_rev(attrs.get("sharing", [True])),
                   auto_padding=_rev(attrs.get("autoPadding", [True])),
                   dilation=_rev(attrs.get("dilation", (1,))),
@@ -135,7 +159,9 @@ def _convolution(inputs, attrs, name):
 def sequential_convolution(kernel, operand, attrs, name):
     """convolution(..., sequential=True) from the attributes of CNTK's Convolution record inside the chain CNTK
     writes for it (they describe the operand with its sequence axis moved after the channel axis)."""
-    _padding(attrs, "Convolution %s" % name)
+    if _padding(attrs, "Convolution %s" % name) is not None:
+        raise ValueError("Convolution %s: explicit lower/upper padding of a sequential convolution is not "
+                         "supported" % name)
     return _C().convolution(kernel, operand, strides=_rev(attrs.get("strides", (1,))),
                             sharing=_rev(attrs.get("sharing", [True])),
                             auto_padding=_rev(attrs.get("autoPadding", [True])),
@@ -145,8 +171,13 @@ def sequential_convolution(kernel, operand, attrs, name):
 
 def _pooling(inputs, attrs, name):
     C = _C()
-    _padding(attrs, "Pooling %s" % name)
+    pads = _padding(attrs, "Pooling %s" % name)
     kind = attrs.get("poolingType", 0)
+    if pads is not None:
+        return _explicit("pooling", inputs, attrs, pads, name, strides=_rev(attrs.get("strides", (1,))),
+                         auto_padding=_rev(attrs.get("autoPadding", [False])),
+                         ceil_out_dim=bool(attrs.get("ceilOutDim", False)),
+                         include_pad=bool(attrs.get("includePad", False)))
     return C.pooling(inputs[0], C.MAX_POOLING if kind == 0 else C.AVG_POOLING,
                      _rev(attrs["poolingWindowShape"]), strides=_rev(attrs.get("strides", (1,))),
                      auto_padding=_rev(attrs.get("autoPadding", [False])),
@@ -156,7 +187,8 @@ def _pooling(inputs, attrs, name):
 
 def _unpooling(inputs, attrs, name):
     C = _C()
-    _padding(attrs, "Unpooling %s" % name)
+    if _padding(attrs, "Unpooling %s" % name) is not None:
+        raise ValueError("Unpooling %s: explicit lower/upper padding is not supported" % name)
     return C.unpooling(inputs[0], inputs[1], C.MAX_UNPOOLING, _rev(attrs["unpoolingWindowShape"]),
                        strides=_rev(attrs.get("strides", (1,))), auto_padding=_rev(attrs.get("autoPadding", [False])),
                        name=name)

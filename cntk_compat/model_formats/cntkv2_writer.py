@@ -149,7 +149,9 @@ def _transpose(node):
 
 def _geometry_attributes(a, kernel_rank, what):
     if a.get("lower_pad") is not None or a.get("upper_pad") is not None:
-        raise NotExpressible("%s with explicit lower/upper padding" % what)
+        # explicit pads (ONNX-imported models), per axis as CNTK 2.7 writes those of the models it imports
+        return {"lowerPad": _shape(_per_axis(a.get("lower_pad") or (0,), kernel_rank)),
+                "upperPad": _shape(_per_axis(a.get("upper_pad") or (0,), kernel_rank))}
     return {"lowerPad": Shape((0,)), "upperPad": Shape((0,))}
 
 

@@ -35,9 +35,22 @@ def _window_options(attributes, x_shape):
     return tuple(window), tuple(strides), tuple(auto)
 
 
-def _window_geometry(spatial, window, strides, auto, ceil_out):
-    """Per pooled axis (out, lo, hi) for the actual sizes spatial."""
+def _window_geometry(spatial, window, strides, auto, ceil_out, pads=None):
+    """Per pooled axis (out, lo, hi) for the actual sizes spatial (``pads``: explicit (lower, upper) pads per
+    pooled axis, as CNTK's records of ONNX-imported pooling hold, which override auto padding)."""
+    if pads is not None:
+        return [axis_geometry(n, k, s, 1, a, lo, hi, ceil_out=ceil_out)
+                for n, k, s, a, lo, hi in zip(spatial, window, strides, auto, pads[0], pads[1])]
     return [axis_geometry(n, k, s, 1, a, ceil_out=ceil_out) for n, k, s, a in zip(spatial, window, strides, auto)]
+
+
+def _explicit_pads(attributes, rank):
+    """(lower, upper) pads per pooled axis, or None without explicit pads."""
+    lower, upper = attributes.get("lower_pad"), attributes.get("upper_pad")
+    if not lower and not upper:
+        return None
+    op_name = attributes["op_name"]
+    return (per_axis(lower or (0,), rank, "lower_pad", op_name), per_axis(upper or (0,), rank, "upper_pad", op_name))
 
 
 def _pooling_infer(inputs, attributes):
@@ -48,7 +61,8 @@ def _pooling_infer(inputs, attributes):
     spatial = tuple(x._shape[len(x._shape) - len(window):])
     from .convolution import _check_kernel_fits
     _check_kernel_fits(window, spatial)
-    geo = _window_geometry(spatial, window, strides, auto, attributes["ceil_out_dim"])
+    geo = _window_geometry(spatial, window, strides, auto, attributes["ceil_out_dim"],
+                           _explicit_pads(attributes, len(window)))
     for (out, _, _), n in zip(geo, spatial):
         if n >= 0 and out < 1:
             raise ValueError("%s: the window %s is larger than the (padded) operand %s"
@@ -57,12 +71,12 @@ def _pooling_infer(inputs, attributes):
     return [OutputSpec(tuple(lead) + tuple(g[0] for g in geo), x._dtype, x._dynamic_axes)]
 
 
-def _pool(x, pooling_type, window, strides, auto, ceil_out, include_pad):
+def _pool(x, pooling_type, window, strides, auto, ceil_out, include_pad, pads=None):
     """Pools the trailing len(window) axes of x; the geometry follows the actual sizes (free dimensions)."""
     rank = len(window)
     lead = tuple(x.shape[:x.dim() - rank])
     spatial = tuple(x.shape[x.dim() - rank:])
-    geo = _window_geometry(spatial, window, strides, auto, ceil_out)
+    geo = _window_geometry(spatial, window, strides, auto, ceil_out, pads)
     pads, padding = kernel_padding(spatial, window, strides, geo)
     if pads is None and any(2 * p > k for p, k in zip(padding, window)):  # more than torch's kernels pad
         pads, padding = torch_pad_list(padding, padding), 0
@@ -85,13 +99,14 @@ def _pooling_prepare(node):
     a = node._attributes
     window, strides, auto = _window_options(a, node._inputs[0]._shape)
     return {"pooling_type": a["pooling_type"], "window": window, "strides": strides, "auto": auto,
-            "ceil_out": a["ceil_out_dim"], "include_pad": a["include_pad"]}
+            "ceil_out": a["ceil_out_dim"], "include_pad": a["include_pad"], "pads": _explicit_pads(a, len(window))}
 
 
 def _pooling_public(attrs, node):
     return {"poolingType": attrs["pooling_type"], "poolingWindowShape": attrs["window"], "strides": attrs["strides"],
             "autoPadding": list(attrs["auto_padding"]), "ceilOutDim": attrs["ceil_out_dim"],
-            "includePad": attrs["include_pad"], "lowerPad": (0,), "upperPad": (0,)}
+            "includePad": attrs["include_pad"], "lowerPad": tuple(attrs.get("lower_pad") or (0,)),
+            "upperPad": tuple(attrs.get("upper_pad") or (0,))}
 
 
 def _pooling_transform(node):
@@ -99,7 +114,7 @@ def _pooling_transform(node):
     a, x = node._attributes, node._inputs[0]
     window, strides, auto = _window_options(a, x._shape)
     spatial = tuple(x._shape[len(x._shape) - len(window):])
-    geo = _window_geometry(spatial, window, strides, auto, a["ceil_out_dim"])
+    geo = _window_geometry(spatial, window, strides, auto, a["ceil_out_dim"], _explicit_pads(a, len(window)))
     return 0, [(s, (k - 1) // 2 - lo) for k, s, (_, lo, _) in zip(window, strides, geo)]
 
 
