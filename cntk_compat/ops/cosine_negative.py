@@ -5,7 +5,8 @@ import torch
 
 from ..core.dtypes import promote
 from ..core.registry import OutputSpec, register_op
-from ._common import make, sanitize_operands
+from ..core.function import Function
+from ._common import sanitize_operands
 
 
 def _cosine_with_negatives(x, y, masks, shift, num_negative, n_dyn):
@@ -53,5 +54,8 @@ def cosine_distance_with_negative_samples(x, y, shift, num_negative_samples, nam
         raise ValueError("cosine_distance_with_negative_samples: num_negative_samples must be a positive integer, "
                          "got %r" % (num_negative_samples,))
     x, y = sanitize_operands(x, y, names=["x", "y"])
-    return make("CosineDistanceWithNegativeSamples", [x, y],
-                {"shift": int(shift), "num_negative": int(num_negative_samples)}, name)
+    # op_name as CNTK 2.7 names its primitive
+    prim = Function._primitive("CosineDistanceWithNegativeSamples", [x, y],
+                               {"shift": int(shift), "num_negative": int(num_negative_samples)}, name,
+                               display_name="CosDistanceWithNegativeSamples")
+    return Function._composite(prim.outputs)

@@ -346,3 +346,62 @@ def test_a_cntk_checkpoint_for_another_model_is_refused(tmp_path):
     trainer = C.Trainer(z, (C.cross_entropy_with_softmax(z, y), None), [C.sgd(z.parameters, 0.1)])
     with pytest.raises(ValueError, match="do not match"):
         trainer.restore_from_checkpoint(path)
+
+
+def test_explicit_pooling_pads_as_cntk_writes_them_for_onnx_imported_models(tmp_path):
+    """CNTK 2.7 saves a model it imported from ONNX with the pads in its Pooling records (lowerPad/upperPad, auto
+    padding off): they were refused on load. Max pooling 3x3, stride 2, pads 1 on each side of a 5x5 map (CNTK 2.7
+    loads the same record; this package writes explicit pads back the same way)."""
+    x = _variable("Input3", (1, 5, 5))
+    pool = _function("Pooling4", 17, ["Input3"], {
+        "poolingType": SizeT(0), "poolingWindowShape": Shape((3, 3)), "strides": Shape((2, 2)),
+        "autoPadding": [False], "lowerPad": Shape((1, 1)), "upperPad": Shape((1, 1)), "ceilOutDim": False,
+        "includePad": False})
+    avg = _function("Pooling5", 17, ["Input3"], {
+        "poolingType": SizeT(1), "poolingWindowShape": Shape((3, 3)), "strides": Shape((2, 2)),
+        "autoPadding": [False], "lowerPad": Shape((1, 0)), "upperPad": Shape((0, 1)), "ceilOutDim": False,
+        "includePad": False})
+    model = C.load_model(_model_bytes([pool, avg, _function("Combine6", 44, ["Pooling4_Output_0",
+                                                                             "Pooling5_Output_0"])],
+                                      [x], "Combine6"))
+    assert [o.shape for o in model.outputs] == [(1, 3, 3), (1, 2, 2)]
+    d = np.arange(25, dtype=np.float32).reshape(1, 1, 5, 5)
+    got = model.eval({model.arguments[0]: d}, outputs=model.outputs)
+    np.testing.assert_array_equal(got[model.outputs[0]][0, 0], [[6, 8, 9], [16, 18, 19], [21, 23, 24]])
+    # rows padded above, columns padded on the right; the average leaves the pads out
+    p = np.pad(d[0, 0], ((1, 0), (0, 1)), constant_values=np.nan)
+    want = [[np.nanmean(p[r:r + 3, c:c + 3]) for c in (0, 2)] for r in (0, 2)]
+    np.testing.assert_allclose(got[model.outputs[1]][0, 0], want, rtol=1e-6)
+    records, again = _written_records(model, tmp_path)
+    assert [tuple(r["attributes"]["lowerPad"]) for r in records if r["op"] == 17] == [(1, 1), (1, 0)]
+    _same_outputs(model, again, {model.arguments[0]: d})
+
+
+def test_explicit_convolution_pads_load_and_are_written(tmp_path):
+    """A Convolution record with lowerPad/upperPad (auto padding off): padded as given before a valid
+    convolution; this package's own explicit pads (from ONNX imports) are written the same way."""
+    w = dict(_variable("Parameter4", (1, 1, 2, 2), kind=2, axes=()), value=np.ones((1, 1, 2, 2), np.float32))
+    conv = _function("Convolution5", 33, ["Parameter4", "Input3"], {
+        "strides": Shape((1, 1, 1)), "sharing": [True], "autoPadding": [False], "dilation": Shape((1, 1, 1)),
+        "lowerPad": Shape((0, 1, 0)), "upperPad": Shape((0, 0, 1)), "transpose": False, "sequential": False,
+        "outputShape": Shape((0,)), "maxTempMemSizeInSamples": SizeT(0), "kernelShape": Shape((1, 2, 2)),
+        "groups": SizeT(1)})
+    model = C.load_model(_model_bytes([conv], [_variable("Input3", (1, 3, 3)), w], "Convolution5"))
+    assert model.output.shape == (1, 3, 3)
+    d = np.arange(9, dtype=np.float32).reshape(1, 1, 3, 3)
+    p = np.pad(d[0, 0], ((1, 0), (0, 1)))
+    want = [[p[r:r + 2, c:c + 2].sum() for c in range(3)] for r in range(3)]
+    np.testing.assert_allclose(model.eval({model.arguments[0]: d})[0, 0], want)
+    records, again = _written_records(model, tmp_path)
+    conv = [r for r in records if r["op"] == 33][0]["attributes"]
+    assert tuple(conv["lowerPad"])[-2:] == (1, 0) and tuple(conv["upperPad"])[-2:] == (0, 1)
+    _same_outputs(model, again, {model.arguments[0]: d})
+
+
+def test_cosine_distance_with_negative_samples_has_cntks_op_name(tmp_path):
+    x, y = C.input_variable(4), C.input_variable(4)
+    f = C.cosine_distance_with_negative_samples(x, y, 1, 2)
+    assert f.root_function.op_name == "CosDistanceWithNegativeSamples"  # CNTK 2.7's name of the primitive
+    records, loaded = _written_records(f, tmp_path)
+    assert [r["op"] for r in records] == [67]
+    assert loaded.root_function.op_name == "CosDistanceWithNegativeSamples"
