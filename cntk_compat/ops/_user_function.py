@@ -158,13 +158,15 @@ _OutputRankError.__module__ = "builtins"
 
 def _result_tensor(data, var, mask, device):
     """An output the user's forward returned, as a tensor with the output's dynamic axes in front. As in CNTK
-    2.7: data of the output's static rank is one sample (dynamic axes of 1 are put in front, whatever the
-    input's batch size); data of a smaller rank is refused."""
+    2.7: data without some of the leading dynamic axes has 1 there (data of the output's static rank is one
+    sample, whatever the input's batch size; of one more rank, for a sequence output, one sequence); data of
+    a smaller rank than the static one is refused."""
     dtype = to_torch_dtype(var._dtype) if var._dtype is not None else torch.float32
     t = _as_tensor(data, mask)
     static_rank, dynamic = len(var.shape), len(var.dynamic_axes)
-    if dynamic and t.dim() == static_rank:
-        t = t.reshape((1,) * dynamic + tuple(t.shape))
+    missing = static_rank + dynamic - t.dim()
+    if dynamic and 0 < missing <= dynamic:      # the leading dynamic axes left out are 1: (steps, ...) of a
+        t = t.reshape((1,) * missing + tuple(t.shape))      # sequence output is one sequence
     elif t.dim() < static_rank:
         raise _OutputRankError("Value's rank (%d) should be >= the Variable's rank (%d); Variable = '%s', Value shape "
                          "= '[%s]'." % (t.dim(), static_rank, var, " x ".join(str(d) for d in t.shape)))

@@ -55,3 +55,29 @@ def test_an_output_of_a_smaller_rank_is_refused():
                                          r"Variable = 'Output\('.*', \[#\], \[1 x 2 x 3\]\)', Value shape = "
                                          r"'\[2 x 6\]'\.$"):
         _run('flat', 2)
+
+
+class _SequenceOut(UserFunction):
+    def __init__(self, arg, mode, name='SequenceOut'):
+        super(_SequenceOut, self).__init__([arg], name=name)
+        self.mode = mode
+
+    def infer_outputs(self):
+        x = self.inputs[0]
+        return [C.output_variable((2,), x.dtype, x.dynamic_axes, needs_gradient=False)]
+
+    def forward(self, argument, device=None, outputs_to_retain=None):
+        if self.mode == 'static':
+            return None, np.arange(2, dtype=np.float32)
+        return None, np.arange(6, dtype=np.float32).reshape(3, 2)
+
+    def backward(self, state, root_gradients):
+        return None
+
+
+@pytest.mark.parametrize("mode, shapes", [('static', [(1, 2)]), ('steps', [(3, 2)])])
+def test_a_sequence_output_without_its_batch_axis_is_one_sequence(mode, shapes):
+    # CNTK 2.7: (2,) is one sequence of one step, (3, 2) one sequence of three steps
+    x = C.sequence.input_variable(4)
+    out = C.user_function(_SequenceOut(x, mode)).eval({x: [np.ones((3, 4), np.float32)]})
+    assert [np.shape(a) for a in out] == shapes
