@@ -551,6 +551,10 @@ def _local_response_normalization(ins, a):
     x = ins[0]
     shape = tuple(x.shape)
     size = 2 * int(a["depth_radius"]) + 1
+    if shape and size > shape[0]:
+        # CNTK 2.7 clips such a window to the channel count at run time; its block's convolution cannot be
+        # built here over fewer channels than the window
+        raise NotExpressible("LocalResponseNormalization with a window of %d over %d channels" % (size, shape[0]))
     squares = C.reshape(C.element_times(x, x), (1,) + shape)
     dtype = np.dtype(x.dtype)
     kernel = C.Constant(np.full((1, 1, size) + (1,) * (len(shape) - 1), a["alpha"] / size, dtype), dtype=dtype)

@@ -405,3 +405,15 @@ def test_cosine_distance_with_negative_samples_has_cntks_op_name(tmp_path):
     records, loaded = _written_records(f, tmp_path)
     assert [r["op"] for r in records] == [67]
     assert loaded.root_function.op_name == "CosDistanceWithNegativeSamples"
+
+
+def test_a_graph_the_format_cannot_hold_still_saves(tmp_path):
+    """local_response_normalization with a window wider than the channels (CNTK 2.7 clips it at run time): saving
+    raised from inside the writer instead of falling back to this package's archive format."""
+    x = C.input_variable((4, 3, 3))
+    f = C.local_response_normalization(x, 2, 1.0, 1e-3, 0.75)
+    path = str(tmp_path / "lrn.model")
+    f.save(path)
+    d = np.arange(36, dtype=np.float32).reshape(1, 4, 3, 3) / 10
+    loaded = C.load_model(path)
+    np.testing.assert_allclose(loaded.eval({loaded.arguments[0]: d}), f.eval({x: d}), rtol=1e-6)
