@@ -9,6 +9,7 @@ import re
 
 import numpy as np
 
+from ..core.axis import BATCH_AXIS_NAME
 from ..core.reinference import primitive_nodes
 from ..core.uid import new_uid
 from .cntkv2_ops import OP_NAMES
@@ -673,8 +674,12 @@ class _Writer(object):
         if not v.is_placeholder and (v._shape is None or v._dynamic_axes is None or v._dtype is None):
             raise NotExpressible("variable %s has an unknown shape or type" % (v.name or v.uid))
         # an unbound placeholder's unknown shape and axes as CNTK writes them (NDShape::Unknown(), UnknownAxes)
+        # CNTK's own order, the batch axis last ("does not have the DefaultBatchAxis as its last dynamic axis",
+        # says CNTK of an input that lists it first): input_variable(dynamic_axes=[batch, axis]) keeps the
+        # Python order here
         axes = [StoredAxis(AXIS_UNKNOWN, "UnknownAxes", False)] if v._dynamic_axes is None else \
-            [StoredAxis(AXIS_DYNAMIC, a.name, a.is_ordered) for a in v._dynamic_axes]
+            [StoredAxis(AXIS_DYNAMIC, a.name, a.is_ordered)
+             for a in sorted(v._dynamic_axes, key=lambda a: a.name == BATCH_AXIS_NAME)]
         data_type = 0 if v._dtype is None else CODE_OF_DTYPE[np.dtype(v._dtype)]  # 0: CNTK's DataType::Unknown
         record = {"version": SizeT(VARIABLE_VERSION), "type": "Variable", "uid": uid,
                   "kind": SizeT(_KIND[kind or v._kind]), "data_type": SizeT(data_type),
