@@ -77,6 +77,7 @@ class Trainer(object):
         self._outputs = [self._loss.output] + ([self._metric.output] if self._metric is not None else [])
         # this Trainer's own random state (CNTK compiles a network per Trainer; see random_stream.Network)
         self._random_network = random_stream.Network(self._checkpoint_graph())
+        self._combined_training_function = None  # the checkpoint's model file (_checkpoint_model), made at first use
         if np.dtype(self._loss.output.dtype) == np.float16:
             # CNTK 2.7's Trainer constructor says so on stderr (without a newline), before its other notes
             sys.stderr.write("WARNING: using Float16 for loss function may cause overflow, please cast to float")
@@ -388,6 +389,20 @@ class Trainer(object):
     def _checkpoint_graph(self):
         return Function._composite(list(self._outputs) + list(self._model.outputs if self._model is not None else ()))
 
+    def _checkpoint_model(self):
+        """What CNTK 2.7 writes as a checkpoint's model file: the combined training function, the model's outputs,
+        then the loss and its sum over all axes ('aggregateLoss'), then the metric and 'aggregateEvalMetric' if
+        there is one (CNTK's BiDAF example reads the loss as output 2 of the model it loads)."""
+        if self._combined_training_function is None:
+            from ..axis import Axis
+            from ..ops import combine, reduce_sum
+            outputs = list(self._model.outputs) if self._model is not None else []
+            for f, name in ((self._loss, "aggregateLoss"), (self._metric, "aggregateEvalMetric")):
+                if f is not None:
+                    outputs += [f.output, reduce_sum(f.output, axis=Axis.all_axes(), name=name).output]
+            self._combined_training_function = combine(outputs)
+        return self._combined_training_function
+
     def _checkpoint_parameters(self):
         return self._checkpoint_graph().parameters
 
@@ -425,7 +440,7 @@ class Trainer(object):
         if worker_states is not None:
             state["worker_external_states"] = worker_states
             state["worker_learner_states"] = worker_learner_states
-        _checkpoint.save(filename, state, self._checkpoint_graph())    # the model file loads with load_model
+        _checkpoint.save(filename, state, self._checkpoint_model())    # the model file loads with load_model
 
     def restore_from_checkpoint(self, filename):
         """Restores the state saved by :meth:`save_checkpoint`; returns its ``external_state`` (with a distributed
