@@ -777,6 +777,37 @@ class _Writer(object):
                 code, inputs, attrs = ENCODERS[op](node)
             except NotExpressible as e:
                 raise NotExpressible("%s: %s" % (where, e)) from None
+            if code == 31 and int(attrs["outputRank"]) == 0 and inputs[0]._shape is not None:
+                # CNTK 2.7 refuses a Times of output rank 0: the right operand gets an axis of 1 (Reshape), the
+                # Times output rank 1, and a Reshape drops that axis again -- the same numbers
+                w, x = inputs
+                r = len(w._shape)
+                if w._dynamic_axes:
+                    # a right operand with dynamic axes (CNTK's Times takes none there): x's trailing axes are w's,
+                    # and the product is the sum of the elementwise product over them (then a Reshape drops them)
+                    xs = None if x._shape is None else tuple(x._shape)
+                    if xs is None or r == 0 or xs[len(xs) - r:] != tuple(w._shape):
+                        raise NotExpressible("%s: a Times of output rank 0 over an operand with dynamic axes" % where)
+                    product = self.record(21, [self._input_uid(x, written), self._input_uid(w, written)])
+                    summed = self.record(39, [product], {
+                        "reductionOpName": "Sum", "reductionKeepDimensions": True,
+                        "axisVec": [StoredAxis(k, "staticAxisIdx=%d" % k, True) for k in range(r)]})
+                    return {"version": SizeT(PRIMITIVE_VERSION), "type": "PrimitiveFunction", "op": SizeT(16),
+                            "uid": uid, "name": node.name, "inputs": [summed],
+                            "attributes": {"newShape": _shape(node._outputs[0]._shape),
+                                           "beginAxis": StoredAxis(0, "staticAxisIdx=0", True),
+                                           "endAxis": StoredAxis(len(xs), "staticAxisIdx=%d" % len(xs), True)}}
+                w_uid = self.record(16, [self._input_uid(w, written)], {
+                    "newShape": _shape(tuple(w._shape) + (1,)),
+                    "beginAxis": StoredAxis(0, "staticAxisIdx=0", True),
+                    "endAxis": StoredAxis(r, "staticAxisIdx=%d" % r, True)})
+                product = self.record(31, [w_uid, self._input_uid(x, written)], dict(attrs, outputRank=SizeT(1)))
+                out_rank = len(node._outputs[0]._shape) + 1
+                return {"version": SizeT(PRIMITIVE_VERSION), "type": "PrimitiveFunction", "op": SizeT(16),
+                        "uid": uid, "name": node.name, "inputs": [product],
+                        "attributes": {"newShape": _shape(node._outputs[0]._shape),
+                                       "beginAxis": StoredAxis(0, "staticAxisIdx=0", True),
+                                       "endAxis": StoredAxis(out_rank, "staticAxisIdx=%d" % out_rank, True)}}
             if code == 39 and attrs.get("reductionKeepDimensions") is False and "axisVec" in attrs and \
                     attrs["axisVec"][0].index not in (AXIS_ALL, AXIS_ALL_STATIC):
                 # CNTK 2.7 computes ReduceElements over given axes with kept dimensions only; its Python API

@@ -417,3 +417,21 @@ def test_a_graph_the_format_cannot_hold_still_saves(tmp_path):
     d = np.arange(36, dtype=np.float32).reshape(1, 4, 3, 3) / 10
     loaded = C.load_model(path)
     np.testing.assert_allclose(loaded.eval({loaded.arguments[0]: d}), f.eval({x: d}), rtol=1e-6)
+
+
+def test_times_of_output_rank_0_is_written_as_cntk_can_load_it(tmp_path):
+    """times(x, w, output_rank=0) (nce_loss's picks and logits): CNTK 2.7 refuses to load a Times record of output
+    rank 0. With a constant/parameter w: w reshaped with an axis of 1, a Times of output rank 1, a Reshape; with a
+    w that has dynamic axes: the sum of the elementwise product over w's axes. (CNTK 2.7 loads both and gives
+    these numbers; nce_loss models now load there.)"""
+    x, v = C.input_variable((2, 4), name="x"), C.input_variable(4, name="v")
+    model = C.combine([C.times(x, C.constant(np.arange(4, dtype=np.float32)), output_rank=0),
+                       C.times(x, v, output_rank=0)])
+    records, loaded = _written_records(model, tmp_path)
+    assert all(int(r["attributes"].get("outputRank", 1)) != 0 for r in records if r["op"] == 31)
+    assert [o.shape for o in loaded.outputs] == [(2,), (2,)]
+    d = np.arange(16, dtype=np.float32).reshape(2, 2, 4) / 3
+    e = np.arange(8, dtype=np.float32).reshape(2, 4)[::-1].copy()
+    got = loaded.eval({loaded.arguments[0]: d, loaded.arguments[1]: e}, outputs=loaded.outputs)
+    np.testing.assert_allclose(got[loaded.outputs[0]], d @ np.arange(4), rtol=1e-6)
+    np.testing.assert_allclose(got[loaded.outputs[1]], np.einsum("bij,bj->bi", d, e), rtol=1e-6)
