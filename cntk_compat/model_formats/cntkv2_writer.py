@@ -772,6 +772,11 @@ class _Writer(object):
             return self.expansion(node, uid, written, ("Softmax", _softmax_along_axis))
         if op == "Gather" and node._attributes.get("axis") is not None:
             return self.expansion(node, uid, written, ("GatherOp", _gather_along_axis))
+        if op == "Convolution" and node._attributes.get("reduction_rank", 1) == 0:
+            try:
+                return self.convolution_without_channels(node, uid, written)
+            except NotExpressible as e:
+                raise NotExpressible("%s: %s" % (where, e)) from None
         if op in ENCODERS:
             try:
                 code, inputs, attrs = ENCODERS[op](node)
@@ -832,6 +837,34 @@ class _Writer(object):
                 raise NotExpressible("%s: %s" % (where, e)) from None
         raise NotExpressible("%s: op %s has no record in CNTK's model format%s"
                              % (where, op, " (%s)" % NOT_EXPRESSIBLE[op] if op in NOT_EXPRESSIBLE else ""))
+
+    def convolution_without_channels(self, node, uid, written):
+        """convolution(..., reduction_rank=0) as CNTK 2.7's Convolution layer writes it: the operand reshaped with
+        a channel axis of 1 in front, then a plain Convolution (the kernel reshaped to (O, 1, ...) where it has
+        no such axis)."""
+        a = node._attributes
+        w, x = node._inputs
+        if w._shape is None or x._shape is None or a.get("lower_pad") is not None or a.get("upper_pad") is not None:
+            raise NotExpressible("Convolution with reduction_rank 0 over unknown shapes or with explicit pads")
+        r = len(x._shape)
+
+        def insert_one(v, k, shape):
+            return self.record(16, [self._input_uid(v, written)], {
+                "newShape": Shape((1,)), "beginAxis": StoredAxis(k, "staticAxisIdx=%d" % k, True),
+                "endAxis": StoredAxis(k, "staticAxisIdx=%d" % k, True)})
+        x_uid = insert_one(x, r, None)
+        kernel = tuple(w._shape[1:]) if len(w._shape) == r + 2 else (1,) + tuple(w._shape[1:])
+        if len(kernel) != r + 1 or kernel[0] != 1:
+            raise NotExpressible("Convolution with reduction_rank 0 and a kernel of shape %s" % (w._shape,))
+        w_uid = self._input_uid(w, written) if len(w._shape) == r + 2 else insert_one(w, len(w._shape) - 1, None)
+        attrs = {"strides": _shape((1,) + _per_axis(a["strides"], r)), "sharing": [True] * (r + 1),
+                 "autoPadding": _bools((False,) + _per_axis(a["auto_padding"], r), r + 1),
+                 "dilation": _shape((1,) + _per_axis(a["dilation"], r)), "transpose": False,
+                 "maxTempMemSizeInSamples": SizeT(0), "kernelShape": _shape(kernel), "outputShape": Shape((0,)),
+                 "groups": SizeT(a.get("groups", 1)), "sequential": False,
+                 "lowerPad": Shape((0,)), "upperPad": Shape((0,))}
+        return {"version": SizeT(PRIMITIVE_VERSION), "type": "PrimitiveFunction", "op": SizeT(33), "uid": uid,
+                "name": node.name, "inputs": [w_uid, x_uid], "attributes": attrs}
 
     def user_function(self, node, uid, written):
         """A Python user function as CNTK 2.7 writes one: a UserDefinedFunction record (not native) holding its

@@ -435,3 +435,16 @@ def test_times_of_output_rank_0_is_written_as_cntk_can_load_it(tmp_path):
     got = loaded.eval({loaded.arguments[0]: d, loaded.arguments[1]: e}, outputs=loaded.outputs)
     np.testing.assert_allclose(got[loaded.outputs[0]], d @ np.arange(4), rtol=1e-6)
     np.testing.assert_allclose(got[loaded.outputs[1]], np.einsum("bij,bj->bi", d, e), rtol=1e-6)
+
+
+@pytest.mark.parametrize("kernel_shape", [(2, 1, 3, 3), (2, 3, 3)])
+def test_convolution_without_a_channel_axis_is_written_as_cntks_layer_writes_it(tmp_path, kernel_shape):
+    """reduction_rank=0: CNTK 2.7's Convolution layer writes a Reshape giving the operand a channel axis of 1, then
+    a plain Convolution (it was saved in the archive format); a kernel without that axis is reshaped too."""
+    x = C.input_variable((6, 5))
+    w = C.Parameter(kernel_shape, init=C.glorot_uniform(seed=3))
+    model = C.convolution(w, x, strides=(2, 1), reduction_rank=0, auto_padding=[True])
+    records, loaded = _written_records(model, tmp_path)
+    assert [r["op"] for r in records].count(33) == 1 and 16 in [r["op"] for r in records]
+    assert loaded.output.shape == model.output.shape
+    _same_outputs(model, loaded, {x: np.random.RandomState(4).randn(2, 6, 5).astype(np.float32)})
