@@ -218,6 +218,11 @@ def _reduce(node):
         # Axis.all_axes(): CNTK stores the AllAxes sentinel (the result is a scalar without dynamic axes)
         return 39, [x], {"reductionOpName": name, "axisVec": [StoredAxis(AXIS_ALL, "AllAxes", False)],
                          "reductionKeepDimensions": False}
+    if a.get("batch") and not a.get("all_dynamic") and not a.get("axes") and a.get("keepdims", True):
+        # over the batch axis alone: the record CNTK 2.7 writes inside its MultiAxisReduce block
+        # ('_batch_axes_subop'), which CNTK loads as it stands
+        return 39, [x], {"reductionOpName": name, "reductionKeepDimensions": True,
+                         "axisVec": [StoredAxis(AXIS_DYNAMIC, "defaultBatchAxis", False)]}
     if a.get("batch") or a.get("all_dynamic"):
         raise NotExpressible("a reduction over the batch/dynamic axes")
     axes = a.get("axes")

@@ -448,3 +448,18 @@ def test_convolution_without_a_channel_axis_is_written_as_cntks_layer_writes_it(
     assert [r["op"] for r in records].count(33) == 1 and 16 in [r["op"] for r in records]
     assert loaded.output.shape == model.output.shape
     _same_outputs(model, loaded, {x: np.random.RandomState(4).randn(2, 6, 5).astype(np.float32)})
+
+
+def test_a_reduction_over_the_batch_axis_is_written_in_cntks_format(tmp_path):
+    """reduce_mean/sum/max over Axis.default_batch_axis(): written as the ReduceElements record over the batch axis
+    that CNTK 2.7 writes inside its MultiAxisReduce block (CNTK 2.7 loads it and gives these numbers)."""
+    x = C.input_variable(3)
+    batch = C.Axis.default_batch_axis()
+    model = C.combine([C.reduce_mean(x, axis=batch), C.reduce_sum(x, axis=batch), C.reduce_max(x, axis=batch)])
+    records, loaded = _written_records(model, tmp_path)
+    assert [r["attributes"]["axisVec"][0].name for r in records if r["op"] == 39] == ["defaultBatchAxis"] * 3
+    d = np.arange(12, dtype=np.float32).reshape(4, 3) / 5
+    got = loaded.eval({loaded.arguments[0]: d}, outputs=loaded.outputs)
+    for o, want in zip(loaded.outputs, (d.mean(0), d.sum(0), d.max(0))):
+        assert o.shape == (3,) and o.dynamic_axes == ()
+        np.testing.assert_allclose(got[o], want, rtol=1e-6)
