@@ -23,6 +23,9 @@ PROVIDERS = {
     "restore": "cntk_compat.core.serialization",
     "save_as_legacy_model": "cntk_compat.model_formats",
     "dictionary_value": "cntk_compat.model_formats.dictionary_value",
+    # reading checkpoints CNTK wrote (Trainer.restore_from_checkpoint)
+    "looks_like_cntk_dictionary": "cntk_compat.model_formats",
+    "read_cntk_dictionary_file": "cntk_compat.model_formats",
 }
 
 _IMPLEMENTATIONS = {}

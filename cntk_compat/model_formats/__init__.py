@@ -16,6 +16,17 @@ def _save_as_legacy_model(root_op, filename):
 
 _provide(save_as_legacy_model=_save_as_legacy_model)  # cntk_py.save_as_legacy_model (a lower floor) calls it
 
+
+def _read_cntk_dictionary_file(path, what):
+    """A file holding one CNTK v2 Dictionary (a checkpoint's training state) as plain Python values."""
+    from .cntkv2_values import plain_values
+    from .cntkv2_wire import read_file
+    return plain_values(read_file(path, what))
+
+
+# Trainer.restore_from_checkpoint (a lower floor) reads CNTK's checkpoints through these
+_provide(looks_like_cntk_dictionary=cntkv2_reader.looks_like_cntkv2, read_cntk_dictionary_file=_read_cntk_dictionary_file)
+
 try:
     import onnx  # noqa: F401  (the [onnx] extra)
 except ImportError:

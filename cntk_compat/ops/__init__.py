@@ -76,21 +76,8 @@ __all__ = [
     "unpack_batch", "unpooling", "use_default_device", "zeros_like"
 ]
 
-# names CNTK 2.7's cntk.ops module carries from its internals (not in `import *`): the pooling-type codes and the
-# argument sanitizers that scripts (e.g. contrib converters) reach as cntk.ops.<name>; the sanitizers are looked up
-# on first use, since cntk_compat.internal imports this package while it loads
-_FROM_INTERNAL = ("sanitize_axis", "sanitize_axis_list", "sanitize_convolution_args", "sanitize_dtype_cntk",
-                  "sanitize_dynamic_axes", "sanitize_input", "sanitize_multi_axis_reduction_list",
-                  "sanitize_permutation", "sanitize_pooling_args", "sanitize_shape")
-
-
-def __getattr__(name):
-    if name in _FROM_INTERNAL:
-        from .. import internal
-        return getattr(internal, name)
-    raise AttributeError("module 'cntk.ops' has no attribute %r" % name)
-
-
+# names CNTK 2.7's cntk.ops module carries from its internals (not in `import *`): the pooling-type codes (and the
+# argument sanitizers, which cntk_compat.internal binds here)
 PoolingType_Max = MAX_POOLING
 PoolingType_Average = AVG_POOLING
 

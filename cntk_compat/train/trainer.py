@@ -10,6 +10,7 @@ from ..core import autograd_calls, graph_version, node_timing, random_stream
 from ..core.engine import evaluate_tensors, to_numpy
 from ..core.function import Function, as_variable
 from ..core.graph import node_inputs_and_body, walk
+from ..core.hooks import hook
 from ..distributed.communicator import Communicator, all_gather_object, all_reduce_sum
 from ..distributed.learner import DistributedLearner, MinibatchInfo
 from ..learners.learner import OwnedGradients
@@ -494,10 +495,8 @@ class Trainer(object):
         trainer's functions (parameter and constant values, matched by uid as Function.restore does) and
         ``filename.ckp`` a Dictionary holding each learner's state ('smoothed_gradients' in the order of its
         parameters, sample and minibatch counts) and the external state, which is returned."""
-        from ..model_formats import cntkv2_wire
-        from ..model_formats.cntkv2_values import plain_values
         what = "restore_from_checkpoint: '%s.ckp'" % filename
-        state = cntkv2_wire.read_file(filename + ".ckp", what)
+        state = hook("read_cntk_dictionary_file")(filename + ".ckp", what)
         learners = state.get("Learners")
         if not isinstance(learners, list):
             raise ValueError("%s is not a CNTK checkpoint's training state (keys %s)" % (what, sorted(state)))
@@ -505,7 +504,7 @@ class Trainer(object):
             raise ValueError("%s holds %d learners, the Trainer has %d" % (what, len(learners), len(self._learners)))
         updates = []
         for k, (learner, saved) in enumerate(zip(self._learners, learners)):
-            smoothed = [np.asarray(v) for v in plain_values(saved.get("smoothed_gradients", []))]
+            smoothed = [np.asarray(v) for v in saved.get("smoothed_gradients", [])]
             names = learner._state_names
             if len(smoothed) != len(learner._parameters):
                 raise ValueError("%s: learner %d holds %d smoothed gradients, it has %d parameters"
@@ -537,7 +536,7 @@ class Trainer(object):
             learner._sweep_count = int(saved.get("sweepCount", 0))
         if self._learners:
             self._samples_seen = int(learners[0].get("sample_count", 0))
-        return plain_values(state.get("ExternalState", {}))
+        return state.get("ExternalState", {})
 
 
     def _restore_cntk_model(self, filename):
@@ -585,10 +584,9 @@ class Trainer(object):
 def _is_cntk_checkpoint(filename):
     """Whether ``filename`` is a checkpoint CNTK 2.x wrote: its training state (``filename.ckp``) is a CNTK v2
     Dictionary. (Both write the model file in CNTK's v2 format; this package's training state is an archive.)"""
-    from ..model_formats.cntkv2_reader import looks_like_cntkv2
     try:
         with open(os.fspath(filename) + ".ckp", "rb") as f:
-            return looks_like_cntkv2(f.read(8))
+            return hook("looks_like_cntk_dictionary")(f.read(8))
     except OSError:
         return False
 
