@@ -104,11 +104,12 @@ def set_random_state(function, state, where):
         node._attributes["rngOffset"] = int(offset)
 
 
-def _stream_state(stream):
+def stream_state(stream):
+    """What a RandomStream's next draws depend on: its offset and its generator (with the offset it stands at)."""
     return (stream.attributes.get("rngOffset", 0), stream.__dict__.get("_engine"), stream.__dict__.get("_engine_at"))
 
 
-def _set_stream_state(stream, state):
+def set_stream_state(stream, state):
     offset, engine, engine_at = state
     stream.attributes["rngOffset"] = offset
     if engine is None:
@@ -145,7 +146,7 @@ class Network(object):
         for stream in self.streams():
             state = self._states.get(stream)
             if state is not None:
-                _set_stream_state(stream, state)
+                set_stream_state(stream, state)
 
     def restart(self):
         """Forgets this network's positions: its nodes start again from their attributes (a restored
@@ -161,13 +162,13 @@ class _Running(object):
         net = self._network
         self._outer = []
         for stream in net.streams():
-            self._outer.append((stream, _stream_state(stream)))
-            _set_stream_state(stream, net._states.get(stream, (stream.attributes.get("rngOffset", 0), None, None)))
+            self._outer.append((stream, stream_state(stream)))
+            set_stream_state(stream, net._states.get(stream, (stream.attributes.get("rngOffset", 0), None, None)))
         return net
 
     def __exit__(self, *exc):
         net = self._network
         for stream, outer in self._outer:
-            net._states[stream] = _stream_state(stream)
-            _set_stream_state(stream, outer)
+            net._states[stream] = stream_state(stream)
+            set_stream_state(stream, outer)
         return False

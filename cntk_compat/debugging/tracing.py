@@ -33,7 +33,7 @@ import torch.fx
 from ..core import node_timing
 from ..core import lowering
 from ..core.lowering import LoweredFunction
-from ..core.random_stream import RandomStream
+from ..core.random_stream import RandomStream, set_stream_state, stream_state
 
 __all__ = ["set_computation_network_trace_level", "set_node_timing", "get_computation_network_trace_level"]
 
@@ -131,26 +131,12 @@ def _random_streams(module):
     return [m for m in module.modules() if isinstance(m, RandomStream)]
 
 
-def _stream_state(stream):
-    return (stream.attributes.get("rngOffset", 0), getattr(stream, "_engine", None), getattr(stream, "_engine_at", None))
-
-
-def _set_stream_state(stream, state):
-    offset, engine, engine_at = state
-    stream.attributes["rngOffset"] = offset
-    if engine is None:
-        stream.__dict__.pop("_engine", None)
-        stream.__dict__.pop("_engine_at", None)
-    else:
-        stream._engine, stream._engine_at = engine, engine_at
-
-
 def _save_state(module, inputs):
     """Forward pre-hook: what the module's forward may change in place (its constants, such as batch
     normalization's running statistics, and its random nodes' engines), copied before the forward runs."""
     if isinstance(module, LoweredFunction) and (getattr(module, "trace_level", 0) > 0 or _settings["timing"]):
         buffers = {name: b.detach().clone() for name, b in module.named_buffers()}
-        streams = [(s, copy.deepcopy(_stream_state(s))) for s in _random_streams(module)]
+        streams = [(s, copy.deepcopy(stream_state(s))) for s in _random_streams(module)]
         _saved[module] = (buffers, streams)
     return None
 
@@ -172,16 +158,16 @@ def _replay(module, run):
         owner, name = _owner_and_name(module, path)
         after_buffers.append((owner, name, owner._buffers[name]))
         owner._buffers[name] = before
-    after_streams = [(s, _stream_state(s)) for s, _ in streams]
+    after_streams = [(s, stream_state(s)) for s, _ in streams]
     for s, before in streams:
-        _set_stream_state(s, before)
+        set_stream_state(s, before)
     try:
         return run()
     finally:
         for owner, name, tensor in after_buffers:
             owner._buffers[name] = tensor
         for s, state in after_streams:
-            _set_stream_state(s, state)
+            set_stream_state(s, state)
 
 
 def _trace_forward(module, inputs, output):
