@@ -254,6 +254,12 @@ def _is_unknown_data_type(dtype):
     return isinstance(dtype, (int, np.integer)) and not isinstance(dtype, bool) and int(dtype) == 0
 
 
+def _ndarrayview_values(value):
+    """An NDArrayView given as a value (CNTK takes one: a UserLearner gets its gradients so) as its numpy array."""
+    from .value import NDArrayView
+    return value.asarray() if isinstance(value, NDArrayView) else value
+
+
 def _dtype_of_value(value):
     """numpy float arrays (0-d ones too) keep their precision; scalars (numpy ones too) and lists default to
     float32, as in CNTK."""
@@ -386,6 +392,7 @@ class Parameter(_TensorHolder):
         dtype = sanitize_dtype(dtype, storage=True)
         if init is None:
             init = 0
+        init = _ndarrayview_values(init)
         if isinstance(init, (np.ndarray, list, tuple)) or (np.isscalar(init) and not isinstance(init, str)):
             if dtype is None and not (unknown and np.isscalar(init)):
                 dtype = _dtype_of_value(init)
@@ -428,6 +435,7 @@ class Constant(_TensorHolder):
         else:
             if isinstance(value, torch.Tensor):
                 value = value.detach().cpu().numpy()
+            value = _ndarrayview_values(value)
             _warn_not_c_contiguous(value)
             arr = np.array(value)
             if dtype is None and not (unknown and np.isscalar(value)):
