@@ -582,7 +582,9 @@ class Function(TensorOpsMixin):
             n = memo.get(a.uid, subs.get(a, a))
             if (n.is_input or n.is_placeholder) and n not in new_order:
                 new_order.append(n)
-        clone = Function._composite(new_outputs, arg_order=new_order)
+        # a Combine root stays one (CNTK clones that node too), also over the outputs of a single node
+        keeps_combine = self._root._op is not None and self._root._op.outputs_are_inputs
+        clone = Function._composite(new_outputs, arg_order=new_order, combine_root=keeps_combine)
         if self._is_composite and self._name is not None:
             clone._name = self._name        # as_composite's name
         return clone
