@@ -7,13 +7,7 @@ from ..core import rounding
 from ..core.dtypes import promote
 from ..core.registry import OutputSpec, register_op
 from ._common import make, operand_dynamic_axes, sanitize_operands
-
-_EPS_IN_INVERSE = 1e-30
-
-
-def _guarded_inverse(norm):
-    return 1.0 / norm.clamp_min(_EPS_IN_INVERSE)
-
+from .elementwise import guarded_divisor
 
 def _per_sample(t, static_rank):
     return t.reshape(t.shape + (1,) * static_rank)
@@ -23,8 +17,8 @@ class _CosDistance(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, static_rank):
         dims = tuple(range(x.dim() - static_rank, x.dim()))
-        inv_x = _guarded_inverse(rounding.sqrt((x * x).sum(dims)))
-        inv_y = _guarded_inverse(rounding.sqrt((y * y).sum(dims)))
+        inv_x = 1.0 / guarded_divisor(rounding.sqrt((x * x).sum(dims)))
+        inv_y = 1.0 / guarded_divisor(rounding.sqrt((y * y).sum(dims)))
         out = (x * y).sum(dims) * inv_x * inv_y
         ctx.static_rank = static_rank
         ctx.save_for_backward(x, y, inv_x, inv_y, out)

@@ -5,8 +5,8 @@ import torch
 
 from ..core.dtypes import promote
 from ..core.registry import OutputSpec, register_op
-from ..core.function import Function
-from ._common import sanitize_operands
+from ._common import make, sanitize_operands
+from .elementwise import EPS_IN_INVERSE
 
 
 def _cosine_with_negatives(x, y, masks, shift, num_negative, n_dyn):
@@ -27,7 +27,7 @@ def _cosine_with_negatives(x, y, masks, shift, num_negative, n_dyn):
     partners = yf[sources]  # (rows, k + 1, D)
     dot = (xf[:, None, :] * partners).sum(-1)
     norms = xf.norm(dim=-1)[:, None] * partners.norm(dim=-1)
-    cosine = dot / norms.clamp(min=1e-30)
+    cosine = dot / norms.clamp(min=EPS_IN_INVERSE)
     cosine = torch.where(valid[:, None], cosine, torch.zeros_like(cosine))
     return cosine.reshape(tuple(lead) + (num_negative + 1,))
 
@@ -41,6 +41,7 @@ def _infer(inputs, attributes):
 
 
 register_op("CosineDistanceWithNegativeSamples", _infer, _cosine_with_negatives, uses_masks=True,
+            public_name="CosDistanceWithNegativeSamples",
             prepare=lambda node: {"shift": node._attributes["shift"],
                                   "num_negative": node._attributes["num_negative"],
                                   "n_dyn": node._inputs[0]._n_dynamic})
@@ -54,8 +55,5 @@ def cosine_distance_with_negative_samples(x, y, shift, num_negative_samples, nam
         raise ValueError("cosine_distance_with_negative_samples: num_negative_samples must be a positive integer, "
                          "got %r" % (num_negative_samples,))
     x, y = sanitize_operands(x, y, names=["x", "y"])
-    # op_name as CNTK 2.7 names its primitive
-    prim = Function._primitive("CosineDistanceWithNegativeSamples", [x, y],
-                               {"shift": int(shift), "num_negative": int(num_negative_samples)}, name,
-                               display_name="CosDistanceWithNegativeSamples")
-    return Function._composite(prim.outputs)
+    return make("CosineDistanceWithNegativeSamples", [x, y],
+                {"shift": int(shift), "num_negative": int(num_negative_samples)}, name)

@@ -7,10 +7,8 @@ column-major order (numpy's C order of the batch-major tensor): an element is dr
 here (in numpy, about 0.1 s per million elements, then moved to the tensor's device), so a dropout over
 non-sequence data drops the elements CNTK drops.
 
-Over sequences CNTK masks its own minibatch layout: the sequences packed into parallel slots of the longest
-sequence's length, each (in the minibatch's order) into the first slot with room left at its end, a new slot
-when none has (the packing of CNTK's readers and of Value.create alike), laid out time-major (column t * slots
-+ slot) with the gaps, which draw values too. The mask here is drawn over that layout and read back per
+Over sequences CNTK masks its own minibatch layout (ops/_packed_layout.py), the gaps included, which draw
+values too. The mask here is drawn over that layout and read back per
 sequence, so a dropout over sequences drops the elements CNTK drops. Inside a recurrent loop's step (one time
 step at a time) the step's batch is masked in its own order.
 """
@@ -19,6 +17,7 @@ import torch
 
 from ..core.registry import register_op
 from ._common import make, sanitize_operands, spec_like
+from ._packed_layout import packed_slots
 from .sampling import SentinelValueForAutoSelectRandomSeed, resolve_seed
 
 
@@ -27,27 +26,10 @@ def _same_infer(inputs, attributes):
     return [spec_like(x, x._shape)]
 
 
-def _packed_slots(lengths):
-    """CNTK's packing of sequences into parallel slots: (slot, start) per sequence and the number of slots;
-    each sequence, in order, goes to the first slot whose free end holds it (slots as long as the longest)."""
-    steps = max(lengths)
-    used, places = [], []
-    for n in lengths:
-        for slot, u in enumerate(used):
-            if u + n <= steps:
-                break
-        else:
-            slot = len(used)
-            used.append(0)
-        places.append((slot, used[slot]))
-        used[slot] += n
-    return places, len(used), steps
-
-
 def _sequence_keep(random, mask, x, dtype, rate):
     """The keep mask (B, T, n) of a dropout over sequences, drawn over CNTK's packed time-major layout."""
     lengths = [int(n) for n in mask.sum(1).tolist()]
-    places, slots, steps = _packed_slots(lengths)
+    places, slots, steps = packed_slots(lengths)
     n = int(np.prod(tuple(x.shape[2:]), dtype=np.int64))
     drawn = (random.cntk_uniform(steps * slots * n, dtype) > dtype(rate)).reshape(steps, slots, n)
     keep = np.zeros((x.shape[0], x.shape[1], n), dtype=bool)

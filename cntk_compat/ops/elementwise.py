@@ -93,6 +93,13 @@ def _identity(x):
 
 _EPS_IN_LOG = 1e-37
 _LOG_OF_EPS_IN_LOG = -85.1
+EPS_IN_INVERSE = 1e-30
+
+
+def guarded_divisor(t):
+    """CNTK's divisor guard (its ElementInverse and ElementDivision): |t| below 1e-30 divides as 1e-30 with t's
+    sign (0 as +)."""
+    return torch.where(t >= 0, t.clamp_min(EPS_IN_INVERSE), t.clamp_max(-EPS_IN_INVERSE))
 
 
 class _Log(torch.autograd.Function):

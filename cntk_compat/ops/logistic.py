@@ -10,16 +10,8 @@ import torch
 from ..core.dtypes import promote
 from ..core.registry import OutputSpec, register_op
 from ._common import make, operand_dynamic_axes, sanitize_operands
-from .elementwise import _log
-from .ranking import _columns
-
-_EPS_IN_INVERSE = 1e-30
-
-
-def _guarded(r):
-    """CNTK's divisor guard: |r| below 1e-30 divides as 1e-30 with r's sign (0 as +)."""
-    return torch.where(r >= 0, r.clamp_min(_EPS_IN_INVERSE), r.clamp_max(-_EPS_IN_INVERSE))
-
+from .elementwise import _log, guarded_divisor
+from ._packed_layout import packed_slots
 
 class _WeightedLogistic(torch.autograd.Function):
     @staticmethod
@@ -35,7 +27,7 @@ class _WeightedLogistic(torch.autograd.Function):
         if ctx.needs_input_grad[1] or ctx.needs_input_grad[2]:
             raise ValueError("weighted_binary_cross_entropy (CNTK's Logistic operation) cannot compute the gradient "
                              "for its target or weight input")
-        return -grad * ((2 * y - 1) * w / _guarded(r)), None, None, None
+        return -grad * ((2 * y - 1) * w / guarded_divisor(r)), None, None, None
 
 
 def _samples(x, mask, n_dyn):
@@ -49,7 +41,8 @@ def _weighted_logistic(p, y, w, masks, n_dyn):
     if mask is None:
         columns = p.shape[0] if n_dyn else 1
     else:
-        columns = _columns(mask)[1]
+        _, slots, steps = packed_slots(mask.sum(1).tolist())
+        columns = slots * steps
     return _WeightedLogistic.apply(_samples(p, mask, n_dyn), _samples(y, mask, n_dyn),
                                    _samples(w, mask, n_dyn), columns)
 

@@ -1,7 +1,7 @@
 """Ranking criteria over the whole minibatch, as CNTK 2.7 computes them: lambda_rank and ndcg_at_1.
 
 Samples carry a score, a gain and a group id. CNTK reads the minibatch as one row of samples (for sequences:
-CNTK's packed layout, see _columns, its gaps included as zeros) and cuts it into
+CNTK's packed layout, see _packed_layout, its gaps included as zeros) and cuts it into
 groups wherever the integer part of the group id changes from one sample to the next, so a group is a run of
 consecutive samples. Inside a group:
 
@@ -29,28 +29,7 @@ import torch
 from ..core.dtypes import promote
 from ..core.registry import OutputSpec, register_op
 from ._common import make, sanitize_operands
-
-
-def _columns(mask):
-    """Where CNTK puts each valid step of a batch of sequences: it packs the sequences, in batch order, into
-    rows of the longest sequence's length (each into the first row with room left) and numbers the columns
-    time step by time step, the rows of a step side by side. Returns (the column of each valid step in
-    mask order, the number of columns)."""
-    lengths = mask.sum(1).tolist()
-    width = max(lengths, default=0)
-    used, place = [], []
-    for n in lengths:
-        row = next((r for r, u in enumerate(used) if u + n <= width), len(used))
-        if row == len(used):
-            used.append(0)
-        place.append((row, used[row]))
-        used[row] += n
-    rows = len(used)
-    starts = torch.tensor([p[1] for p in place], dtype=torch.int64, device=mask.device)
-    row_of = torch.tensor([p[0] for p in place], dtype=torch.int64, device=mask.device)
-    steps = torch.arange(mask.shape[1], device=mask.device)
-    columns = (starts[:, None] + steps[None, :]) * rows + row_of[:, None]
-    return columns[mask], width * rows
+from ._packed_layout import packed_columns
 
 
 def _row(x, mask):
@@ -59,7 +38,7 @@ def _row(x, mask):
     if mask is None:
         return x.reshape(-1)
     x = x.reshape(mask.shape[0], mask.shape[1], -1)[..., 0]
-    columns, n = _columns(mask)
+    columns, n = packed_columns(mask)
     return torch.zeros(n, dtype=x.dtype, device=x.device).index_put((columns,), x[mask])
 
 
