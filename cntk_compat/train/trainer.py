@@ -489,7 +489,6 @@ class Trainer(object):
         own = state.get("worker_external_states", {}).get(rank)
         return state["external_state"] if own is None else own
 
-
     def _restore_cntk_checkpoint(self, filename):
         """A checkpoint written by CNTK 2.x's Trainer.save_checkpoint: ``filename`` is a CNTK v2 model of the
         trainer's functions (parameter and constant values, matched by uid as Function.restore does) and
@@ -538,7 +537,6 @@ class Trainer(object):
             self._samples_seen = int(learners[0].get("sample_count", 0))
         return state.get("ExternalState", {})
 
-
     def _restore_cntk_model(self, filename):
         """The parameter and constant values of a CNTK checkpoint's model file (CNTK's combined training function:
         the model's outputs, then the criterion's): matched by uid where every uid matches (a model loaded from
@@ -549,7 +547,8 @@ class Trainer(object):
         mine = walk(outputs, node_inputs_and_body).leaves
         saved = walk(loaded.outputs, node_inputs_and_body).leaves
         pairs = []
-        for kind in ("is_parameter", "is_constant"):
+        for kind, plural, whose in (("is_parameter", "parameters", "Trainer's"),
+                                    ("is_constant", "constants", "model's")):
             a = [v for v in mine if getattr(v, kind)]
             b = [v for v in saved if getattr(v, kind)]
             by_uid = {v.uid: v for v in b}
@@ -562,16 +561,9 @@ class Trainer(object):
                 n = len(self._model.outputs) if self._model is not None else 0
                 a = [v for v in walk(outputs[:n], node_inputs_and_body).leaves if v.is_constant]
                 b = [v for v in walk(loaded.outputs[:n], node_inputs_and_body).leaves if v.is_constant]
-                if [tuple(v.shape) for v in a] != [tuple(v.shape) for v in b]:
-                    raise ValueError("restore_from_checkpoint: the constants of '%s' (shapes %s) do not match the "
-                                     "model's (%s)" % (filename, [tuple(v.shape) for v in b],
-                                                       [tuple(v.shape) for v in a]))
-                pairs.extend(zip(a, b))
-                continue
             if [tuple(v.shape) for v in a] != [tuple(v.shape) for v in b]:
-                raise ValueError("restore_from_checkpoint: the parameters of '%s' (shapes %s) do not match the "
-                                 "Trainer's (%s)" % (filename, [tuple(v.shape) for v in b],
-                                                     [tuple(v.shape) for v in a]))
+                raise ValueError("restore_from_checkpoint: the %s of '%s' (shapes %s) do not match the %s (%s)"
+                                 % (plural, filename, [tuple(v.shape) for v in b], whose, [tuple(v.shape) for v in a]))
             pairs.extend(zip(a, b))
         for v, s in pairs:
             if tuple(v.shape) != tuple(s.shape):
