@@ -120,6 +120,22 @@ def _reshape(node):
                      "endAxis": StoredAxis(r - b, "staticAxisIdx=%d" % (r - b), True)}
 
 
+def _reshape_attributes(shape, rank):
+    """A Reshape record's attributes: axes 0 to ``rank`` of its operand (all of them, CNTK's order) become
+    ``shape``."""
+    return {"newShape": _shape(shape), "beginAxis": StoredAxis(0, "staticAxisIdx=0", True),
+            "endAxis": StoredAxis(rank, "staticAxisIdx=%d" % rank, True)}
+
+
+def _primitive_record(code, uid, name, inputs, attributes):
+    """A PrimitiveFunction record (``name`` None: none written)."""
+    rec = {"version": SizeT(PRIMITIVE_VERSION), "type": "PrimitiveFunction", "op": SizeT(code), "uid": uid,
+           "inputs": list(inputs), "attributes": attributes}
+    if name is not None:
+        rec["name"] = name
+    return rec
+
+
 def _slice(node):
     a = node._attributes
     x = node._inputs[0]
@@ -802,35 +818,20 @@ class _Writer(object):
                     summed = self.record(39, [product], {
                         "reductionOpName": "Sum", "reductionKeepDimensions": True,
                         "axisVec": [StoredAxis(k, "staticAxisIdx=%d" % k, True) for k in range(r)]})
-                    return {"version": SizeT(PRIMITIVE_VERSION), "type": "PrimitiveFunction", "op": SizeT(16),
-                            "uid": uid, "name": node.name, "inputs": [summed],
-                            "attributes": {"newShape": _shape(node._outputs[0]._shape),
-                                           "beginAxis": StoredAxis(0, "staticAxisIdx=0", True),
-                                           "endAxis": StoredAxis(len(xs), "staticAxisIdx=%d" % len(xs), True)}}
-                w_uid = self.record(16, [self._input_uid(w, written)], {
-                    "newShape": _shape(tuple(w._shape) + (1,)),
-                    "beginAxis": StoredAxis(0, "staticAxisIdx=0", True),
-                    "endAxis": StoredAxis(r, "staticAxisIdx=%d" % r, True)})
+                    return _primitive_record(16, uid, node.name, [summed],
+                                             _reshape_attributes(node._outputs[0]._shape, len(xs)))
+                w_uid = self.record(16, [self._input_uid(w, written)], _reshape_attributes(tuple(w._shape) + (1,), r))
                 product = self.record(31, [w_uid, self._input_uid(x, written)], dict(attrs, outputRank=SizeT(1)))
-                out_rank = len(node._outputs[0]._shape) + 1
-                return {"version": SizeT(PRIMITIVE_VERSION), "type": "PrimitiveFunction", "op": SizeT(16),
-                        "uid": uid, "name": node.name, "inputs": [product],
-                        "attributes": {"newShape": _shape(node._outputs[0]._shape),
-                                       "beginAxis": StoredAxis(0, "staticAxisIdx=0", True),
-                                       "endAxis": StoredAxis(out_rank, "staticAxisIdx=%d" % out_rank, True)}}
+                return _primitive_record(16, uid, node.name, [product], _reshape_attributes(
+                    node._outputs[0]._shape, len(node._outputs[0]._shape) + 1))
             if code == 39 and attrs.get("reductionKeepDimensions") is False and "axisVec" in attrs and \
                     attrs["axisVec"][0].index not in (AXIS_ALL, AXIS_ALL_STATIC):
                 # CNTK 2.7 computes ReduceElements over given axes with kept dimensions only; its Python API
                 # drops them with a Reshape to the result's shape (a record reducing without them fails to run)
                 attrs = dict(attrs, reductionKeepDimensions=True)
                 kept = self.record(39, [self._input_uid(i, written) for i in inputs], attrs)
-                shape = node._outputs[0]._shape
-                r = _rank(inputs[0])
-                return {"version": SizeT(PRIMITIVE_VERSION), "type": "PrimitiveFunction", "op": SizeT(16),
-                        "uid": uid, "name": node.name, "inputs": [kept],
-                        "attributes": {"newShape": _shape(shape),
-                                       "beginAxis": StoredAxis(0, "staticAxisIdx=0", True),
-                                       "endAxis": StoredAxis(r, "staticAxisIdx=%d" % r, True)}}
+                return _primitive_record(16, uid, node.name, [kept],
+                                         _reshape_attributes(node._outputs[0]._shape, _rank(inputs[0])))
             return {"version": SizeT(PRIMITIVE_VERSION), "type": "PrimitiveFunction", "op": SizeT(code), "uid": uid,
                     "name": node.name, "inputs": [self._input_uid(i, written) for i in inputs], "attributes": attrs}
         if op in EXPANSIONS:
@@ -853,15 +854,15 @@ class _Writer(object):
             raise NotExpressible("Convolution with reduction_rank 0 over unknown shapes or with explicit pads")
         r = len(x._shape)
 
-        def insert_one(v, k, shape):
+        def insert_one(v, k):
             return self.record(16, [self._input_uid(v, written)], {
                 "newShape": Shape((1,)), "beginAxis": StoredAxis(k, "staticAxisIdx=%d" % k, True),
                 "endAxis": StoredAxis(k, "staticAxisIdx=%d" % k, True)})
-        x_uid = insert_one(x, r, None)
+        x_uid = insert_one(x, r)
         kernel = tuple(w._shape[1:]) if len(w._shape) == r + 2 else (1,) + tuple(w._shape[1:])
         if len(kernel) != r + 1 or kernel[0] != 1:
             raise NotExpressible("Convolution with reduction_rank 0 and a kernel of shape %s" % (w._shape,))
-        w_uid = self._input_uid(w, written) if len(w._shape) == r + 2 else insert_one(w, len(w._shape) - 1, None)
+        w_uid = self._input_uid(w, written) if len(w._shape) == r + 2 else insert_one(w, len(w._shape) - 1)
         attrs = {"strides": _shape((1,) + _per_axis(a["strides"], r)), "sharing": [True] * (r + 1),
                  "autoPadding": _bools((False,) + _per_axis(a["auto_padding"], r), r + 1),
                  "dilation": _shape((1,) + _per_axis(a["dilation"], r)), "transpose": False,
@@ -903,11 +904,7 @@ class _Writer(object):
     def record(self, code, inputs, attributes=None, uid=None, name=None):
         """Appends a primitive function's record; the uid of its first output."""
         uid = uid or self.fresh(_UID_PREFIX.get(code) or OP_NAMES[code])
-        rec = {"version": SizeT(PRIMITIVE_VERSION), "type": "PrimitiveFunction", "op": SizeT(code), "uid": uid,
-               "inputs": list(inputs), "attributes": attributes or {}}
-        if name:
-            rec["name"] = name
-        self.records.append(rec)
+        self.records.append(_primitive_record(code, uid, name or None, inputs, attributes or {}))
         return uid + "_Output_0"
 
     def scalar(self, value, like):

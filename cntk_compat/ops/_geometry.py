@@ -5,9 +5,10 @@ cells and CNTK places the first kernel centre at ``extra // 2``, where ``extra``
 after the cells spanned by the output's centres; the kernel's left half is ``(k - 1) // 2`` cells (an even kernel
 has its extra cell on the right). Pooling's ``ceil_out_dim`` with auto padding gives ceil((n - 1) / stride) + 1
 cells (CNTK 2.7's count, as Caffe's padded pooling), the extra last window placed after the others (CNTK 2.7's own
-values in such a window are unreliable: its kernels read cells they never wrote). Explicit lower/upper pads override both. The result is (out, lo, hi): pad
-``lo`` cells before and ``hi`` after (negative values crop) and then run a plain 'valid' torch kernel. A free
-dimension (negative size, fixed only by the data) gives (n, 0, 0): the ops then compute the geometry at run time.
+values in such a window are unreliable: its kernels read cells they never wrote). Explicit lower/upper pads
+override both. The result is (out, lo, hi): pad ``lo`` cells before and ``hi`` after (negative values crop) and
+then run a plain 'valid' torch kernel. A free dimension (negative size, fixed only by the data) gives (n, 0, 0):
+the ops then compute the geometry at run time.
 """
 
 
