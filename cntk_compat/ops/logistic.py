@@ -37,6 +37,11 @@ def _samples(x, mask, n_dyn):
 
 
 def _weighted_logistic(p, y, w, masks, n_dyn):
+    for x, role in zip((p, y, w), ("output", "target", "weight")):
+        if x[(0,) * n_dyn].numel() != 1:
+            raise ValueError("weighted_binary_cross_entropy: The input matrix dimensions do not match: %s holds %s "
+                             "values per sample, CNTK's Logistic operation reads one"
+                             % (role, tuple(x.shape[n_dyn:])))
     mask = next((m for m in masks if m is not None), None)
     if mask is None:
         columns = p.shape[0] if n_dyn else 1
@@ -48,10 +53,7 @@ def _weighted_logistic(p, y, w, masks, n_dyn):
 
 
 def _infer(inputs, attributes):
-    for v, role in zip(inputs, ("output", "target", "weight")):
-        if v._shape is not None and -1 not in v._shape and int(torch.Size(v._shape).numel()) != 1:
-            raise ValueError("weighted_binary_cross_entropy: %s must hold one value per sample (CNTK's Logistic "
-                             "operation takes a single probability per sample), got shape %s" % (role, v._shape))
+    # Like CNTK, operands holding more than one value per sample are refused when evaluated, not here.
     axes = [v._dynamic_axes for v in inputs if v._dynamic_axes is not None]
     if any(not a for a in axes) and any(axes):
         raise ValueError("weighted_binary_cross_entropy: output, target and weight must all be minibatch data "
