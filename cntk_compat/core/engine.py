@@ -474,7 +474,9 @@ def _valid_steps(var, tensor, lengths_by_axis):
 def grad(function, at, wrt=None, outputs=None, device=None, as_numpy=True, grad_root=None):
     root = as_variable(grad_root) if grad_root is not None else function.output
     if wrt is None:
-        wrt = [a for a in function.arguments if a.needs_gradient] or list(function.arguments)
+        wrt = [a for a in function.arguments if a.needs_gradient]
+        if not wrt:
+            raise ValueError("None of the Function '%s' arguments have 'needs_gradient == True'" % function)
     single = not isinstance(wrt, (list, tuple))
     wrt_list = [wrt] if single else list(wrt)
     outs = [as_variable(o) for o in (outputs or [])]
@@ -482,7 +484,11 @@ def grad(function, at, wrt=None, outputs=None, device=None, as_numpy=True, grad_
                                 as_numpy=as_numpy)
     for v in wrt_list:
         if v not in state.wrt:
-            state.wrt[v] = v.tensor if v.is_parameter else None
+            if not v.is_parameter:
+                raise ValueError("Gradient value incorrectly requested for Variable '%s', an Output or Constant or "
+                                 "Input Variable with NeedsGradient setting of false, or an input for which gradient "
+                                 "computation was explicitly excluded." % v)
+            state.wrt[v] = v.tensor
     ones = _valid_steps(root, torch.ones_like(state.results[root]), state.lengths)
     g = backward(state, {root: ones}, wrt_list, as_numpy)
     result = g[wrt_list[0]] if single or len(wrt_list) == 1 else g

@@ -10,7 +10,8 @@ from ..default_options import default_override_or, get_default_override  # noqa:
 from ..initializer import glorot_uniform  # noqa: F401
 from ..ops import alias, combine, placeholder, sigmoid, slice, softplus, tanh, times  # noqa: F401
 from ..ops.functions import BlockFunction  # noqa: F401
-from .building import Stabilizer, UntestedBranchError, identity  # noqa: F401
+from .building import (Stabilizer, UntestedBranchError, _get_initial_state_or_default, _initializer_for,  # noqa: F401
+                       _inject_name, identity)  # CNTK 2.7 defines these private helpers here; scripts import them
 from .cells import GRU, LSTM, RNNStep, RNNUnit
 
 # a parameter shape's leading inferred axis, imported by CNTK's own examples

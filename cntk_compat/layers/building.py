@@ -3,7 +3,7 @@ Stabilizer, and the naming and initializer helpers."""
 import numpy as np
 
 from ..core.function import Function
-from ..core.variables import Parameter
+from ..core.variables import Constant, Parameter
 from ..default_options import default_override_or, get_default_override
 from ..ops import alias, combine, softplus
 
@@ -24,15 +24,25 @@ def _inject_name(f, name):
     return combine(list(f.outputs), name=name)
 
 
-def _initializer_for(init, output_rank=None, filter_rank=None):
-    """init ready for Parameter(): numbers and arrays pass through, random initializers get the ranks."""
+def _initializer_for(init, rank_params=None):
+    """init ready for Parameter(): numbers and arrays pass through, random initializers get the ranks of
+    rank_params (a dict with output_rank and/or filter_rank, CNTK's signature: scripts call it)."""
     if init is None:
         raise ValueError("init parameter cannot be None")
-    if np.isscalar(init) or isinstance(init, np.ndarray) or not hasattr(init, "with_rank"):
+    if np.isscalar(init) or isinstance(init, np.ndarray) or not hasattr(init, "with_rank") or not rank_params:
         return init
-    if output_rank is None and filter_rank is None:
-        return init
-    return init.with_rank(output_rank, filter_rank)
+    return init.with_rank(rank_params.get("output_rank"), rank_params.get("filter_rank"))
+
+
+def _get_initial_state_or_default(initial_state):
+    """A recurrence's initial state: None is Constant(0), a number a Constant of shape (1,), tuples elementwise."""
+    if isinstance(initial_state, tuple):
+        return tuple(_get_initial_state_or_default(s) for s in initial_state)
+    if initial_state is None:
+        return Constant(0)
+    if np.isscalar(initial_state):
+        return Constant(initial_state, shape=(1,))
+    return initial_state
 
 
 def _as_tuple(x):

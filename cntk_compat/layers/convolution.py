@@ -71,7 +71,7 @@ def _kernel_parameters(layer, filter_shape, num_filters, init, bias, init_bias, 
                              % (layer, init.shape, num_filters, filter_shape))
         init_kernel = init.reshape(out_channels + (1,) + filter_shape) if reduction_rank == 0 else init
     else:
-        init_kernel = _initializer_for(init, output_rank=-len(out_channels), filter_rank=len(filter_shape))
+        init_kernel = _initializer_for(init, {"output_rank": -len(out_channels), "filter_rank": len(filter_shape)})
     W = Parameter(out_channels + (InferredDimension,) + filter_shape, init=init_kernel, name="W")
     b = Parameter(out_channels + (1,) * bias_rank, init=init_bias, name="b") if bias else None
     return W, b
@@ -192,7 +192,7 @@ def ConvolutionTranspose(filter_shape, num_filters, activation=default_override_
         raise NotImplementedError("ConvolutionTranspose: sharing option currently must be True")
     out_channels = _as_tuple(num_filters)
     W = Parameter((InferredDimension,) + out_channels + filter_shape,
-                  init=_initializer_for(init, output_rank=-1, filter_rank=len(filter_shape)), name="W")
+                  init=_initializer_for(init, {"output_rank": -1, "filter_rank": len(filter_shape)}), name="W")
     b = Parameter(out_channels + (1,) * len(filter_shape), init=init_bias, name="b") if bias else None
     full_output = None if output_shape is None else out_channels + _as_tuple(output_shape)
     lead = (1,) * reduction_rank

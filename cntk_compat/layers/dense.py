@@ -27,7 +27,7 @@ def Dense(shape, activation=default_override_or(identity), init=default_override
     output_rank = len(output_shape)
     input_shape = (InferredDimension,) * (input_rank if input_rank is not None else 1)
     infer_input_rank_to_map = -1 if input_rank is not None else (0 if map_rank is None else map_rank)
-    W = Parameter(input_shape + output_shape, init=_initializer_for(init, output_rank=output_rank), name="W")
+    W = Parameter(input_shape + output_shape, init=_initializer_for(init, {"output_rank": output_rank}), name="W")
     b = Parameter(output_shape, init=init_bias, name="b") if bias else None
 
     def dense(x):

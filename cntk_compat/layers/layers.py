@@ -9,7 +9,8 @@ from ..ops import (batch_normalization, convolution, convolution_transpose, drop
 from ..ops.functions import BlockFunction
 from ..ops.sampling import SentinelValueForAutoSelectRandomSeed
 from ..variables import Constant, Parameter, Record
-from .building import UntestedBranchError, identity
+from .blocks import _INFERRED  # noqa: F401 (CNTK 2.7 binds it here; scripts import it from cntk.layers.layers)
+from .building import UntestedBranchError, _initializer_for, identity  # noqa: F401 (_initializer_for: as UntestedBranchError)
 from .convolution import (Convolution, Convolution1D, Convolution2D, Convolution3D, ConvolutionTranspose,
                           ConvolutionTranspose1D, ConvolutionTranspose2D, ConvolutionTranspose3D,
                           SequentialConvolution)

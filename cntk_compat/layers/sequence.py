@@ -3,14 +3,13 @@ UnfoldFrom) that run a step function along a sequence by closing a loop through 
 import inspect
 import types
 
-import numpy as np
 
 from ..core.function import Function
 from ..core.variables import Constant
 from ..default_options import default_override_or, get_default_override
 from ..ops import combine, reconcile_dynamic_axes, sequence, splice
 from .blocks import ForwardDeclaration
-from .building import _inject_name, block
+from .building import _get_initial_state_or_default, _inject_name, block
 # names CNTK's cntk.layers.sequence also exposes (it is built on cntk.layers.blocks)
 from ..variables import Parameter, Record  # noqa: F401,E402
 from ..initializer import glorot_uniform  # noqa: F401,E402
@@ -29,19 +28,9 @@ __all__ = [
 _MAX_STATES = 10
 
 
-def _initial_state_or_default(initial_state):
-    if isinstance(initial_state, tuple):
-        return tuple(_initial_state_or_default(s) for s in initial_state)
-    if initial_state is None:
-        return Constant(0)
-    if np.isscalar(initial_state):
-        return Constant(initial_state, shape=(1,))
-    return initial_state
-
-
 def Delay(T=1, initial_state=default_override_or(0), name=''):
     """The input sequence delayed by T steps (T < 0: looking -T steps into the future, 0: unchanged)."""
-    initial_state = _initial_state_or_default(get_default_override(Delay, initial_state=initial_state))
+    initial_state = _get_initial_state_or_default(get_default_override(Delay, initial_state=initial_state))
 
     def delay(x):
         return sequence.delay(x, initial_state=initial_state, time_step=T)
@@ -145,7 +134,7 @@ def Recurrence(step_function, go_backwards=default_override_or(False), initial_s
     """Runs step_function (prev_state..., x) -> state... along the input sequence, starting from
     initial_state (a constant, or a tuple with one per state); returns the sequence of (first) states."""
     go_backwards = get_default_override(Recurrence, go_backwards=go_backwards)
-    initial_state = _initial_state_or_default(get_default_override(Recurrence, initial_state=initial_state))
+    initial_state = _get_initial_state_or_default(get_default_override(Recurrence, initial_state=initial_state))
     step_function = _step_function(step_function)
     n_states = len(step_function.signature) - 1
     if isinstance(initial_state, tuple) and len(initial_state) == 1:

@@ -7,7 +7,7 @@ from ..core import rounding
 from ..core.dtypes import promote
 from ..core.registry import OutputSpec, register_op
 from ._common import make, operand_dynamic_axes, sanitize_operands
-from .elementwise import guarded_divisor
+from .elementwise import chain, guarded_divisor
 
 def _per_sample(t, static_rank):
     return t.reshape(t.shape + (1,) * static_rank)
@@ -31,8 +31,8 @@ class _CosDistance(torch.autograd.Function):
         g = _per_sample(grad, r)
         both = _per_sample(inv_x * inv_y, r)
         # CNTK subtracts each term from a zero gradient: a zero term gives +0
-        gx = torch.rsub((x * _per_sample(out * (inv_x * inv_x), r) - y * both) * g, 0.0)
-        gy = torch.rsub((y * _per_sample(out * (inv_y * inv_y), r) - x * both) * g, 0.0)
+        gx = torch.rsub(chain(g, x * _per_sample(out * (inv_x * inv_x), r) - y * both), 0.0)
+        gy = torch.rsub(chain(g, y * _per_sample(out * (inv_y * inv_y), r) - x * both), 0.0)
         return gx, gy, None
 
 

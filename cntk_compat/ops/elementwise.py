@@ -96,6 +96,13 @@ _LOG_OF_EPS_IN_LOG = -85.1
 EPS_IN_INVERSE = 1e-30
 
 
+def chain(grad, local):
+    """grad * local, but 0 wherever grad is 0: a local derivative that is infinite at 0 (sqrt, fractional pow,
+    the cosine of a zero vector) meets 0 there in the padding after a sequence's end, whose gradient CNTK masks
+    to 0 (0 * inf would make every parameter gradient that sums over the padding NaN)."""
+    return torch.where(grad == 0, torch.zeros_like(local), grad * local)
+
+
 def guarded_divisor(t):
     """CNTK's divisor guard (its ElementInverse and ElementDivision): |t| below 1e-30 divides as 1e-30 with t's
     sign (0 as +)."""
@@ -130,7 +137,7 @@ class _Sqrt(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        return grad * 0.5 / y
+        return chain(grad, 0.5 / y)
 
 
 def _log(x):
@@ -362,7 +369,7 @@ class _Pow(torch.autograd.Function):
         base, exponent, y = ctx.saved_tensors
         positive = base > 0
         log_base = torch.log(torch.where(positive, base, torch.ones_like(base)))
-        g_base = grad * exponent * torch.pow(base, exponent - 1)
+        g_base = chain(grad, exponent * torch.pow(base, exponent - 1))
         g_exponent = torch.where(positive, grad * y * log_base, torch.zeros_like(y))
         return g_base.sum_to_size(base.shape), g_exponent.sum_to_size(exponent.shape)
 
