@@ -6,6 +6,7 @@ import subprocess
 import sys
 import types
 
+import numpy
 import pytest
 
 import cntk
@@ -81,6 +82,7 @@ CNTK_SUBMODULES = {
 with open(os.path.join(os.path.dirname(__file__), "cntk27_public_names.json")) as _f:
     CNTK27_PUBLIC_NAMES = json.load(_f)
 
+from cntk_compat._incidental_names import NAMES as INCIDENTAL_NAMES  # noqa: E402
 from cntk_compat._star_modules import CNTK27_STAR_MODULES  # noqa: E402
 
 
@@ -106,7 +108,9 @@ def test_all_of_every_public_module_is_cntk27s_public_names(name):
     assert len(declared) == len(module.__all__), "duplicates in %s.__all__" % name
     expected = set(CNTK27_PUBLIC_NAMES[name])
     assert sorted(expected - declared) == []
-    assert sorted(declared - expected - CNTK_SUBMODULES.get(name, set()) - set(CNTK27_STAR_MODULES.get(name, ()))) == []
+    incidental = set(INCIDENTAL_NAMES.get(name, "").split())
+    assert sorted(declared - expected - CNTK_SUBMODULES.get(name, set()) - set(CNTK27_STAR_MODULES.get(name, ()))
+                  - incidental) == []
     assert [n for n in declared if not hasattr(module, n)] == []
 
 
@@ -114,13 +118,28 @@ def test_names_cntk_never_had_stay_out_of_import_star():
     for module, name in [("cntk.learners", "default_use_mean_gradient_value"),
                          ("cntk.learners", "set_default_use_mean_gradient_value"),
                          ("cntk.logging", "ProgressWriter"), ("cntk.variables", "VariableKind"),
-                         ("cntk.ops.functions", "allow_user_function_imports"), ("cntk", "distributed")]:
+                         ("cntk.ops.functions", "allow_user_function_imports")]:
         star = {}
         exec("from %s import *" % module, star)
         assert name not in star, (module, name)
     star = {}
     exec("from cntk.losses import *", star)  # CNTK's incidental re-exports come along, as under CNTK
     assert star["Function"] is cntk.Function and star["times"] is cntk.times
+
+
+def test_import_star_hands_on_what_cntk27s_modules_bind_by_importing():
+    star = {}
+    exec("from cntk import *", star)
+    assert star["C"] is cntk and star["distributed"] is cntk.distributed
+    assert star["typemap"] is cntk.internal.swig_helper.typemap and star["sanitize_input"] is cntk.internal.sanitize_input
+    assert (star["PoolingType_Max"], star["PoolingType_Average"]) == (0, 1)
+    star = {}
+    exec("from cntk.ops import *", star)
+    assert star["sanitize_axis"] is cntk.internal.sanitize.sanitize_axis and star["cntk_py"] is cntk.cntk_py
+    star = {}
+    exec("from cntk.layers.blocks import *", star)
+    assert star["np"] is numpy and star["InferredDimension"] is cntk.InferredDimension
+    assert cntk.contrib.deeprl.agent.shared.cntk_utils.C is cntk.ops
 
 
 @pytest.mark.parametrize("name", sorted(CNTK_SUBMODULES))
@@ -131,6 +150,7 @@ def test_public_packages_export_cntk_names_and_no_helper_modules(name):
     assert missing == []
     modules = {n for n in module.__all__ if isinstance(getattr(module, n), types.ModuleType)}
     modules -= set(CNTK27_STAR_MODULES.get(name, ()))     # numpy and the like, which CNTK's star import binds too
+    modules -= set(INCIDENTAL_NAMES.get(name, "").split())   # C, cntk_py, sys, ... (bound by CNTK's imports)
     assert modules <= CNTK_SUBMODULES[name], sorted(modules - CNTK_SUBMODULES[name])
     star = {}
     exec("from %s import *" % name, star)
@@ -147,7 +167,8 @@ def test_star_import_of_cntk_shadows_pythons_random_and_names_cntk_random_in_the
     with pytest.raises(AttributeError) as info:
         star["random"].random()
     assert str(info.value) == "module 'cntk.random' has no attribute 'random'"
-    assert [n for n in dir(cntk.random) if "random" in n and not n.startswith("_")] == []
+    # (sanitize_random_args: CNTK's sanitizer, which CNTK's cntk.random binds too)
+    assert [n for n in dir(cntk.random) if "random" in n and not n.startswith("_")] == ["sanitize_random_args"]
 
 
 def test_missing_attributes_of_cntk_modules_are_reported_under_their_cntk_names():
@@ -160,4 +181,8 @@ def test_missing_attributes_of_cntk_modules_are_reported_under_their_cntk_names(
             getattr(module, "init_bias_default_or_0")
         assert str(info.value) == "module '%s' has no attribute 'init_bias_default_or_0'" % public
         assert getattr(module, "init_bias_default_or_0", None) is None
-    assert hasattr(cntk.layers, "Dense") and not hasattr(cntk, "utils")
+    assert hasattr(cntk.layers, "Dense")
+    # CNTK 2.0's cntk.utils module is gone in both (cntk.utils is CNTK 2.7's cntk.internal.utils, not a module path)
+    assert cntk.utils is cntk.internal.utils
+    with pytest.raises(ModuleNotFoundError, match="No module named 'cntk.utils'"):
+        importlib.import_module("cntk.utils")

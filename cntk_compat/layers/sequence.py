@@ -55,9 +55,15 @@ def PastValueWindow(window_size, axis, go_backwards=default_override_or(False), 
     return block(past_value_window, "PastValueWindow", name)
 
 
-def _step_function(f):
+def _sanitize_function(f):
+    """A Python function as a Function (CNTK's helper of this name; libraries built on CNTK import it)."""
+    return Function(f) if isinstance(f, types.FunctionType) else f
+
+
+def _santize_step_function(f):
     """A step function as a Function; a Python one may neither read other CNTK variables nor create
-    Parameters (its state must come in through its arguments)."""
+    Parameters (its state must come in through its arguments). Named as CNTK names it, misspelling included:
+    libraries built on CNTK (cntkx) import it."""
     if not isinstance(f, types.FunctionType):
         return f
     try:
@@ -87,7 +93,7 @@ def RecurrenceFrom(step_function, go_backwards=default_override_or(False), retur
     initial_state_n, x). An initial state that is a sequence contributes its last item (first with
     go_backwards)."""
     go_backwards = get_default_override(RecurrenceFrom, go_backwards=go_backwards)
-    step_function = _step_function(step_function)
+    step_function = _santize_step_function(step_function)
     state_args = step_function.signature[:-1]
     if len(step_function.outputs) != len(state_args):
         raise TypeError("RecurrenceFrom: the step function has %d state arguments but %d outputs; it must map "
@@ -135,7 +141,7 @@ def Recurrence(step_function, go_backwards=default_override_or(False), initial_s
     initial_state (a constant, or a tuple with one per state); returns the sequence of (first) states."""
     go_backwards = get_default_override(Recurrence, go_backwards=go_backwards)
     initial_state = _get_initial_state_or_default(get_default_override(Recurrence, initial_state=initial_state))
-    step_function = _step_function(step_function)
+    step_function = _santize_step_function(step_function)
     n_states = len(step_function.signature) - 1
     if isinstance(initial_state, tuple) and len(initial_state) == 1:
         initial_state = initial_state[0]

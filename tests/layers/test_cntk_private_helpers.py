@@ -23,3 +23,15 @@ def test_inject_name_and_initial_state_default():
     s = _get_initial_state_or_default(2.5)
     assert isinstance(s, C.variables.Constant) and s.shape == (1,) and s.value == 2.5
     assert _get_initial_state_or_default(None).shape == ()
+
+
+def test_step_function_sanitizers_under_cntks_names():
+    from cntk.layers.sequence import _sanitize_function, _santize_step_function
+    import pytest
+    f = _sanitize_function(lambda x: C.square(x))
+    assert isinstance(f, C.Function)
+    step = _santize_step_function(lambda h, x: h + x)
+    assert [a.name for a in step.arguments] == ["h", "x"]
+    y = C.input_variable(1, name="y")
+    with pytest.raises(TypeError, match="other than its arguments"):
+        _santize_step_function(lambda h, x: h + x + y)
