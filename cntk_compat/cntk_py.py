@@ -109,6 +109,24 @@ def get_random_seed():
 
 _READER_NAMES = ("MinibatchSourceConfig", "to_dictionary")
 
+# CNTK's SWIG classes that its Python classes derive from: every instance of the Python class is one of these
+# (Keras' CNTK backend tests isinstance(x, C.cntk_py.Function)), so each names the class the package uses
+_NATIVE_BASES = {
+    "Function": "core.function:Function", "Variable": "core.variables:Variable", "Axis": "core.axis:Axis",
+    "DeviceDescriptor": "core.device:DeviceDescriptor", "Learner": "learners.learner:Learner",
+    "Trainer": "train.trainer:Trainer", "Evaluator": "eval.evaluator:Evaluator",
+    "MinibatchSource": "io.minibatch_source:MinibatchSource", "MinibatchData": "io.minibatch_data:MinibatchData",
+    "StreamInformation": "io.streams:StreamInformation", "StreamConfiguration": "io.streams:StreamConfiguration",
+    "CheckpointConfig": "train.training_session:CheckpointConfig",
+    "CrossValidationConfig": "train.training_session:CrossValidationConfig",
+    "TestConfig": "train.training_session:TestConfig", "TrainingSession": "train.training_session:TrainingSession",
+    "DistributedLearner": "distributed.learner:DistributedLearner",
+    "DistributedCommunicator": "distributed.communicator:Communicator",
+    "DistributedWorkerDescriptor": "distributed.communicator:WorkerDescriptor",
+    "SwigMinibatchSource": "io.user_source:UserMinibatchSource",
+    "SwigDataDeserializer": "io.user_source:UserDeserializer",
+}
+
 
 def __getattr__(name):
     # these live in packages that import cntk_py themselves, so they are imported on demand
@@ -128,6 +146,10 @@ def __getattr__(name):
         return _native_holder(name)
     if name == "DictionaryValue":
         return _hook("dictionary_value")
+    if name in _NATIVE_BASES:
+        module, _, attribute = _NATIVE_BASES[name].partition(":")
+        import importlib
+        return getattr(importlib.import_module(__package__ + "." + module), attribute)
     raise AttributeError("module 'cntk.cntk_py' has no attribute %r" % name)
 
 

@@ -103,3 +103,11 @@ def test_the_native_value_classes_are_the_bases_of_the_public_ones():
     np.testing.assert_array_equal(super(C.Value, v).asarray(), v.asarray())
     np.testing.assert_array_equal(super(C.NDArrayView, v.data).asarray(), v.asarray())
     np.testing.assert_array_equal(cntk_py.Value(v.data).asarray(), v.asarray())
+
+
+def test_cntk_py_names_the_classes_cntks_python_classes_derive_from():
+    # Keras' CNTK backend: isinstance(value, C.cntk_py.Function)
+    x = C.input_variable(2)
+    assert isinstance(C.square(x), cntk_py.Function) and isinstance(x, cntk_py.Variable)
+    assert cntk_py.Trainer is C.Trainer and cntk_py.Learner is C.learners.Learner
+    assert cntk_py.SwigMinibatchSource is C.io.UserMinibatchSource

@@ -7,6 +7,7 @@ import torch
 
 from . import device as _device
 from . import graph_version
+from .deferred_writes import one_pass
 from .feeding import to_value
 from .function import Function, as_variable, output_variables
 from .graph import walk
@@ -286,7 +287,7 @@ def evaluate_tensors(outputs, arguments, requires_grad=False, training=False, de
             if a.needs_gradient and tensors[k].is_floating_point():
                 tensors[k] = tensors[k].detach().requires_grad_(True)
                 info.gradient_inputs.append(tensors[k])
-    with torch.set_grad_enabled(requires_grad):
+    with torch.set_grad_enabled(requires_grad), one_pass():
         results = _take_made_masks(module, module(*tensors), lengths)
     info.lengths_by_axis = lengths
     return list(results), info
@@ -356,9 +357,10 @@ def forward(function, arguments, outputs=None, keep_for_backward=None, device=No
                 wrt[a] = t
         for p in function.parameters:
             wrt[p] = p.tensor
-        results = _take_made_masks(module, module(*tensors), lengths)
+        with one_pass():
+            results = _take_made_masks(module, module(*tensors), lengths)
     else:
-        with torch.no_grad():
+        with torch.no_grad(), one_pass():
             results = _take_made_masks(module, module(*tensors), lengths)
     by_var = dict(zip(compute, results))
     state = ForwardState(compute, by_var, wrt, lengths)

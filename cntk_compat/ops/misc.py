@@ -2,6 +2,7 @@
 import numpy as np
 import torch
 
+from ..core.deferred_writes import write_after_pass
 from ..core.dtypes import sanitize_dtype, to_torch_dtype
 from ..core.function import Function, as_block, as_variable
 from ..core.registry import OutputSpec, register_op
@@ -263,9 +264,11 @@ class _DeferredAssign(torch.autograd.Function):
 def _assign(ref, value):
     if torch.is_grad_enabled() and (ref.requires_grad or value.requires_grad):
         return _DeferredAssign.apply(ref, value)
-    with torch.no_grad():
-        ref.copy_(value.reshape(ref.shape).detach())
-    return ref.detach().clone()
+    new = value.detach().reshape(ref.shape).to(ref.dtype).clone()
+    if not write_after_pass(ref, new):
+        with torch.no_grad():
+            ref.copy_(new)
+    return new.clone()
 
 
 register_op("Assign", _assign_infer, _assign)

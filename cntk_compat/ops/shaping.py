@@ -6,6 +6,7 @@ import torch
 _pyslice = slice
 
 from ..core.axis import Axis
+from ..default_options import default_override_or, get_default_override, get_global_option
 from ..core.registry import OutputSpec, register_op
 from ..core.variables import FreeDimension
 from ._common import make, native_axis, normalize_axis, operand_dynamic_axes, sanitize_operands
@@ -197,6 +198,10 @@ def getitem(x, key):
     keys = key if isinstance(key, tuple) else (key,)
     result = sanitize_operands(x, names=["x"])[0]
     offset = 0
+    # Keras' CNTK backend sets the global option align_axis: the first keys then index the dynamic axes (as
+    # many as default_options(axis_offset=...) says, all of them by default), which cannot be sliced
+    if get_global_option("align_axis", 0) == 1 and result.dynamic_axes:
+        offset = -get_default_override(None, axis_offset=default_override_or(len(result.dynamic_axes)))
     for k, item in enumerate(keys):
         if item is Ellipsis:
             offset = -len(keys)
