@@ -473,6 +473,23 @@ def _valid_steps(var, tensor, lengths_by_axis):
     return tensor * expand_mask(host_mask(lengths, tensor.shape[1], tensor.device), tensor).to(tensor.dtype)
 
 
+def _check_gradient_leaves(function, variables):
+    """As CNTK's gradients(): each variable must be a leaf of the Function (an input, Parameter or Constant),
+    and one that takes a gradient (a Parameter, or an input declared with needs_gradient=True)."""
+    leaves = set(function._leaves())
+    for v in variables:
+        if v not in leaves:
+            message = ("Gradient requested for Variable '%s' which is not a leaf input (Input, Parameter or "
+                       "Constant) of the Function" % (v.name or v.uid))
+        elif not (v.is_parameter or (v.is_input and v.needs_gradient)):
+            message = ("Gradient value incorrectly requested for Variable '%s', an Output or Constant or Input "
+                       "Variable with NeedsGradient setting of false" % (v.name or v.uid))
+        else:
+            continue
+        announce(message)
+        raise ValueError(message)
+
+
 def grad(function, at, wrt=None, outputs=None, device=None, as_numpy=True, grad_root=None):
     root = as_variable(grad_root) if grad_root is not None else function.output
     if wrt is None:
@@ -480,16 +497,13 @@ def grad(function, at, wrt=None, outputs=None, device=None, as_numpy=True, grad_
         if not wrt:
             raise ValueError("None of the Function '%s' arguments have 'needs_gradient == True'" % function)
     single = not isinstance(wrt, (list, tuple))
-    wrt_list = [wrt] if single else list(wrt)
+    wrt_list = [as_variable(v) for v in ([wrt] if single else wrt)]
+    _check_gradient_leaves(function, wrt_list)
     outs = [as_variable(o) for o in (outputs or [])]
     state, out_values = forward(function, at, outs + [root], keep_for_backward=[root], device=device,
                                 as_numpy=as_numpy)
     for v in wrt_list:
-        if v not in state.wrt:
-            if not v.is_parameter:
-                raise ValueError("Gradient value incorrectly requested for Variable '%s', an Output or Constant or "
-                                 "Input Variable with NeedsGradient setting of false, or an input for which gradient "
-                                 "computation was explicitly excluded." % v)
+        if v not in state.wrt:  # a Parameter that the root does not depend on: a zero gradient
             state.wrt[v] = v.tensor
     ones = _valid_steps(root, torch.ones_like(state.results[root]), state.lengths)
     g = backward(state, {root: ones}, wrt_list, as_numpy)
