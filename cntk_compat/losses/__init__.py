@@ -75,7 +75,7 @@ def squared_error(output, target, name=""):
     """sum((output - target)^2)."""
     o, t = sanitize_operands(output, target, names=["output", "target"])
     require_matching_dynamic_axes("Minus", (o, t))
-    return block_of("SquaredError", lambda o, t: reduce_sum(square(minus(o, t)), axis=_all_axes(), keepdims=False),
+    return block_of("SquaredError", lambda o, t: reduce_sum(square(minus(o, t)), axis=_all_axes()),
                     [o, t], name)
 
 

@@ -30,8 +30,7 @@ def classification_error(output_vector, target_vector, axis=-1, topN=1, name="")
         # result is the error rate over the other static axes (a scalar without gradient)
         def body(z, y):
             wrong = not_equal(y, equal(z, reduce_max(z, axis=axis)))
-            return reduce_mean(greater_equal(reduce_sum(wrong, axis=axis), 1.0), axis=Axis.all_static_axes(),
-                               keepdims=False)
+            return reduce_mean(greater_equal(reduce_sum(wrong, axis=axis), 1.0), axis=Axis.all_static_axes())
         return block_of("ClassificationError", body, [z, y], name)
     if topN == 1 and axis == -1 and has_matrix_operand(z, y):
         # CNTK 2.7: 1 - TransposeTimes(hardmax of the whole sample, target), a matrix for matrix samples

@@ -270,6 +270,10 @@ def _reduce(inputs, attrs, name):
             and x.shape is not None:
         # kept dimensions over all static axes (CNTK's Python API writes False here): CNTK keeps each as 1
         axis = tuple(range(len(x.shape)))
+    elif isinstance(axis, C.Axis):
+        # all static axes or all axes: a scalar whatever the flag says (the Python API refuses keepdims=False
+        # for an axis that is not a static index, as CNTK's does)
+        keep = True
     fn = getattr(C, _REDUCTIONS[op])
     if op in ("Argmax", "Argmin"):
         return fn(x, axis=axis, name=name)

@@ -8,8 +8,15 @@ from ..core.registry import OutputSpec, register_op
 from ._common import make, native_axis, normalize_axis, resolve_axes, sanitize_operands
 
 
-def _parse_axes(x, axis, op_name):
+def _parse_axes(x, axis, keepdims, op_name):
     """(static axis indices, reduce over batch, reduce over all dynamic axes) from CNTK's axis forms."""
+    listed = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+    if not keepdims and any(a is None or (isinstance(a, Axis) and a._index is None) for a in listed):
+        # CNTK 2.7 drops reduced dimensions by their static index only
+        raise ValueError("%s: keepdims=False needs static axes given by their index (cannot query the static axis "
+                         "index for a non-static axis: %s)" % (op_name, axis))
+    if len(listed) == 1:  # [Axis.all_axes()] is Axis.all_axes()
+        axis = listed[0]
     rank = len(x._shape) if x._shape is not None else None
     if axis is None or (isinstance(axis, Axis) and axis == Axis.all_static_axes()):
         return None, False, False
@@ -18,15 +25,28 @@ def _parse_axes(x, axis, op_name):
     if isinstance(axis, Axis) and axis.is_dynamic_axis:
         if axis.name != BATCH_AXIS_NAME:
             raise ValueError("%s: reducing over the sequence axis needs cntk.sequence.reduce_* ops" % op_name)
+        _check_batch_reduction(x, op_name)
         return (), True, False
-    axes = axis if isinstance(axis, (list, tuple)) else [axis]
     static, batch = [], False
-    for a in axes:
+    for a in listed:
         if isinstance(a, Axis) and a.is_dynamic_axis:
+            _check_batch_reduction(x, op_name)
             batch = True
             continue
         static.append(normalize_axis(a, rank, op_name))
     return tuple(static), batch, False
+
+
+def _check_batch_reduction(x, op_name):
+    """CNTK 2.7 reduces along the batch axis only an operand that has one and no sequence axis (RuntimeError)."""
+    if x._dynamic_axes is None:
+        return
+    if not any(a.name == BATCH_AXIS_NAME for a in x._dynamic_axes):
+        raise RuntimeError("%s: operand '%s' has no batch axis to reduce along (no batch axis found during "
+                           "reduction along the batch axis)" % (op_name, x.name or x.uid))
+    if x._sequence_axis is not None:
+        raise RuntimeError("%s: operand '%s' is a sequence; reduction along the batch axis on input sequence is "
+                           "unsupported (CNTK 2.7)" % (op_name, x.name or x.uid))
 
 
 def _reduce_infer(inputs, attributes):
@@ -73,17 +93,75 @@ class _Extreme(torch.autograd.Function):
         return g * (t == y).to(g.dtype), None, None, None
 
 
+def _accumulated(t, reduce):
+    """CNTK 2.7's CPU reductions (sum, mean, product) accumulate single precision in double and round the
+    result once: bit for bit CNTK's, where torch's float32 sum differs in the last bits."""
+    if t.dtype in (torch.float32, torch.float16, torch.bfloat16):
+        return reduce(t.double()).to(t.dtype)
+    return reduce(t)
+
+
+class _Product(torch.autograd.Function):
+    """reduce_prod as CNTK 2.7 computes it: the product in double precision, rounded once; the gradient (output
+    gradient times output) times 1/input, where 1/0 counts as 0 (CNTK's guarded division; torch gives the
+    product of the other elements there)."""
+
+    @staticmethod
+    def forward(ctx, t, dims, keepdim):
+        def product(u):
+            for d in reversed(dims):
+                u = u.prod(dim=d, keepdim=keepdim)
+            return u
+        y = _accumulated(t, product)
+        ctx.save_for_backward(t, y)
+        ctx.dims, ctx.keepdim = dims, keepdim
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        t, y = ctx.saved_tensors
+        if not ctx.keepdim:
+            for d in ctx.dims:
+                y, g = y.unsqueeze(d), g.unsqueeze(d)
+        zero = t == 0
+        reciprocal = torch.where(zero, torch.zeros_like(t), torch.reciprocal(torch.where(zero, torch.ones_like(t), t)))
+        return (g * y) * reciprocal, None, None
+
+
+class _LogSumExp(torch.autograd.Function):
+    """reduce_log_sum_exp as CNTK 2.7 computes it: the value in double precision, rounded once; the gradient
+    output gradient times exp(input - output) in the operand's precision."""
+
+    @staticmethod
+    def forward(ctx, t, dims, keepdim):
+        y = _accumulated(t, lambda t: torch.logsumexp(t, dim=dims, keepdim=keepdim))
+        ctx.save_for_backward(t, y)
+        ctx.dims, ctx.keepdim = dims, keepdim
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        t, y = ctx.saved_tensors
+        if not ctx.keepdim:
+            for d in ctx.dims:
+                y, g = y.unsqueeze(d), g.unsqueeze(d)
+        return g * torch.exp(t - y), None, None
+
+
 def _apply(kind, t, dims, keepdim):
     if not dims:
         return t
     if kind == "sum":
-        return t.sum(dim=dims, keepdim=keepdim)
-    if kind == "mean":
-        return t.mean(dim=dims, keepdim=keepdim)
+        return _accumulated(t, lambda t: t.sum(dim=dims, keepdim=keepdim))
+    if kind == "mean":  # the rounded sum times the rounded 1/n, as CNTK computes it
+        count = 1
+        for d in dims:
+            count *= t.shape[d]
+        return _apply("sum", t, dims, keepdim) * torch.tensor(1.0 / count, dtype=t.dtype, device=t.device)
     if kind in ("max", "min"):
         return _Extreme.apply(t, tuple(dims), keepdim, kind == "max")
     if kind == "log_sum_exp":
-        return torch.logsumexp(t, dim=dims, keepdim=keepdim)
+        return _LogSumExp.apply(t, tuple(sorted(d % t.dim() for d in dims)), keepdim)
     if kind == "l1":
         return t.abs().sum(dim=dims, keepdim=keepdim)
     if kind == "l2":
@@ -91,9 +169,7 @@ def _apply(kind, t, dims, keepdim):
     if kind == "sum_square":
         return t.square().sum(dim=dims, keepdim=keepdim)
     if kind == "prod":
-        for d in sorted(dims, reverse=True):
-            t = t.prod(dim=d, keepdim=keepdim)
-        return t
+        return _Product.apply(t, tuple(sorted(d % t.dim() for d in dims)), keepdim)
     raise ValueError(kind)
 
 
@@ -102,6 +178,9 @@ _COMBINE = {"sum_square": "sum", "l1": "sum"}
 
 
 def _reduce(x, kind, static_dims, dyn_dims, keepdims):
+    if static_dims and dyn_dims and kind not in _COMBINE:  # one reduction over all of them, as CNTK's
+        y = _apply(kind, x, static_dims + dyn_dims, True)
+        return y.squeeze(dyn_dims + (() if keepdims else static_dims))
     y = _apply(kind, x, static_dims, keepdims)
     if dyn_dims:
         y = _apply(_COMBINE.get(kind, kind) if static_dims else kind, y, dyn_dims, False)
@@ -176,7 +255,7 @@ for _kind, _name in _OP_NAMES.items():
 def _reduction(kind, x, axis, keepdims, name):
     (x,) = sanitize_operands(x, names=["x"])
     op_name = _OP_NAMES[kind]
-    axes, batch, all_dyn = _parse_axes(x, axis, op_name)
+    axes, batch, all_dyn = _parse_axes(x, axis, keepdims, op_name)
     attributes = {"kind": kind, "axes": axes, "batch": batch, "all_dynamic": all_dyn, "keepdims": bool(keepdims)}
     if all_dyn and x._sequence_axis is not None:
         prim = Function._primitive(op_name + "OverSequences", [x], attributes, name)
