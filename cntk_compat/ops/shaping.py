@@ -114,6 +114,18 @@ def _slice_bounds(dim, begin, end, stride):
     return max(0, min(b, dim)), max(0, min(e, dim)), stride
 
 
+def _check_slice_range(x, dim, begin, end, stride):
+    """CNTK 2.7 takes [begin, end) inside the axis (negative indices counting from its end, an end of 0 meaning
+    the end), not empty, and at least as long as the stride (RuntimeError)."""
+    b = begin + dim if begin < 0 else begin
+    e = dim if end == 0 else (end + dim if end < 0 else end)
+    if not 0 <= b < e <= dim:
+        raise RuntimeError("Slice operation index range [%d,%d), interpreted as [%d,%d), is invalid for input '%s' "
+                           "shape %s" % (begin, end, b, e, x.name or x.uid, x._shape))
+    if e - b < stride:
+        raise RuntimeError("Slice of '%s': stride %d is invalid for interval [%d, %d)" % (x.name or x.uid, stride, b, e))
+
+
 def _slice_infer(inputs, attributes):
     (x,) = inputs
     if x._shape is None:
@@ -126,6 +138,8 @@ def _slice_infer(inputs, attributes):
         if shape[a] == FreeDimension:  # sized by the data: known only when both bounds count from the start
             shape[a] = -(-(e - b) // abs(s)) if b >= 0 and e > 0 else FreeDimension
             continue
+        if s > 0:
+            _check_slice_range(x, shape[a], b, e, s)
         lo, hi, st = _slice_bounds(shape[a], b, e, s)
         n = max(0, -(-(hi - lo) // abs(st)))
         if n == 0:
@@ -177,6 +191,10 @@ def slice(x, axis, begin_index, end_index, strides=None, name=""):
     ends = list(end_index) if listed else [end_index]
     strides = ([1] * len(axes) if strides is None else (list(strides) if listed else [strides]))
     rank = len(x._shape) if x._shape is not None else None  # unknown: the shape rule resolves the axes
+    for a in axes:
+        if isinstance(a, Axis) and a.is_dynamic_axis:
+            raise RuntimeError("slice: axis %s of '%s' is a dynamic axis; slice takes static axes (a sequence is sliced "
+                               "by cntk.sequence.slice)" % (a, x.name or x.uid))
     axes = [normalize_axis(a, rank, "slice") for a in axes]
     for s in strides:
         if int(s) == 0:
@@ -246,7 +264,10 @@ def _splice_infer(inputs, attributes):
         return [OutputSpec(None, dtype, axes)]
     rank = max(len(i._shape) for i in inputs)
     a = splice_axis(attributes, inputs)
-    rank = max(rank, a + 1, -a)  # an axis beyond the inputs' rank splices along a new axis of size 1
+    if a >= rank:  # CNTK 2.7 adds new axes only in front (negative axes)
+        raise ValueError("splice: axis %d is out of range for inputs of rank %d (a new axis is spliced along with a "
+                         "negative axis)" % (a, rank))
+    rank = max(rank, -a)  # an axis before the inputs' first splices along a new axis of size 1
     a = a + rank if a < 0 else a
     shapes = [(1,) * (rank - len(i._shape)) + tuple(i._shape) for i in inputs]
     out = list(shapes[0])
