@@ -69,7 +69,9 @@ def _one_hot_infer(inputs, attributes):
 
 def _one_hot(x, num_classes, dim):
     idx = x.long()
-    out = torch.nn.functional.one_hot(idx, num_classes).to(x.dtype)
+    valid = (idx >= 0) & (idx < num_classes)  # CNTK 2.7: an index outside [0, num_classes) gives a row of zeros
+    out = torch.nn.functional.one_hot(torch.where(valid, idx, torch.zeros_like(idx)), num_classes)
+    out = (out * valid.unsqueeze(-1)).to(x.dtype)
     return out.movedim(-1, dim) if dim != -1 else out
 
 
@@ -176,7 +178,8 @@ def _top_k_infer(inputs, attributes):
     if x._shape is not None:
         axis = normalize_axis(attributes["axis"], len(x._shape), "top_k")
         if attributes["k"] > x._shape[axis] >= 0:
-            raise ValueError("top_k: k=%d exceeds the size %d of axis %d" % (attributes["k"], x._shape[axis], axis))
+            raise RuntimeError("TopK: number of requested elements k (=%d) exceeds the size %d of axis %d"
+                               % (attributes["k"], x._shape[axis], axis))
         shape = tuple(x._shape[:axis]) + (attributes["k"],) + tuple(x._shape[axis + 1:])
     return [OutputSpec(shape, x._dtype, x._dynamic_axes), OutputSpec(shape, x._dtype, x._dynamic_axes,
                                                                      needs_gradient=False)]
