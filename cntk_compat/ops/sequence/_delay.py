@@ -1,4 +1,5 @@
 """past_value, future_value, delay: the sequence shifted by time_step steps, initial_state filling the gap."""
+import numpy as np
 import torch
 
 from ...core.function import as_variable
@@ -18,7 +19,7 @@ def _make_infer(op_name):
         axes = x._dynamic_axes or ()
         where_alone = len(axes) == 1 and axes[0].name.startswith("whereNodeDynamicAxis")
         if axes and not where_alone and not (len(axes) == 2 and x.has_sequence_axis() and x.has_batch_axis()):
-            raise ValueError("%s: input operand %r with #dynamic axes != 2 (1 sequence axis and 1 batch axis) is "
+            raise RuntimeError("%s: input operand %r with #dynamic axes != 2 (1 sequence axis and 1 batch axis) is "
                              "not supported; a recurrence or a past/future value needs sequence data "
                              "(sequence.input_variable)" % (op_name, x))
         # CNTK infers a delay's shape elementwise from the operand and the initial state, so a non-scalar initial
@@ -49,6 +50,8 @@ def _initial_block(x, init, init_dyn, steps, init_mask, from_end):
 
 def _past_value(x, init, time_step, init_dyn, masks, carried=None, slots=None):
     """carried: the node's CarriedState; slots: the batch's SequenceSlots, or None when nothing is carried."""
+    if time_step == 0:  # CNTK 2.7: the operand itself
+        return x
     if slots is None:
         steps = min(time_step, x.shape[1])
         head = _initial_block(x, init, init_dyn, steps, masks[1], True)
@@ -60,6 +63,8 @@ def _past_value(x, init, time_step, init_dyn, masks, carried=None, slots=None):
 
 
 def _future_value(x, init, time_step, init_dyn, masks):
+    if time_step == 0:
+        return x
     mask, t_size = masks[0], x.shape[1]
     steps = min(time_step, t_size)
     tail = _initial_block(x, init, init_dyn, steps, masks[1], False)
@@ -89,8 +94,10 @@ register_op("FutureValue", _make_infer("FutureValue"), _future_value, prepare=_p
 
 
 def _delay_op(op_name, x, initial_state, time_step, name):
-    if int(time_step) != time_step or time_step < 1:
-        raise ValueError("%s: time_step must be a positive integer, got %r" % (op_name, time_step))
+    if not isinstance(time_step, (int, np.integer)) or isinstance(time_step, bool) or time_step < 0:
+        # CNTK 2.7's binding takes an unsigned integer only (SWIG's NotImplementedError for anything else)
+        raise NotImplementedError("%s: time_step must be a non-negative integer, got %r (wrong number or type of "
+                                  "arguments for overloaded function)" % (op_name, time_step))
     x = as_variable(x, "x")
     init = sanitize_operand(0 if initial_state is None else initial_state, x._dtype, "initial_state")
     return make(op_name, [x, init], {"time_step": int(time_step)}, name)

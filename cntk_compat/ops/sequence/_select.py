@@ -89,6 +89,9 @@ def _slice(x, begin_index, end_index, mask):
     begin = torch.minimum(begin.clamp(min=0), lengths)
     end = torch.minimum(end.clamp(min=0), lengths)
     new_lengths = (end - begin).clamp(min=0)
+    if new_lengths.numel() and int(new_lengths.min()) == 0:
+        raise RuntimeError("sequence.slice(%d, %d) leaves a sequence of the batch without steps (CNTK 2.7: "
+                           "\"AddSequence: Sequences must be a least one frame long.\")" % (begin_index, end_index))
     new_t = int(new_lengths.max()) if new_lengths.numel() else 0
     steps = torch.arange(new_t, device=x.device)[None, :]
     new_mask = steps < new_lengths[:, None]
