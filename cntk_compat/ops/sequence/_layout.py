@@ -8,7 +8,7 @@ from ...core.registry import OutputSpec, register_op
 from ...core.variables import FreeDimension
 from .._common import make, sanitize_operand, spec_like
 from ...core.sequence_masks import expand_mask, mask_from_lengths
-from ._select import with_sequence_axis, without_sequence_axis
+from ._select import sequence_operand, with_sequence_axis, without_sequence_axis
 
 
 def _infer_like(inputs, attributes):
@@ -93,7 +93,7 @@ register_op("UnpackSequence", _infer_unpack, _unpack, uses_mask=True, public_nam
 def unpack(x, padding_value, no_mask_output=False, name=''):
     """The padded tensor of each sequence (the sequence axis becomes static axis 0) and, unless
     no_mask_output, the (steps,) mask of valid steps."""
-    x = as_variable(x, "x")
+    x = sequence_operand(x, "sequence.unpack", ValueError)
     return make("UnpackSequence", [x], {"padding_value": float(padding_value),
                                         "no_mask_output": bool(no_mask_output)}, name)
 

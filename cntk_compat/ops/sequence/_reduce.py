@@ -1,11 +1,10 @@
 """Reductions along the sequence axis: reduce_sum, reduce_max, softmax."""
 import torch
 
-from ...core.function import as_variable
 from ...core.registry import register_op
 from .._common import make, spec_like
 from ...core.sequence_masks import expand_mask
-from ._select import without_sequence_axis
+from ._select import sequence_operand, without_sequence_axis
 
 
 def _infer_reduced(inputs, attributes):
@@ -36,14 +35,14 @@ register_op("SequenceSoftmax", lambda inputs, attributes: [spec_like(inputs[0], 
 
 def reduce_sum(seq, name=''):
     """The sum of each sequence's elements (the result has no sequence axis)."""
-    return make("SequenceReduceSum", [as_variable(seq, "seq")], None, name)
+    return make("SequenceReduceSum", [sequence_operand(seq, "sequence.reduce_sum", ValueError)], None, name)
 
 
 def reduce_max(seq, name=''):
     """The elementwise maximum over each sequence (the result has no sequence axis)."""
-    return make("SequenceReduceMax", [as_variable(seq, "seq")], None, name)
+    return make("SequenceReduceMax", [sequence_operand(seq, "sequence.reduce_max", ValueError)], None, name)
 
 
 def softmax(seq, name=''):
     """Softmax over the steps of each sequence, elementwise in the static axes."""
-    return make("SequenceSoftmax", [as_variable(seq, "seq")], None, name)
+    return make("SequenceSoftmax", [sequence_operand(seq, "sequence.softmax", ValueError)], None, name)

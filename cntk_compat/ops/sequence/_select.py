@@ -16,6 +16,16 @@ def without_sequence_axis(x):
     return tuple(a for a in x._dynamic_axes if a.name == BATCH_AXIS_NAME)
 
 
+def sequence_operand(x, op_name, error=RuntimeError):
+    """x as a Variable, refused (with CNTK 2.7's exception type for the op) when its dynamic axes are known and
+    hold no sequence axis: sequence ops step along one."""
+    x = as_variable(x, "seq")
+    if x._dynamic_axes and x._sequence_axis is None:
+        raise error("%s: operand '%s' has no sequence axis (dynamic axes %s); it needs sequence data "
+                    "(sequence.input_variable)" % (op_name, x.name or x.uid, [a.name for a in x._dynamic_axes]))
+    return x
+
+
 def with_sequence_axis(x, axis):
     if x._dynamic_axes is None:
         return None
@@ -35,12 +45,12 @@ register_op("SequenceLast", _infer_step, last_step, uses_mask=True, public_name=
 
 def first(seq, name=''):
     """The first element of each sequence (the result has no sequence axis)."""
-    return make("SequenceFirst", [as_variable(seq, "seq")], None, name)
+    return make("SequenceFirst", [sequence_operand(seq, "sequence.first")], None, name)
 
 
 def last(seq, name=''):
     """The last element of each sequence (the result has no sequence axis)."""
-    return make("SequenceLast", [as_variable(seq, "seq")], None, name)
+    return make("SequenceLast", [sequence_operand(seq, "sequence.last")], None, name)
 
 
 # -- is_first / is_last -------------------------------------------------------------------------------
@@ -67,12 +77,12 @@ register_op("SequenceIsLast", _infer_flag, _is_last, uses_mask=True, public_name
 
 def is_first(seq, name=''):
     """1 at the first step of each sequence, 0 elsewhere (a scalar per step)."""
-    return make("SequenceIsFirst", [as_variable(seq, "seq")], None, name)
+    return make("SequenceIsFirst", [sequence_operand(seq, "sequence.is_first")], None, name)
 
 
 def is_last(seq, name=''):
     """1 at the last step of each sequence, 0 elsewhere (a scalar per step)."""
-    return make("SequenceIsLast", [as_variable(seq, "seq")], None, name)
+    return make("SequenceIsLast", [sequence_operand(seq, "sequence.is_last")], None, name)
 
 
 # -- slice ----------------------------------------------------------------------------------------
@@ -108,7 +118,7 @@ register_op("SequenceSlice", _infer_new_axis, _slice, uses_mask=True, makes_mask
 def slice(seq, begin_index, end_index, name=''):
     """Steps begin_index..end_index (exclusive) of each sequence; negative indices count from each
     sequence's end and end_index 0 means the end."""
-    seq = as_variable(seq, "seq")
+    seq = sequence_operand(seq, "sequence.slice")
     begin_index, end_index = int(begin_index), int(end_index)
     fixed = end_index - begin_index if (begin_index >= 0 and end_index > 0) or (begin_index < 0 and end_index <= 0) \
         else None
@@ -169,9 +179,22 @@ def _counts(condition, mask):
     return torch.where(mask, counts, torch.zeros_like(counts))
 
 
+def _require_steps(op_name, new_mask):
+    """CNTK 2.7 cannot lay out a sequence without steps: a selection that leaves one empty fails."""
+    if new_mask.shape[0] and not bool(new_mask[:, :1].all()):
+        raise RuntimeError("%s leaves a sequence of the batch without steps (CNTK 2.7: \"AddSequence: Sequences must "
+                           "be a least one frame long.\")" % op_name)
+    return new_mask
+
+
 def _where(condition, mask):
     steps = torch.arange(mask.shape[1], device=condition.device, dtype=condition.dtype)
     return pack_by_counts(steps[None, :].expand(mask.shape), _counts(condition, mask))
+
+
+def _where_with_steps(condition, mask):
+    packed, new_mask = _where(condition, mask)
+    return packed, _require_steps("sequence.where", new_mask)
 
 
 def _infer_where(inputs, attributes):
@@ -179,7 +202,7 @@ def _infer_where(inputs, attributes):
     return [OutputSpec((), c._dtype, with_sequence_axis(c, attributes["new_axis"]), needs_gradient=False)]
 
 
-register_op("Where", _infer_where, _where, uses_mask=True, makes_mask=True)
+register_op("Where", _infer_where, _where_with_steps, uses_mask=True, makes_mask=True)
 
 
 # new_sequence_axis_typeinfo (0, 1) declares that every new sequence has one step: CNTK 2.7 then gives a result
@@ -224,12 +247,16 @@ def where_on_new_axis(condition, name='', new_sequence_axis_typeinfo=None):
 
 
 def _gather(seq, condition, masks):
-    mask = masks[0]
-    keep = (condition.reshape(mask.shape) != 0) & mask
-    return pack_by_counts(seq, keep.long())
+    """seq's steps at sequence.where(condition)'s indices: a step repeated as often as where repeats it."""
+    return pack_by_counts(seq, _counts(condition, masks[0]))
 
 
-register_op("SequenceGather", _infer_new_axis, _gather, uses_masks=True, makes_mask=True,
+def _gather_with_steps(seq, condition, masks):
+    packed, new_mask = _gather(seq, condition, masks)
+    return packed, _require_steps("sequence.gather", new_mask)
+
+
+register_op("SequenceGather", _infer_new_axis, _gather_with_steps, uses_masks=True, makes_mask=True,
             public_name="Sequence::Gather", uid_prefix="Block")
 
 
@@ -256,13 +283,22 @@ def gather_on_new_axis(seq, condition, new_sequence_axis_typeinfo=None, name='')
 
 
 def _scatter(seq, condition, masks):
+    """The inverse of gather: step j of seq added at sequence.where(condition)'s j-th index (so the copies of a
+    step that where repeats add up there, as in CNTK 2.7), zeros elsewhere."""
     mask = masks[1]
-    if masks[0] is None:
-        seq = seq.unsqueeze(1)
-    keep = (condition.reshape(mask.shape) != 0) & mask
-    rank = torch.cumsum(keep.long(), 1) - 1
-    placed = gather_steps(seq, rank)
-    return torch.where(expand_mask(keep, placed), placed, torch.zeros_like(placed))
+    counts = _counts(condition, mask)
+    if masks[0] is None:  # one value per sequence: placed at every selected step
+        placed = seq.unsqueeze(1).expand((seq.shape[0], mask.shape[1]) + tuple(seq.shape[1:]))
+        return torch.where(expand_mask(counts > 0, placed), placed, torch.zeros_like(placed))
+    steps = torch.arange(mask.shape[1], device=seq.device)
+    targets, selected = pack_by_counts(steps[None, :].expand(mask.shape), counts)
+    n = min(targets.shape[1], seq.shape[1])
+    valid = selected[:, :n] & masks[0][:, :n]
+    values = torch.where(expand_mask(valid, seq[:, :n]), seq[:, :n], torch.zeros_like(seq[:, :n]))
+    index = torch.where(valid, targets[:, :n], torch.zeros_like(targets[:, :n]))
+    index = index.reshape(tuple(index.shape) + (1,) * (seq.dim() - 2)).expand(values.shape)
+    out = seq.new_zeros((seq.shape[0], mask.shape[1]) + tuple(seq.shape[2:]))
+    return out.scatter_add(1, index, values)
 
 
 def _infer_scatter(inputs, attributes):
