@@ -355,12 +355,23 @@ def hard_sigmoid(x, alpha, beta, name=""):
 
 # -- binary and ternary ----------------------------------------------------------------------------
 
+def _cntk_pow(base, exponent):
+    """CNTK 2.7's power: 0 (either sign) to any power but 0 is +0 (not inf for a negative power), and a negative
+    base to a power that is not a finite integer is NaN; elsewhere the C library's pow."""
+    y = torch.pow(base, exponent)
+    y = torch.where(base == 0, (exponent == 0).to(y.dtype), y)
+    integral = (exponent == torch.floor(exponent)) & torch.isfinite(exponent)
+    return torch.where((base < 0) & ~integral, torch.full_like(y, float("nan")), y)
+
+
 class _Pow(torch.autograd.Function):
-    """base ** exponent; as in CNTK the gradient for the exponent is 0 where base <= 0 (log undefined)."""
+    """base ** exponent as CNTK computes it (_cntk_pow); the gradient for the base is exponent times that power
+    of exponent - 1 (so 0 at a zero base for any exponent but 1), the gradient for the exponent 0 where base <= 0
+    (log undefined), as in CNTK."""
 
     @staticmethod
     def forward(ctx, base, exponent):
-        y = torch.pow(base, exponent)
+        y = _cntk_pow(base, exponent)
         ctx.save_for_backward(base, exponent, y)
         return y
 
@@ -369,7 +380,7 @@ class _Pow(torch.autograd.Function):
         base, exponent, y = ctx.saved_tensors
         positive = base > 0
         log_base = torch.log(torch.where(positive, base, torch.ones_like(base)))
-        g_base = chain(grad, exponent * torch.pow(base, exponent - 1))
+        g_base = chain(grad, exponent * _cntk_pow(base, exponent - 1))
         g_exponent = torch.where(positive, grad * y * log_base, torch.zeros_like(y))
         return g_base.sum_to_size(base.shape), g_exponent.sum_to_size(exponent.shape)
 
@@ -433,8 +444,9 @@ def _element_select(flag, if_true, if_false):
 
 def _clip(x, lo, hi):
     # CNTK: the gradient for x is 1 wherever min <= x <= max (bounds included), 0 elsewhere
+    # and with the bounds crossed, CNTK's x < min ? min : (x > max ? max : x)
     inside = (x >= lo) & (x <= hi)
-    return torch.where(inside, x, torch.minimum(torch.maximum(x, lo), hi))
+    return torch.where(inside, x, torch.where(x < lo, lo, hi))
 
 
 def _equal(a, b):
