@@ -8,7 +8,7 @@ from ._common import make, sanitize_operands
 def _unpack_batch_infer(inputs, attributes):
     (x,) = inputs
     if x._dynamic_axes is not None and (x._sequence_axis is not None or not x._has_batch):
-        raise ValueError("unpack_batch: the operand must have the batch axis and no sequence axis, got dynamic "
+        raise RuntimeError("unpack_batch: the operand must have the batch axis and no sequence axis, got dynamic "
                          "axes %s (use sequence.unpack for sequences)" % (x.dynamic_axes,))
     shape = None if x._shape is None else (FreeDimension,) + tuple(x._shape)
     return [OutputSpec(shape, x._dtype, (), x._is_sparse)]
@@ -17,7 +17,7 @@ def _unpack_batch_infer(inputs, attributes):
 def _to_batch_infer(inputs, attributes):
     (x,) = inputs
     if x._dynamic_axes:
-        raise ValueError("to_batch: the operand must have no dynamic axes, got %s" % (x.dynamic_axes,))
+        raise RuntimeError("to_batch: the operand must have no dynamic axes, got %s" % (x.dynamic_axes,))
     if x._shape is not None and not x._shape:
         raise ValueError("to_batch: the operand must have at least one static axis (it becomes the batch axis)")
     shape = None if x._shape is None else tuple(x._shape[1:])

@@ -136,15 +136,18 @@ def _gather_infer(inputs, attributes):
 
 def _gather(ref, idx, axis, result_axis, ref_dyn, idx_dyn):
     index = idx.long()
+    size = ref.shape[ref_dyn + (axis or 0)]
+    valid = (index >= 0) & (index < size)  # CNTK 2.7: an index outside the axis gathers zeros
+    index = torch.where(valid, index, torch.zeros_like(index))
     if ref_dyn == 0:
-        if not axis and not result_axis:
-            return ref[index]
-        out = ref.transpose(0, axis)[index]
-        return out.transpose(idx_dyn, idx_dyn + result_axis) if result_axis else out
-    # reference has dynamic axes: gather per batch element along its first static axis
-    flat = index.reshape(index.shape[0], -1)
-    out = torch.stack([ref[b].index_select(0, flat[b]) for b in range(ref.shape[0])])
-    return out.reshape(tuple(index.shape) + tuple(ref.shape[ref_dyn + 1:]))
+        out = ref.transpose(0, axis)[index] if axis else ref[index]
+    else:  # reference has dynamic axes: gather per batch element along its first static axis
+        flat = index.reshape(index.shape[0], -1)
+        out = torch.stack([ref[b].index_select(0, flat[b]) for b in range(ref.shape[0])])
+        out = out.reshape(tuple(index.shape) + tuple(ref.shape[ref_dyn + 1:]))
+    out = torch.where(valid.reshape(tuple(valid.shape) + (1,) * (out.dim() - valid.dim())), out,
+                      torch.zeros((), dtype=out.dtype, device=out.device))
+    return out.transpose(idx_dyn, idx_dyn + result_axis) if result_axis else out
 
 
 def _gather_prepare(node):

@@ -530,7 +530,7 @@ def _pad_infer(inputs, attributes):
         return [OutputSpec(None, x._dtype, x._dynamic_axes)]
     pattern = attributes["pattern"]
     if len(pattern) != len(x._shape):
-        raise ValueError("pad: pattern has %d entries for an input of rank %d" % (len(pattern), len(x._shape)))
+        raise RuntimeError("pad: pattern has %d entries for an input of rank %d" % (len(pattern), len(x._shape)))
     return [OutputSpec(tuple(d + a + b for d, (a, b) in zip(x._shape, pattern)), x._dtype, x._dynamic_axes)]
 
 
