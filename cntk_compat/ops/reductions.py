@@ -95,8 +95,9 @@ class _Extreme(torch.autograd.Function):
 
 def _accumulated(t, reduce):
     """CNTK 2.7's CPU reductions (sum, mean, product) accumulate single precision in double and round the
-    result once: bit for bit CNTK's, where torch's float32 sum differs in the last bits."""
-    if t.dtype in (torch.float32, torch.float16, torch.bfloat16):
+    result once: bit for bit CNTK's, where torch's float32 sum differs in the last bits. On a GPU (float64 is slow
+    there, and CNTK's GPU reductions are float32) the reduction stays in the operand's precision."""
+    if t.dtype in (torch.float32, torch.float16, torch.bfloat16) and t.device.type == "cpu":
         return reduce(t.double()).to(t.dtype)
     return reduce(t)
 
