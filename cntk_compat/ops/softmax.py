@@ -1,6 +1,7 @@
 """softmax, log_softmax, hardmax: normalizing along one static axis (or all of them)."""
 import torch
 
+from ..core.axis import Axis
 from ..core.criterion_fusion import register_computation
 from ..core.registry import OutputSpec, register_op
 from ._common import make, native_axis, normalize_axis, sanitize_operands
@@ -63,6 +64,11 @@ register_op("Hardmax", _same_infer, _hardmax, prepare=_axis_prepare, public_attr
 
 def _with_axis(op_name, x, axis, name):
     (x,) = sanitize_operands(x, names=["x"])
+    if isinstance(axis, Axis) and axis._index is None:
+        if op_name == "Softmax" and axis == Axis.all_static_axes():  # CNTK 2.7: the whole sample, as axis=None
+            axis = None
+        else:  # CNTK 2.7 normalizes along a static axis only
+            raise RuntimeError("%s: axis %s is not a static axis of '%s'" % (op_name, axis, x.name or x.uid))
     rank = len(x._shape) if x._shape is not None else None
     a = None if axis is None else normalize_axis(axis, rank, op_name)
     return make(op_name, [x], {"axis": a}, name)
@@ -75,6 +81,11 @@ def softmax(x, axis=None, name=""):
 def log_softmax(x, axis=None, name=""):
     """x - log(sum(exp(x))) along ``axis``, by default the last axis (CNTK 2.7; softmax's default is the whole
     sample)."""
+    if isinstance(axis, Axis) and axis == Axis.default_batch_axis():
+        # CNTK 2.7's block, x - ReduceLogSum(x) along the batch axis, is built for it too
+        from .elementwise import minus
+        from .reductions import reduce_log_sum_exp
+        return minus(x, reduce_log_sum_exp(x, axis=axis), name=name)
     return _with_axis("LogSoftmax", x, -1 if axis is None else axis, name)
 
 
