@@ -9,6 +9,17 @@ from . import initializer as _initializer
 from .core import cntk_rng as _rng
 from .core import variables as _variables
 from .core.hooks import hook as _hook
+from .learners.adadelta import LearnerAdaDelta as _AdaDelta
+from .learners.adagrad import LearnerAdaGrad as _AdaGrad
+from .learners.adam import LearnerAdam as _Adam
+from .learners.fsadagrad import LearnerFSAdaGrad as _FSAdaGrad
+from .learners.momentum import LearnerMomentumSGD as _MomentumSGD, LearnerNesterov as _Nesterov
+from .learners.rmsprop import LearnerRMSProp as _RMSProp
+from .learners.sgd import LearnerSGD as _SGD
+from .learners.defaults import default_unit_gain_value, set_default_unit_gain_value  # noqa: F401
+from .learners.learner import Learner  # noqa: F401 (the base of every learner, as CNTK's native Learner)
+from .learners.options import AdditionalLearningOptions
+from .learners.schedules import TrainingParameterSchedule as _Schedule
 from .core.dtypes import (DataType_Double, DataType_Float, DataType_Float16, DataType_Int8,  # noqa: F401
                           DataType_Int16, DataType_UChar, DataType_Unknown)
 sentinel_value_for_auto_select_random_seed = _rng.SentinelValueForAutoSelectRandomSeed
@@ -177,6 +188,75 @@ def _native_holder(kind):
         return cls(None, value, None, None, name) if kind == "Parameter" else cls(value, None, None, None, name)
     make.__name__ = kind
     return make
+
+
+class SizeTWrapper(object):
+    """A size_t for a Dictionary (CNTK's learner factories wrap the reference minibatch size in one)."""
+
+    def __init__(self, value):
+        if isinstance(value, bool) or not isinstance(value, (int, _np.integer)) or value < 0:
+            raise TypeError("SizeTWrapper: expected a non-negative integer, got %r" % (value,))
+        self.value = int(value)
+
+
+def _native_options(factory, schedules, options):
+    """(reference minibatch size or None, options) of a learner made the way CNTK's native factories make it:
+    every hyper-parameter schedule given as a schedule, the reference minibatch size (if any) in
+    ``options.dict_options`` as a SizeTWrapper."""
+    options = AdditionalLearningOptions() if options is None else options
+    wrong = [s for s in schedules if not isinstance(s, _Schedule)]
+    if wrong or not isinstance(options, AdditionalLearningOptions):
+        raise NotImplementedError("Wrong number or type of arguments for overloaded function '%s': %r is not a %s"
+                                  % (factory, wrong[0] if wrong else options, "training parameter schedule"
+                                     if wrong else "cntk_py.AdditionalLearningOptions"))
+    size = options.dict_options.get(Learner._MINIBATCH_SIZE)
+    if size is not None and not isinstance(size, SizeTWrapper):
+        raise TypeError("%s: dict_options[%r] must be a SizeTWrapper, got %r"
+                        % (factory, Learner._MINIBATCH_SIZE, size))
+    return (None if size is None else size.value), options
+
+
+# CNTK's native learner factories (what cntk.learners' factories call once they have made the schedules)
+def sgd_learner(parameters, lr, additional_options=None):
+    reference, options = _native_options("sgd_learner", (lr,), additional_options)
+    return _SGD(parameters, lr, reference, options)
+
+
+def momentum_sgd_learner(parameters, lr, momentum, unit_gain, additional_options=None):
+    reference, options = _native_options("momentum_sgd_learner", (lr, momentum), additional_options)
+    return _MomentumSGD(parameters, lr, momentum, unit_gain, reference, options, None)
+
+
+def nesterov_learner(parameters, lr, momentum, unit_gain, additional_options=None):
+    reference, options = _native_options("nesterov_learner", (lr, momentum), additional_options)
+    return _Nesterov(parameters, lr, momentum, unit_gain, reference, options, None)
+
+
+def ada_delta_learner(parameters, lr, rho, epsilon, additional_options=None):
+    reference, options = _native_options("ada_delta_learner", (lr,), additional_options)
+    return _AdaDelta(parameters, lr, rho, epsilon, reference, options)
+
+
+def ada_grad_learner(parameters, lr, need_ave_multiplier, additional_options=None):
+    reference, options = _native_options("ada_grad_learner", (lr,), additional_options)
+    return _AdaGrad(parameters, lr, need_ave_multiplier, reference, options)
+
+
+def fsada_grad_learner(parameters, lr, momentum, unit_gain, variance_momentum, additional_options=None):
+    reference, options = _native_options("fsada_grad_learner", (lr, momentum, variance_momentum), additional_options)
+    return _FSAdaGrad(parameters, lr, momentum, unit_gain, variance_momentum, reference, options, None)
+
+
+def adam_learner(parameters, lr, momentum, unit_gain, variance_momentum, epsilon, adamax,
+                 additional_options=None):
+    reference, options = _native_options("adam_learner", (lr, momentum, variance_momentum), additional_options)
+    return _Adam(parameters, lr, momentum, unit_gain, variance_momentum, epsilon, adamax, reference, options,
+                 None)
+
+
+def rmsprop_learner(parameters, lr, gamma, inc, dec, max, min, need_ave_multiplier, additional_options=None):
+    reference, options = _native_options("rmsprop_learner", (lr,), additional_options)
+    return _RMSProp(parameters, lr, gamma, inc, dec, max, min, need_ave_multiplier, reference, options)
 
 
 def universal_learner(parameters, gradients, update_function):

@@ -10,6 +10,10 @@ from .adam import adam
 from .defaults import (default_unit_gain_value, default_use_mean_gradient_value, set_default_unit_gain_value,
                        set_default_use_mean_gradient_value)
 from .fsadagrad import fsadagrad
+from .hyperparams import (_infer_learning_parameter_schedule,  # noqa: F401 (CNTK's private helpers)
+                          _infer_learning_rate_schedule_and_ref_minibatch_size,
+                          _infer_ref_minibatch_size_from_legacy_use_mean_gradient, _verify_learning_rate_type,
+                          _verify_momentum_type)
 from .learner import Learner
 from .momentum import momentum_sgd, nesterov
 from .rmsprop import rmsprop

@@ -69,6 +69,36 @@ def learning_rate_and_reference(lr, minibatch_size, use_mean_gradient, epoch_siz
     return as_schedule(lr, reference, epoch_size, "lr", use_mean_gradient), reference
 
 
+def _verify_schedule(schedule, argument, made_by):
+    if not isinstance(schedule, TrainingParameterSchedule):
+        raise ValueError("%s type (%s) not supported. %s must be a training schedule (output of %s)"
+                         % (argument, type(schedule), argument, made_by))
+
+
+# CNTK 2.7's private helpers of cntk.learners, under its names and signatures: code that builds learners the way
+# CNTK's own factories do (through cntk_py's native learners) calls them
+def _verify_learning_rate_type(learning_rate):
+    _verify_schedule(learning_rate, "learning_rate", "learning_parameter_schedule() function")
+
+
+def _verify_momentum_type(momentum):
+    _verify_schedule(momentum, "momentum", "momentum_schedule() or momentum_as_time_constant_schedule() function")
+
+
+def _infer_ref_minibatch_size_from_legacy_use_mean_gradient(ref_minibatch_size, use_mean_gradient):
+    return reference_minibatch_size(ref_minibatch_size, use_mean_gradient)
+
+
+def _infer_learning_parameter_schedule(number_or_schedule, ref_minibatch_size, epoch_size, use_mean_gradient=None):
+    return _as_schedule(number_or_schedule, ref_minibatch_size, epoch_size, "training parameter schedule",
+                        use_mean_gradient)
+
+
+def _infer_learning_rate_schedule_and_ref_minibatch_size(use_mean_gradient, ref_minibatch_size, schedule,
+                                                         epoch_size):
+    return learning_rate_and_reference(schedule, ref_minibatch_size, use_mean_gradient, epoch_size)
+
+
 def check_bool(value, argument):
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError("%s must be a bool, got %r" % (argument, value))

@@ -177,6 +177,14 @@ class Learner(object):
         :attr:`minibatch_size` later does not make it so, as in CNTK."""
         return getattr(self, "_explicit_minibatch_size", False)
 
+    @is_minibatch_size_explicitly_specified.setter
+    def is_minibatch_size_explicitly_specified(self, value):
+        # CNTK's learner factories set it on the learner the native layer made (cntk_py.sgd_learner, ...)
+        self._explicit_minibatch_size = bool(value)
+
+    #: the key of the reference minibatch size in AdditionalLearningOptions.dict_options
+    _MINIBATCH_SIZE = "MinibatchSize"
+
     #: the reference minibatch size that means "none" (cntk.learners.IGNORE)
     ignored_minibatch_size = IGNORE
 
