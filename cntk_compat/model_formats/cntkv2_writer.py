@@ -156,9 +156,10 @@ def _splice(node):
 
 
 def _transpose(node):
+    from ..ops.shaping import transpose_perm
     x = node._inputs[0]
     r = _rank(x)
-    perm = list(node._attributes["perm"])
+    perm = transpose_perm(node._attributes, r)
     # CNTK's permutation, innermost first: output axis i (CNTK) is input axis axisVec[i] (CNTK)
     cntk = [r - 1 - perm[r - 1 - i] for i in range(r)]
     return 12, [x], {"axisVec": [StoredAxis(k, "staticAxisIdx=%d" % k, True) for k in cntk]}

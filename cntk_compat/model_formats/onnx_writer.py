@@ -684,8 +684,9 @@ def _reshape(w, fn, ins, outs, base):
 
 
 def _transpose(w, fn, ins, outs, base):
+    from ..ops.shaping import transpose_perm
     lead = _lead(fn._inputs[0])
-    perm = list(range(lead)) + [int(p) + lead for p in fn._attributes["perm"]]
+    perm = list(range(lead)) + [int(p) + lead for p in transpose_perm(fn._attributes, len(fn._inputs[0].shape))]
     w.node("Transpose", ins, outs, base, perm=perm)
 
 

@@ -21,6 +21,8 @@ def _crop_infer(inputs, attributes):
 
 
 def _crop(x, ref, top, left, height, width):
+    # a free (-3) size of the referent, e.g. of sequence.unpack, is its size in this minibatch
+    height, width = (ref.shape[-2] if height < 0 else height), (ref.shape[-1] if width < 0 else width)
     return x[..., top:top + height, left:left + width]
 
 

@@ -176,10 +176,12 @@ def _times_transpose(x, w, w_rank, x_dyn, w_dyn, x_rank):
             w = w.reshape(tuple(w.shape[:w_dyn]) + (1,) * (x_rank - 1) + tuple(w.shape[w_dyn:]))
         return (x * w).sum(-1, keepdim=True)
     if w_dyn:  # one right matrix per sample: rows of x (per sample, or shared when x is static) times it
-        lead = tuple(w.shape[:w_dyn])
-        rows = x.reshape(lead + (-1, x.shape[-1])) if x_dyn else x.reshape(-1, x.shape[-1])
-        y = torch.matmul(rows, w.transpose(-1, -2))
-        return y.reshape(lead + tuple(x.shape[x_dyn:-1]) + (w.shape[-2],))
+        rows = x.reshape(tuple(x.shape[:x_dyn]) + (-1, x.shape[-1]))
+        wt = w.transpose(-1, -2)
+        if x_dyn and x_dyn != w_dyn:    # the operand without the sequence axis is broadcast along it
+            rows, wt = (rows.unsqueeze(x_dyn), wt) if x_dyn < w_dyn else (rows, wt.unsqueeze(w_dyn))
+        y = torch.matmul(rows, wt)
+        return y.reshape(tuple(y.shape[:max(x_dyn, w_dyn)]) + tuple(x.shape[x_dyn:-1]) + (w.shape[-2],))
     return torch.matmul(x, w.t())
 
 

@@ -337,11 +337,23 @@ def splice(*inputs, **kw_axis_name):
 
 # -- transpose / swapaxes ---------------------------------------------------------------------------
 
+def transpose_perm(attributes, rank):
+    """The permutation of a Transpose node over an operand of this rank: ``perm``, or, for swapaxes of an operand
+    whose rank was not known when it was made (a placeholder), the identity with its two ``swap`` axes
+    exchanged."""
+    if attributes["perm"] is not None:
+        return tuple(attributes["perm"])
+    a1, a2 = (normalize_axis(a, rank, "swapaxes", name) for a, name in zip(attributes["swap"], ("axis1", "axis2")))
+    perm = list(range(rank))
+    perm[a1], perm[a2] = perm[a2], perm[a1]
+    return tuple(perm)
+
+
 def _transpose_infer(inputs, attributes):
     (x,) = inputs
     if x._shape is None:
         return [OutputSpec(None, x._dtype, x._dynamic_axes)]
-    perm = attributes["perm"]
+    perm = transpose_perm(attributes, len(x._shape))
     if sorted(perm) != list(range(len(x._shape))):
         raise ValueError("transpose: perm %s is not a permutation of the %d axes of %s"
                          % (perm, len(x._shape), x._shape))
@@ -353,8 +365,9 @@ def _transpose(x, dims):
 
 
 def _transpose_prepare(node):
-    n = node._inputs[0]._n_dynamic
-    return {"dims": tuple(range(n)) + tuple(n + p for p in node._attributes["perm"])}
+    x = node._inputs[0]
+    n = x._n_dynamic
+    return {"dims": tuple(range(n)) + tuple(n + p for p in transpose_perm(node._attributes, len(x._shape)))}
 
 
 register_op("Transpose", _transpose_infer, _transpose, prepare=_transpose_prepare, public_name="TransposeAxes")
@@ -369,11 +382,11 @@ def transpose(x, perm, name=""):
 
 def swapaxes(x, axis1=0, axis2=1, name=""):
     (x,) = sanitize_operands(x, names=["x"])
-    rank = len(x._shape)
-    a1, a2 = normalize_axis(axis1, rank, "swapaxes", "axis1"), normalize_axis(axis2, rank, "swapaxes", "axis2")
-    perm = list(range(rank))
-    perm[a1], perm[a2] = perm[a2], perm[a1]
-    return make("Transpose", [x], {"perm": tuple(perm)}, name)
+    if x._shape is None:     # known once the placeholder is replaced
+        swap = tuple(a.static_axis_index() if isinstance(a, Axis) else int(a) for a in (axis1, axis2))
+        return make("Transpose", [x], {"perm": None, "swap": swap}, name)
+    return make("Transpose", [x], {"perm": transpose_perm({"perm": None, "swap": (axis1, axis2)}, len(x._shape))},
+                name)
 
 
 # -- squeeze / expand_dims / flatten: all pure reshapes ---------------------------------------------
@@ -406,7 +419,9 @@ def _expand_dims_infer(inputs, attributes):
 def expand_dims_position(axis, rank, x=None):
     """Where expand_dims(axis) puts the new axis in an operand of this rank, as CNTK 2.7: numpy's position for a
     negative axis, but after axis k for a non-negative k (CNTK's own example: a (2, 3) input expanded at 0 is
-    (2, 1, 3)), which the shapes of models built under CNTK rely on."""
+    (2, 1, 3)), which the shapes of models built under CNTK rely on; Axis.new_leading_axis() puts it in front."""
+    if axis == _NEW_LEADING:
+        return 0
     if axis < 0:
         return normalize_axis(axis, rank + 1, "expand_dims")
     if axis >= rank:
