@@ -80,6 +80,8 @@ def _convolution_infer(w, x, dtype, attributes):
     if not 1 <= len(k_shape) <= 3:
         raise ValueError("%s: only 1 to 3 spatial axes are supported, got kernel %s" % (op_name, w._shape))
     if rr == 1 and in_c >= 0:
+        if w._shape[len(w._shape) - len(k_shape) - 1] == -1:
+            _fix_inferred_channel_options(attributes, len(k_shape))
         if in_c % groups:
             raise ValueError("%s: %d input channels are not divisible into %d groups" % (op_name, in_c, groups))
         if out_c % groups:
@@ -96,6 +98,15 @@ def _convolution_infer(w, x, dtype, attributes):
     if rr == 1:
         out_c *= _channel_outputs(w._shape, in_c, k_shape, attributes)
     return [OutputSpec((out_c,) + tuple(out), dtype, x._dynamic_axes)]
+
+
+def _fix_inferred_channel_options(attributes, rank):
+    """The kernel's input channels are inferred (-1) from the operand: as CNTK 2.7 does then, the node's per-axis
+    options are written out for every axis, with stride 1 and no padding along the channel axis (so the kernel
+    spans it once), also when the options were given for fewer axes."""
+    full, op_name = rank + 1, attributes["op_name"]
+    attributes["strides"] = (1,) + per_axis(attributes["strides"], full, "strides", op_name)[1:]
+    attributes["auto_padding"] = (False,) + per_axis(attributes["auto_padding"], full, "auto_padding", op_name)[1:]
 
 
 def _channel_options(attributes, rank):

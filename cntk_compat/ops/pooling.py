@@ -87,12 +87,19 @@ def _pool(x, pooling_type, window, strides, auto, ceil_out, include_pad, pads=No
         y = _MAX[rank](x, window, strides, padding)
     elif pads is None:
         y = _AVG[rank](x, window, strides, padding, count_include_pad=include_pad)
+    elif any(p > 0 for p in pads) and not include_pad:
+        # the window's sum over its count of real values, rounded once (as CNTK 2.7 and torch's own kernels)
+        ones = torch.ones((1, 1) + spatial, dtype=x.dtype, device=x.device)
+        y = _window_sum(F.pad(x, pads), window, strides) / _window_sum(F.pad(ones, pads), window, strides)
     else:
         y = _AVG[rank](F.pad(x, pads), window, strides)
-        if any(p > 0 for p in pads) and not include_pad:
-            ones = torch.ones((1, 1) + spatial, dtype=x.dtype, device=x.device)
-            y = y / _AVG[rank](F.pad(ones, pads), window, strides)
     return y.reshape(lead + tuple(y.shape[2:]))
+
+
+def _window_sum(x, window, strides):
+    if len(window) == 1:    # avg_pool1d has no divisor_override
+        return F.avg_pool2d(x.unsqueeze(-2), (1,) + tuple(window), (1,) + tuple(strides), divisor_override=1)[..., 0, :]
+    return _AVG[len(window)](x, window, strides, divisor_override=1)
 
 
 def _pooling_prepare(node):

@@ -6,6 +6,7 @@ from ...core.function import as_variable
 from ...core.recurrence import initial_state_steps
 from ...core.registry import register_op
 from ...core.sequence_masks import expand_mask, first_step, gather_steps, last_step
+from ...core.variables import InferredDimension
 from .._common import broadcast_shape, make, sanitize_operand, spec_like
 
 
@@ -26,6 +27,12 @@ def _make_infer(op_name):
         # state shapes a loop whose state was typed before it was known (UnfoldFrom's state: a scalar guessed
         # for it when the loop was made from placeholders)
         shape, init = x._shape, inputs[1]._shape
+        if shape is not None and init and len(init) <= len(shape) and InferredDimension in init \
+                and inputs[1].is_parameter:
+            # a Parameter of inferred (-1) dimensions as initial state (a learnt start token) takes the operand's
+            inputs[1]._resolve_inferred_shape(tuple(d if d != InferredDimension else s
+                                                    for d, s in zip(init, shape[len(shape) - len(init):])))
+            init = inputs[1]._shape
         if shape is not None and init:
             shape = broadcast_shape([shape, init], op_name)
         return [spec_like(x, shape)]

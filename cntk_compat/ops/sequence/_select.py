@@ -290,6 +290,12 @@ def _scatter(seq, condition, masks):
     if masks[0] is None:  # one value per sequence: placed at every selected step
         placed = seq.unsqueeze(1).expand((seq.shape[0], mask.shape[1]) + tuple(seq.shape[1:]))
         return torch.where(expand_mask(counts > 0, placed), placed, torch.zeros_like(placed))
+    totals, lengths = counts.sum(1), masks[0].sum(1)
+    if not torch.equal(totals.to(lengths.dtype), lengths):
+        k = int(torch.nonzero(totals.to(lengths.dtype) != lengths)[0, 0])
+        raise ValueError("sequence.scatter: sequence %d of condition selects %d steps but seq has %d elements to "
+                         "place (CNTK 2.7: the minibatch layout of index and source data must be the same)"
+                         % (k, int(totals[k]), int(lengths[k])))
     steps = torch.arange(mask.shape[1], device=seq.device)
     targets, selected = pack_by_counts(steps[None, :].expand(mask.shape), counts)
     n = min(targets.shape[1], seq.shape[1])
