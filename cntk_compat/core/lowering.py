@@ -194,6 +194,16 @@ def _attribute_name(name):
     return name
 
 
+def _needs_opening(block, members, loop_axes):
+    """Whether a block on a loop (members: the loop's node ids) reads, from outside the loop, a sequence on
+    another axis than the loop's, or holds in its body an op that needs whole sequences."""
+    for _, outer in block._block_arguments:
+        if not (outer.is_output and id(outer.owner) in members) and outer._sequence_axis is not None \
+                and outer._sequence_axis.name not in loop_axes:
+            return True
+    return any(n._op.sees_whole_sequences for n in primitive_nodes(block._block_root._outputs))
+
+
 class _Builder(object):
     def __init__(self, arguments, training, loop_step=False):
         self.loop_step = loop_step
@@ -210,6 +220,10 @@ class _Builder(object):
         self.mask_axes = []
         self.loop_of = {}
         self.acyclic = set()
+        # blocks on a loop that the loop must see into (block_on_loop_needs_opening): ids of the opened blocks,
+        # and their bodies' placeholders -> the block's arguments (shared with the loops' step builders)
+        self.opened = set()
+        self.outer_of = {}
         self.outputs = ()  # what the whole computation returns (lower() sets it; a loop step has none)
         self._readers = None
         for i, a in enumerate(arguments):
@@ -297,7 +311,7 @@ class _Builder(object):
                 if deps:
                     stack.extend(deps)
                     continue
-                lower_loop(self, loop, lambda: _Builder([], self.training, loop_step=True))
+                lower_loop(self, loop, self._step_builder)
                 stack.pop()
                 continue
             deps = [i for i in self._node_inputs(node) if i.uid not in self.env]
@@ -314,6 +328,8 @@ class _Builder(object):
             return None
         if id(node) not in self.loop_of:
             loops, visited = find_loops(node, self._node_inputs, lambda var: var.uid in self.env)
+            while self._open_blocks(loops):     # the loops changed: find them again
+                loops, visited = find_loops(node, self._node_inputs, lambda var: var.uid in self.env)
             for nodes in loops:
                 loop = Loop(nodes, self._node_inputs)
                 self.loop_of.update((id(n), loop) for n in nodes)
@@ -348,15 +364,57 @@ class _Builder(object):
         setattr(self.root, attr, random_stream_of(node))
         return self.graph.get_attr(attr)
 
+    def _step_builder(self):
+        step = _Builder([], self.training, loop_step=True)
+        step.opened, step.outer_of = self.opened, self.outer_of
+        return step
+
+    def _open_blocks(self, loops):
+        """Opens the blocks on these loops whose body cannot run step by step inside the loop (CNTK runs the
+        primitives of a block, not the block): each then reads its body's outputs, and the body's nodes read the
+        block's arguments, so that what needs no loop state (a whole-sequence op on another sequence, a dropout
+        of a parameter) is computed before the loop. Whether any was opened."""
+        opened = False
+        for nodes in loops:
+            members = {id(n) for n in nodes}
+            axes = {d._outputs[0]._sequence_axis.name for d in nodes
+                    if d._op.delay is not None and d._outputs[0]._sequence_axis is not None}
+            for n in nodes:
+                if n._block_root is None or id(n) in self.opened or not _needs_opening(n, members, axes):
+                    continue
+                refresh_block(n)
+                self.opened.add(id(n))
+                self.outer_of.update((inner.uid, outer) for inner, outer in n._block_arguments)
+                opened = True
+        return opened
+
+    def _resolved(self, v):
+        """v, or the argument it stands for when it is a placeholder of an opened block's body."""
+        while v.uid in self.outer_of:
+            v = self.outer_of[v.uid]
+        return v
+
     def _node_inputs(self, node):
         if node._block_root is not None:
-            return [outer for _, outer in node._block_arguments]
+            if id(node) in self.opened:
+                return list(node._block_root._outputs)
+            return [self._resolved(outer) for _, outer in node._block_arguments]
+        if self.outer_of:
+            return [self._resolved(i) for i in node._inputs]
         return node._inputs
 
     def emit(self, node):
         op = node._op
         if op.outputs_are_inputs:
             return
+        if id(node) in self.opened:
+            for inner_out, out in zip(node._block_root._outputs, node._outputs):
+                self.env[out.uid] = self.env[inner_out.uid]
+            return
+        reads = [outer for _, outer in node._block_arguments] if node._block_root is not None else node._inputs
+        for i in reads:     # a placeholder of an opened block's body is the block's argument
+            if i.uid not in self.env and i.uid in self.outer_of:
+                self.env[i.uid] = self.env[self._resolved(i).uid]
         if node._block_root is not None:
             refresh_block(node)
             for inner_ph, outer in node._block_arguments:
