@@ -23,6 +23,17 @@ SentinelValueForAutoSelectRandomSeed = cntk_rng.SentinelValueForAutoSelectRandom
 
 _UNIFORM_KINDS = ("uniform", "xavier", "glorot_uniform", "he_uniform")
 _RANKLESS_KINDS = ("uniform", "truncated_normal")  # CNTK ignores output_rank / filter_rank for these
+_MAX_SEED = 2 ** 64  # CNTK takes the seed as an unsigned long
+
+
+def _checked_seed(kind, seed):
+    """seed as CNTK 2.7's initializer constructors take it: None (automatic) or an int in [0, 2**64); anything
+    else fails there (SWIG's overload resolution) with a NotImplementedError."""
+    if seed is None or seed == SentinelValueForAutoSelectRandomSeed:
+        return None
+    if not isinstance(seed, (int, np.integer)) or not 0 <= seed < _MAX_SEED:
+        raise NotImplementedError("%s: seed must be a non-negative int (below 2**64), got %r" % (kind, seed))
+    return int(seed)
 
 
 def _fans(shape, output_rank, filter_rank):
@@ -61,14 +72,26 @@ class Initializer(object):
                              % _CNTK_INITIALIZER_NAMES.get(kind, kind))
         self.output_rank = int(output_rank)
         self.filter_rank = int(filter_rank)
-        self.seed = None if seed is None or seed == SentinelValueForAutoSelectRandomSeed else int(seed)
-        if self.seed is not None and self.seed < 0:
-            raise ValueError("%s: seed must be a non-negative int, got %r" % (kind, seed))
+        self.seed = _checked_seed(kind, seed)
 
     def with_rank(self, output_rank=None, filter_rank=None):
-        return Initializer(self.kind, self.scale,
-                           self.output_rank if output_rank is None else output_rank,
-                           self.filter_rank if filter_rank is None else filter_rank, self.seed)
+        """This initializer with output_rank and filter_rank set (None: CNTK's "infer" sentinel), as CNTK 2.7's
+        initializer_with_rank: `uniform` ignores ranks; `truncated_normal` has none to set (CNTK fails looking
+        them up); a rank set when the initializer was made may only be "overridden" by the same value."""
+        if self.kind == "uniform":
+            return self
+        if self.kind == "truncated_normal":
+            raise RuntimeError("initializer_with_rank: a truncated_normal initializer has no output_rank or "
+                               "filter_rank to set")
+        output_rank = SentinelValueForInferParamInitRank if output_rank is None else int(output_rank)
+        filter_rank = SentinelValueForInferParamInitRank if filter_rank is None else int(filter_rank)
+        for what, mine, new in (("Output", self.output_rank, output_rank), ("Filter", self.filter_rank, filter_rank)):
+            if mine != SentinelValueForInferParamInitRank and mine != new:
+                raise ValueError("%s rank (%d) of the %s initializer cannot be overridden (with %s) once it has "
+                                 "been specified" % (what, mine, self.kind,
+                                                     "the default" if new == SentinelValueForInferParamInitRank
+                                                     else new))
+        return Initializer(self.kind, self.scale, output_rank, filter_rank, self.seed)
 
     def for_new_parameter(self):
         """This initializer with its seed settled, as CNTK settles it when a Parameter is created."""
@@ -112,6 +135,9 @@ class _Constant(object):
     def __init__(self, value):
         self.value = float(value)
 
+    def with_rank(self, output_rank=None, filter_rank=None):
+        return self  # not random: CNTK's initializer_with_rank leaves it as it is
+
     def generate(self, shape, dtype=np.float32):
         return np.full(tuple(shape), self.value, dtype=dtype)
 
@@ -122,14 +148,20 @@ class _Bilinear(object):
     def __init__(self, kernel_width, kernel_height):
         self.kernel_width, self.kernel_height = int(kernel_width), int(kernel_height)
 
+    def with_rank(self, output_rank=None, filter_rank=None):
+        return self  # not random: CNTK's initializer_with_rank leaves it as it is
+
     def generate(self, shape, dtype=np.float32):
         def profile(k):
             f = math.ceil(k / 2.0)
             c = (2 * f - 1 - f % 2) / (2.0 * f)
             return 1 - np.abs(np.arange(k) / f - c)
+        if self.kernel_width != self.kernel_height:
+            raise RuntimeError("bilinear: the filter for bilinear interpolation must be square, got %dx%d"
+                               % (self.kernel_width, self.kernel_height))
         if tuple(shape[-2:]) != (self.kernel_height, self.kernel_width):
-            raise ValueError("bilinear: a %dx%d kernel does not fit a parameter of shape %s"
-                             % (self.kernel_width, self.kernel_height, tuple(shape)))
+            raise RuntimeError("bilinear: a %dx%d kernel does not fit a parameter of shape %s"
+                               % (self.kernel_width, self.kernel_height, tuple(shape)))
         kernel = np.outer(profile(self.kernel_height), profile(self.kernel_width))
         out = np.zeros(shape, dtype=dtype)
         if len(shape) >= 4 and shape[0] == shape[1]:
@@ -173,8 +205,8 @@ def bilinear(kernel_width, kernel_height):
 
 
 def initializer_with_rank(initializer, output_rank=None, filter_rank=None):
-    """A copy of a random initializer with output_rank / filter_rank replaced."""
-    if not isinstance(initializer, Initializer):
+    """A copy of a random initializer with output_rank / filter_rank set (see Initializer.with_rank)."""
+    if not hasattr(initializer, "with_rank"):
         raise TypeError("initializer_with_rank: expected a random initializer, got %r" % (initializer,))
     return initializer.with_rank(output_rank, filter_rank)
 

@@ -25,12 +25,15 @@ def _inject_name(f, name):
 
 
 def _initializer_for(init, rank_params=None):
-    """init ready for Parameter(): numbers and arrays pass through, random initializers get the ranks of
-    rank_params (a dict with output_rank and/or filter_rank, CNTK's signature: scripts call it)."""
+    """init ready for Parameter(): numbers pass through, random initializers get the ranks of rank_params (a dict
+    with output_rank and/or filter_rank, CNTK's signature: scripts call it) as CNTK's initializer_with_rank gives
+    them, which refuses other values, such as arrays, with a TypeError; without rank_params anything passes."""
     if init is None:
         raise ValueError("init parameter cannot be None")
-    if np.isscalar(init) or isinstance(init, np.ndarray) or not hasattr(init, "with_rank") or not rank_params:
+    if np.isscalar(init) or not rank_params:
         return init
+    if not hasattr(init, "with_rank"):
+        raise TypeError("init must be a number or a cntk.initializer initializer here, got %s" % type(init).__name__)
     return init.with_rank(rank_params.get("output_rank"), rank_params.get("filter_rank"))
 
 
