@@ -4,7 +4,7 @@ import numpy as np
 from ..core.variables import InferredDimension, Parameter
 from ..default_options import default_override_or, get_default_override
 from ..initializer import glorot_uniform
-from ..ops import convolution, convolution_transpose, expand_dims, squeeze
+from ..ops import convolution, convolution_transpose, expand_dims, reshape
 from .building import _as_tuple, _initializer_for, block, identity
 
 __all__ = ["SequentialConvolution", "Convolution", "Convolution1D", "Convolution2D", "Convolution3D", "ConvolutionTranspose",
@@ -58,18 +58,24 @@ def _check_options(layer, reduction_rank, transpose_weight, sharing, groups):
         raise NotImplementedError("%s: sharing option currently must be True" % layer)
     if groups <= 0:
         raise ValueError("%s: groups must be strictly positive, i.e. groups > 0, got %r" % (layer, groups))
+    if groups > 1:  # as CNTK 2.7's layer (the convolution op takes groups)
+        raise ValueError("%s: groups > 1 is not supported by the Convolution layer (got groups=%r); use the "
+                         "convolution op (cntk.convolution) for a grouped convolution" % (layer, groups))
 
 
 def _kernel_parameters(layer, filter_shape, num_filters, init, bias, init_bias, reduction_rank, bias_rank):
     """W (out_channels, C, *filter_shape) and b (out_channels, *(1,) * bias_rank); num_filters None or () gives
     one output channel, which the layer then drops."""
     out_channels = _as_tuple(num_filters) or (1,)
-    if isinstance(init, np.ndarray):
+    if isinstance(init, np.ndarray):  # as in CNTK 2.7: only without a reduction axis, of shape num_filters + filter
+        if reduction_rank != 0:
+            raise ValueError("%s: an array initializer (shape %s) can only be used with reduction_rank=0"
+                             % (layer, init.shape))
         nominal = _as_tuple(num_filters) + filter_shape
-        if init.shape not in (nominal, out_channels + filter_shape, out_channels + (1,) + filter_shape):
-            raise ValueError("%s: a constant initializer of shape %s does not fit num_filters %s and filter_shape %s"
-                             % (layer, init.shape, num_filters, filter_shape))
-        init_kernel = init.reshape(out_channels + (1,) + filter_shape) if reduction_rank == 0 else init
+        if init.shape != nominal:
+            raise ValueError("%s: an array initializer of shape %s was passed; num_filters %s and filter_shape %s "
+                             "need shape %s" % (layer, init.shape, num_filters, filter_shape, nominal))
+        init_kernel = init.reshape(out_channels + (1,) + filter_shape)
     else:
         init_kernel = _initializer_for(init, {"output_rank": -len(out_channels), "filter_rank": len(filter_shape)})
     W = Parameter(out_channels + (InferredDimension,) + filter_shape, init=init_kernel, name="W")
@@ -87,11 +93,11 @@ def _fixed_rank(base, variant, rank, filter_shape, num_filters, activation, init
 
 
 def _finish(r, b, activation, drop_channel_axis, n_spatial):
-    """Adds the bias, drops the emulated output channel axis, applies the activation."""
+    """Adds the bias, drops the emulated output channel axis (a Reshape, as CNTK's), applies the activation."""
     if b is not None:
         r = r + b
     if drop_channel_axis:
-        r = squeeze(r, axes=-n_spatial - 1)
+        r = reshape(r, (), begin_axis=-n_spatial - 1, end_axis=-n_spatial if n_spatial else None)
     if activation is not None:
         r = activation(r)
     return r
@@ -107,10 +113,14 @@ def Convolution(filter_shape, num_filters=None, sequential=False, activation=def
     a channel axis; sequential=True convolves along the sequence axis too (filter_shape[0] is its extent)."""
     activation, init, pad, bias, init_bias = _resolve_options(Convolution, activation, init, pad, bias, init_bias)
     if sequential:
-        return SequentialConvolution(filter_shape, num_filters=num_filters, activation=activation, init=init,
-                                     pad=pad, strides=strides, sharing=sharing, bias=bias, init_bias=init_bias,
-                                     reduction_rank=reduction_rank, transpose_weight=transpose_weight,
-                                     dilation=dilation, groups=groups, op_name=op_name, name=name)
+        # CNTK 2.7 windows the sequence here (its bias keeps an axis for the sequence's filter axis; a stride
+        # along the sequence is refused), where SequentialConvolution convolves along it
+        if _pad_to_shape(_as_tuple(filter_shape), strides, "strides")[0] != 1:
+            raise NotImplementedError("%s: sequential=True with a stride along the sequence axis is not "
+                                      "implemented (windowed convolution with stride)" % op_name)
+        return _sequential_convolution("Convolution", filter_shape, num_filters, activation, init, pad, strides,
+                                       sharing, bias, init_bias, reduction_rank, transpose_weight, dilation, groups,
+                                       name, bias_rank=len(_as_tuple(filter_shape)))
     _check_options(op_name, reduction_rank, transpose_weight, sharing, groups)
     filter_shape, strides, pad, dilation = _per_axis_options(filter_shape, strides, pad, dilation)
     W, b = _kernel_parameters(op_name, filter_shape, num_filters, init, bias, init_bias, reduction_rank,
@@ -135,17 +145,28 @@ def SequentialConvolution(filter_shape, num_filters=None, activation=default_ove
     without padding each output sequence is shorter than its input."""
     activation, init, pad, bias, init_bias = _resolve_options(SequentialConvolution, activation, init, pad, bias,
                                                               init_bias)
-    _check_options("SequentialConvolution", reduction_rank, transpose_weight, sharing, groups)
+    return _sequential_convolution("SequentialConvolution", filter_shape, num_filters, activation, init, pad,
+                                   strides, sharing, bias, init_bias, reduction_rank, transpose_weight, dilation,
+                                   groups, name, bias_rank=len(_as_tuple(filter_shape)) - 1)
+
+
+def _sequential_convolution(layer, filter_shape, num_filters, activation, init, pad, strides, sharing, bias,
+                            init_bias, reduction_rank, transpose_weight, dilation, groups, name, bias_rank):
+    """The convolution along the sequence axis of SequentialConvolution and Convolution(sequential=True); the
+    bias has bias_rank axes after the channels (those of SequentialConvolution's item axes, one more for
+    Convolution's)."""
+    _check_options(layer, reduction_rank, transpose_weight, sharing, groups)
     filter_shape, strides, pad, dilation = _per_axis_options(filter_shape, strides, pad, dilation)
     n_spatial = len(filter_shape) - 1  # the first filter axis runs along the sequence
-    W, b = _kernel_parameters("SequentialConvolution", filter_shape, num_filters, init, bias, init_bias,
-                              reduction_rank, n_spatial)
+    W, b = _kernel_parameters(layer, filter_shape, num_filters, init, bias, init_bias, reduction_rank, bias_rank)
+    out_channels = _as_tuple(num_filters) or (1,)
 
     def convolve(x):
         if reduction_rank == 0:
             x = expand_dims(x, -n_spatial - 1)  # the channel axis of size 1, before the spatial item axes
         r = convolution(W, x, strides=strides, auto_padding=pad, sequential=True, dilation=dilation, groups=groups)
-        return _finish(r, b, activation, not _as_tuple(num_filters), n_spatial)
+        bias_term = b if b is None or bias_rank == n_spatial else reshape(b, out_channels + (1,) * n_spatial)
+        return _finish(r, bias_term, activation, not _as_tuple(num_filters), n_spatial)
     return block(convolve, "Convolution", name)
 
 
@@ -190,6 +211,8 @@ def ConvolutionTranspose(filter_shape, num_filters, activation=default_override_
         raise NotImplementedError("ConvolutionTranspose: reduction_rank must be 0 or 1")
     if not sharing:
         raise NotImplementedError("ConvolutionTranspose: sharing option currently must be True")
+    if num_filters is None:  # unlike Convolution, CNTK 2.7's ConvolutionTranspose requires it
+        raise TypeError("ConvolutionTranspose: num_filters must be given (an int, or () for scalar output items)")
     out_channels = _as_tuple(num_filters)
     W = Parameter((InferredDimension,) + out_channels + filter_shape,
                   init=_initializer_for(init, {"output_rank": -1, "filter_rank": len(filter_shape)}), name="W")

@@ -1,4 +1,5 @@
 """Dropout, Activation, Label."""
+from ..core.function import Function
 from ..default_options import default_override_or, get_default_override
 from ..ops import alias, dropout
 from .building import block, identity
@@ -13,8 +14,8 @@ def Dropout(dropout_rate=None, keep_prob=None, seed=None, name=""):
     if dropout_rate is not None and keep_prob is not None:
         raise ValueError("Dropout: dropout_rate and keep_prob cannot be specified at the same time.")
     if keep_prob is not None:
-        if not 0.0 < keep_prob <= 1.0:
-            raise ValueError("Dropout: keep_prob must be in the interval (0,1]")
+        if not 0.0 <= keep_prob < 1.0:  # CNTK 2.7's interval (keep_prob=0 then fails as dropout_rate=1 does)
+            raise ValueError("Dropout: keep_prob must be in the interval [0,1), got %r" % (keep_prob,))
         dropout_rate = 1.0 - keep_prob
     kwargs = {} if seed is None else {"seed": seed}
 
@@ -26,8 +27,6 @@ def Dropout(dropout_rate=None, keep_prob=None, seed=None, name=""):
 def Activation(activation=default_override_or(identity), name=""):
     """A layer that applies the activation function only."""
     activation = get_default_override(Activation, activation=activation)
-    if activation is None:
-        activation = identity
     if not callable(activation):
         raise TypeError("Activation: activation must be a function, got %r" % (activation,))
 
@@ -37,10 +36,9 @@ def Activation(activation=default_override_or(identity), name=""):
 
 
 def Label(name):
-    """Names its input (an alias), so that model.name finds this point of a Sequential."""
-    if not name:
-        raise ValueError("Label: name must be a non-empty string")
-
+    """Names its input (an alias), so that model.name finds this point of a Sequential. A Function (not a
+    block, which would hide the name), as in CNTK 2.7."""
+    @Function
     def label(x):
         return alias(x, name=name)
     return label

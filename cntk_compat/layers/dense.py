@@ -20,10 +20,7 @@ def Dense(shape, activation=default_override_or(identity), init=default_override
     init_bias = get_default_override(Dense, init_bias=init_bias)
     if input_rank is not None and map_rank is not None:
         raise ValueError("Dense: input_rank and map_rank cannot be specified at the same time.")
-    output_shape = _as_tuple(shape)
-    if any(isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1 for d in output_shape):
-        raise ValueError("Dense: shape must be a positive int or a tuple of them (the output dimensions), got %r"
-                         % (shape,))
+    output_shape = _output_shape(shape)
     output_rank = len(output_shape)
     input_shape = (InferredDimension,) * (input_rank if input_rank is not None else 1)
     infer_input_rank_to_map = -1 if input_rank is not None else (0 if map_rank is None else map_rank)
@@ -38,6 +35,22 @@ def Dense(shape, activation=default_override_or(identity), init=default_override
             r = activation(r)
         return r
     return block(dense, "Dense", name)
+
+
+def _output_shape(shape):
+    """Dense's shape as a tuple of dimensions, taken as CNTK 2.7 takes it: numbers are truncated to ints (2.5 is
+    2, True is 1); None is refused with a TypeError, other values with an OverflowError (CNTK's conversion to its
+    dimension type), a negative dimension with a ValueError."""
+    if shape is None:
+        raise TypeError("Dense: shape must be an int or a tuple of ints (the output dimensions), got None")
+    dims = []
+    for d in _as_tuple(shape):
+        if not isinstance(d, (int, float, np.integer, np.floating)) or not np.isfinite(d):
+            raise OverflowError("Dense: the output dimensions must be ints, got %r in shape %r" % (d, shape))
+        if d < 0:
+            raise ValueError("Dense: the output dimensions must not be negative, got shape %r" % (shape,))
+        dims.append(int(d))
+    return tuple(dims)
 
 
 def Embedding(shape=None, init=default_override_or(glorot_uniform()), weights=None, name=""):

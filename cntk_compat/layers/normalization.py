@@ -22,8 +22,8 @@ def BatchNormalization(map_rank=default_override_or(None), init_scale=1,
     epsilon = get_default_override(BatchNormalization, epsilon=epsilon)
     use_cntk_engine = get_default_override(BatchNormalization, use_cntk_engine=use_cntk_engine)
     disable_regularization = get_default_override(BatchNormalization, disable_regularization=disable_regularization)
-    if map_rank not in (None, 1):
-        raise ValueError("BatchNormalization: map_rank can only be 1 or None, got %r" % (map_rank,))
+    if map_rank not in (None, 1):  # CNTK 2.7: UntestedBranchError, a NotImplementedError
+        raise NotImplementedError("BatchNormalization: map_rank can only be 1 or None for now, got %r" % (map_rank,))
     norm_shape = (InferredDimension,)
     scale = Parameter(norm_shape, init=init_scale, name="scale")
     bias = Parameter(norm_shape, init=0, name="bias")
@@ -45,11 +45,14 @@ def LayerNormalization(initial_scale=1, initial_bias=0, epsilon=default_override
     epsilon = get_default_override(LayerNormalization, epsilon=epsilon)
     scale = Parameter((InferredDimension,), init=initial_scale, name="scale")
     bias = Parameter((InferredDimension,), init=initial_bias, name="bias")
-    eps = np.float32(epsilon)
+    # in the precision of default_options(dtype=...), as CNTK 2.7 casts it
+    eps = Constant(epsilon, dtype=get_default_override(None, dtype=default_override_or(np.float32)))
 
     def layer_normalize(x):
         mean = reduce_mean(x)
         x0 = x - mean
         std = sqrt(reduce_mean(x0 * x0))
-        return x0 / (std + eps) * scale + bias
+        if epsilon != 0:
+            std = std + eps
+        return x0 / std * scale + bias
     return block(layer_normalize, "LayerNormalization", name)
