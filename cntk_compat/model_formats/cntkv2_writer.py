@@ -266,7 +266,8 @@ def _batch_normalization(node):
     return 40, list(node._inputs), {
         "spatial": bool(a["spatial"]), "normalizationTimeConstant": float(a["normalization_time_constant"]),
         "blendTimeConstant": float(a["blend_time_constant"]), "epsilon": float(a["epsilon"]),
-        "useCuDNNEngine": False, "disableRegularization": bool(a.get("disable_regularization", False))}
+        "useCuDNNEngine": bool(a.get("use_cudnn_engine", False)),
+        "disableRegularization": bool(a.get("disable_regularization", False))}
 
 
 def _one_hot(node):

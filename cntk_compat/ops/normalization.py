@@ -87,8 +87,15 @@ def _float32_statistics_of_float16_data(first, other):
     return first == np.float16 and other == np.float32
 
 
+def _batch_norm_public(attrs, node):
+    return {"spatial": attrs["spatial"], "normalizationTimeConstant": attrs["normalization_time_constant"],
+            "blendTimeConstant": attrs["blend_time_constant"], "epsilon": attrs["epsilon"],
+            "useCuDNNEngine": attrs.get("use_cudnn_engine", False),
+            "disableRegularization": attrs.get("disable_regularization", False)}
+
+
 register_op("BatchNormalization", _batch_norm_infer, _batch_norm, prepare=_batch_norm_prepare, uses_training=True,
-            uses_masks=True, mixed_dtypes=_float32_statistics_of_float16_data)
+            uses_masks=True, mixed_dtypes=_float32_statistics_of_float16_data, public_attributes=_batch_norm_public)
 
 
 def batch_normalization(operand, scale, bias, running_mean, running_inv_std, spatial, normalization_time_constant=5000,
@@ -108,7 +115,7 @@ def batch_normalization(operand, scale, bias, running_mean, running_inv_std, spa
                                                 "running_count"])
     attrs = {"spatial": bool(spatial), "normalization_time_constant": float(normalization_time_constant),
              "blend_time_constant": float(blend_time_constant), "epsilon": float(epsilon),
-             "disable_regularization": bool(disable_regularization)}
+             "disable_regularization": bool(disable_regularization), "use_cudnn_engine": bool(use_cudnn_engine)}
     return make("BatchNormalization", [x, s, b, m, v, c], attrs, name)
 
 

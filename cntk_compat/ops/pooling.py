@@ -110,7 +110,11 @@ def _pooling_prepare(node):
 
 
 def _pooling_public(attrs, node):
-    return {"poolingType": attrs["pooling_type"], "poolingWindowShape": attrs["window"], "strides": attrs["strides"],
+    window = attrs["window"]
+    x_shape = node._inputs[0]._shape
+    if window is None and x_shape is not None:  # global pooling: CNTK shows the window it inferred
+        window = tuple(x_shape[1:]) if len(x_shape) > 1 else tuple(x_shape)
+    return {"poolingType": attrs["pooling_type"], "poolingWindowShape": window, "strides": attrs["strides"],
             "autoPadding": list(attrs["auto_padding"]), "ceilOutDim": attrs["ceil_out_dim"],
             "includePad": attrs["include_pad"], "lowerPad": tuple(attrs.get("lower_pad") or (0,)),
             "upperPad": tuple(attrs.get("upper_pad") or (0,))}

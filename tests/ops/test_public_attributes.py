@@ -94,3 +94,34 @@ def test_reductions_report_cntks_attributes():
     assert attrs(C.argmax(x, axis=1)) == {'axis': ('ordered', 'static', 0), 'reductionKeepDimensions': True,
                                           'reductionOpName': 'Argmax'}
     assert attrs(C.argmin(x, axis=0))['axis'] == ('ordered', 'static', 1)
+
+
+def test_batch_normalization_and_global_pooling():
+    # found through the layers (cntk.layers.BatchNormalization passes use_cudnn_engine=not use_cntk_engine)
+    x = C.input_variable((2, 3, 3))
+    bn = C.layers.BatchNormalization()(x).root_function.block_root
+    assert bn.attributes == {'blendTimeConstant': 0.0, 'disableRegularization': False, 'epsilon': 1e-05,
+                             'normalizationTimeConstant': 5000.0, 'spatial': False, 'useCuDNNEngine': True}
+    bn = C.layers.BatchNormalization(use_cntk_engine=True, map_rank=1, epsilon=0.01, normalization_time_constant=100,
+                                     blend_time_constant=3, disable_regularization=True)(x).root_function.block_root
+    assert bn.attributes == {'blendTimeConstant': 3.0, 'disableRegularization': True, 'epsilon': 0.01,
+                             'normalizationTimeConstant': 100.0, 'spatial': True, 'useCuDNNEngine': False}
+    op = C.batch_normalization(x, C.parameter((2,)), C.parameter((2,)), C.constant(0, shape=(2,)),
+                               C.constant(0, shape=(2,)), True, running_count=C.constant(0))
+    assert attrs(op)['useCuDNNEngine'] is False
+    # a global pooling shows the window it inferred
+    gp = C.layers.GlobalAveragePooling()(x).root_function.block_root
+    assert gp.attributes == {'autoPadding': [False], 'ceilOutDim': False, 'includePad': False, 'lowerPad': (0,),
+                             'poolingType': 1, 'poolingWindowShape': (3, 3), 'strides': (1,), 'upperPad': (0,)}
+
+
+def test_batch_normalization_engine_choice_is_saved(tmp_path):
+    x = C.input_variable((2, 3, 3))
+    for use_cntk_engine in (False, True):
+        path = str(tmp_path / ("bn%d.model" % use_cntk_engine))
+        C.layers.BatchNormalization(use_cntk_engine=use_cntk_engine)(x).save(path)
+        loaded = C.load_model(path)
+        bn = C.logging.graph.depth_first_search(
+            loaded, lambda n: isinstance(n, C.Function) and n.op_name == 'BatchNormalization' and not n.is_block,
+            depth=-1)
+        assert [n.attributes['useCuDNNEngine'] for n in bn] == [not use_cntk_engine]
