@@ -478,9 +478,11 @@ class Function(TensorOpsMixin):
     def __str__(self):
         op_name = self.op_name
         if self._is_composite:
-            root = self._root
-            if not root._op.outputs_are_inputs and {v.uid for v in self.inputs} == {v.uid for v in root._inputs}:
-                op_name = self.root_function.op_name
+            # CNTK 2.7 names a composite after its root when their inputs agree pairwise (a combine too); where
+            # @Function had to put the arguments in the Python order, CNTK's root reads them through a block
+            root = self.root_function
+            if not self._reordered_arguments() and all(a.uid == b.uid for a, b in zip(self.inputs, root.inputs)):
+                op_name = root.op_name
             else:
                 op_name = "Composite"
 
@@ -495,6 +497,13 @@ class Function(TensorOpsMixin):
         # other than parameters and constants, as CNTK's do
         args = self.signature if self._is_composite else [block_argument_of(v) for v in self._operands()]
         return f_name + op_name + "(" + ", ".join(spec(a) for a in args) + ") -> " + out_sig
+
+    def _reordered_arguments(self):
+        """Whether the argument order (@Function's Python order) differs from the order of the graph's leaves."""
+        if not self._arg_order:
+            return False
+        leaves = self._argument_leaves()
+        return [a for a in self._arg_order if a in leaves] != [a for a in leaves if a in self._arg_order]
 
     def _operands(self):
         """The inputs of a primitive or block that are neither parameters nor constants, each once."""

@@ -11,7 +11,8 @@ def type_string(shape, dtype, is_sparse, dynamic_axes):
     if shape is None:
         s = "tensor"
     elif shape == ():
-        s = {np.dtype(np.float64): "np.float64", np.dtype(np.float16): "np.float16"}.get(dtype, "np.float32")
+        s = {np.dtype(np.float64): "np.float64", np.dtype(np.float16): "np.float16",
+             np.dtype(np.float32): "np.float32"}.get(dtype, "float")  # no dtype yet (Tensor[()]): "float"
     else:
         prefix = {np.dtype(np.float64): "np.float64,", np.dtype(np.float16): "np.float16,"}.get(dtype, "")
         s = "Tensor[" + prefix + ",".join(str(d) for d in shape) + "]"

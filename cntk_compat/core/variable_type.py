@@ -1,6 +1,7 @@
 """CNTK's type records (``Tensor[2]``, ``Sequence[SparseTensor[10]]``) and their use in @Function signatures."""
 import numpy as np
 
+from ..default_options import default_override_or, get_default_override
 from .axis import Axis
 from .type_string import type_string
 from .variables import Placeholder, Variable, sanitize_shape
@@ -47,12 +48,13 @@ class VariableType(dict):
 
 
 def sanitize_type(t):
-    if t is float or t is np.float32:
-        return VariableType(shape=(), dtype=np.float32)
-    if t is np.float64:
-        return VariableType(shape=(), dtype=np.float64)
-    if t is np.float16:
-        return VariableType(shape=(), dtype=np.float16)
+    """A type from what CNTK 2.7 takes for one: ``float`` is a scalar of the default type (printed ``float``),
+    numpy's float types scalars of that type, ints and tuples of ints shapes."""
+    batch = (Axis.default_batch_axis(),)
+    if t is float:
+        return VariableType(shape=(), is_sparse=False, dynamic_axes=batch)
+    if t is np.float32 or t is np.float64 or t is np.float16:
+        return VariableType(shape=(), dtype=t, is_sparse=False, dynamic_axes=batch)
     if isinstance(t, (int, np.integer)) and not isinstance(t, bool):  # a shape: update_signature(5)
         return VariableType(shape=(int(t),), dynamic_axes=(Axis.default_batch_axis(),))
     if isinstance(t, tuple) and t and all(isinstance(d, (int, np.integer)) for d in t):
@@ -72,7 +74,8 @@ def input_from_type(t, name=""):
     if not isinstance(t, VariableType):
         raise TypeError("expected a CNTK type such as Tensor[3] or Sequence[Tensor[3]], got %r" % (t,))
     axes = t.get("dynamic_axes", (Axis.default_batch_axis(),))
-    return Variable(shape=sanitize_shape(t.get("shape", ())), dtype=t.get("dtype", np.float32),
+    dtype = t.get("dtype") or get_default_override(None, dtype=default_override_or(np.float32))  # CNTK's input
+    return Variable(shape=sanitize_shape(t.get("shape", ())), dtype=dtype,
                     needs_gradient=t.get("needs_gradient", False), is_sparse=t.get("is_sparse", False),
                     dynamic_axes=axes, name=name)
 
