@@ -86,9 +86,10 @@ def test_input_variable_shapes(shape):
         C.input_variable(shape)
 
 
-@pytest.mark.parametrize("shape", [0, -3, (2, 0), 1.5])
+@pytest.mark.parametrize("shape", [-3, (2, -1)])
 def test_dense_output_shapes(shape):
-    with pytest.raises(ValueError, match=r"Dense: shape must be a positive int"):
+    # CNTK 2.7 takes 0 and (2, 0) as shapes, and truncates 1.5 to 1 (tests/layers/test_layer_arguments_cntk27.py)
+    with pytest.raises(ValueError, match=r"Dense: the output dimensions must not be negative"):
         C.layers.Dense(shape)
 
 
