@@ -32,12 +32,12 @@ def _smoothing_factor(time_constant, samples, count):
     """How much of this minibatch goes into the running statistics (CNTK's exponential average factor)."""
     if time_constant < 0:  # corpus statistics: a plain running average over all samples seen
         return samples / (samples + count)
-    if math.isinf(time_constant):
-        return torch.zeros_like(count)
     first = torch.ones_like(count)
     if time_constant == 0:
         return first
-    return torch.where(count == 0, first, torch.full_like(count, 1.0 - math.exp(-samples / time_constant)))
+    # the first minibatch sets the statistics, even with an infinite time constant (which then freezes them)
+    later = 0.0 if math.isinf(time_constant) else 1.0 - math.exp(-samples / time_constant)
+    return torch.where(count == 0, first, torch.full_like(count, later))
 
 
 def _blend_factor(blend_time_constant, samples):

@@ -185,7 +185,12 @@ def _unpooling_prepare(node):
     return {"window": window, "strides": strides, "auto": auto}
 
 
-register_op("Unpooling", _unpooling_infer, _unpool, prepare=_unpooling_prepare)
+def _unpooling_public(attrs, node):
+    return {"poolingType": MAX_UNPOOLING, "unpoolingWindowShape": attrs["window"], "strides": attrs["strides"],
+            "autoPadding": list(attrs["auto_padding"]), "lowerPad": (0,), "upperPad": (0,)}
+
+
+register_op("Unpooling", _unpooling_infer, _unpool, prepare=_unpooling_prepare, public_attributes=_unpooling_public)
 
 
 def unpooling(operand, pooling_input, unpooling_type, unpooling_window_shape, strides=(1,), auto_padding=[False],

@@ -1,5 +1,5 @@
-"""Per-element batch normalization statistics of a multi-axis operand are vectors, as CNTK 2.7 infers them
-(shapes from CNTK 2.7)."""
+"""Batch normalization's running statistics: per-element statistics of a multi-axis operand are vectors, as CNTK
+2.7 infers them, and they are updated as CNTK 2.7 updates them (shapes and values from CNTK 2.7)."""
 import numpy as np
 
 import cntk as C
@@ -29,3 +29,23 @@ def test_flat_statistics_normalize_each_element():
 
 def test_all_devices_is_a_tuple():
     assert isinstance(C.device.all_devices(), tuple)
+
+
+def test_an_infinite_time_constant_takes_the_first_minibatch_then_freezes():
+    # as CNTK 2.7: the first minibatch sets the running statistics whatever the time constant
+    x = C.input_variable(3)
+    y = C.input_variable(2)
+    z = C.layers.Dense(2, init=C.initializer.uniform(1, seed=2))(
+        C.layers.BatchNormalization(normalization_time_constant=np.inf)(x))
+    trainer = C.Trainer(z, (C.cross_entropy_with_softmax(z, y), None),
+                        [C.sgd(z.parameters, C.learning_parameter_schedule(0.1))])
+    first = np.array([[1, 2, 3], [3, 2, 5]], np.float32)
+    second = np.array([[7, 0, 1], [5, 4, 1]], np.float32)
+    labels = np.eye(2, dtype=np.float32)
+    trainer.train_minibatch({x: first, y: labels})
+    trainer.train_minibatch({x: second, y: labels})
+    stats = {c.name: c.value for c in z.constants}
+    np.testing.assert_array_equal(stats["aggregate_mean"], [2, 2, 4])
+    np.testing.assert_array_equal(stats["aggregate_variance"], [2, 0, 2])
+    assert stats["aggregate_count"] == 4
+    np.testing.assert_allclose(z.eval({x: second}), [[-331.79346, -568.321], [338.55475, 575.1469]], rtol=1e-5)

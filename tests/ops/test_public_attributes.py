@@ -125,3 +125,13 @@ def test_batch_normalization_engine_choice_is_saved(tmp_path):
             loaded, lambda n: isinstance(n, C.Function) and n.op_name == 'BatchNormalization' and not n.is_block,
             depth=-1)
         assert [n.attributes['useCuDNNEngine'] for n in bn] == [not use_cntk_engine]
+
+
+def test_unpooling():
+    x = C.input_variable((1, 4, 4))
+    p = C.pooling(x, C.MAX_POOLING, (2, 2), strides=(2, 2))
+    assert attrs(C.unpooling(p, x, C.MAX_UNPOOLING, (2, 2), strides=(2, 2))) == {
+        'autoPadding': [False], 'lowerPad': (0,), 'poolingType': 0, 'strides': (2, 2),
+        'unpoolingWindowShape': (2, 2), 'upperPad': (0,)}
+    layer = C.layers.MaxUnpooling((2, 2), strides=2)(C.layers.MaxPooling((2, 2), strides=2)(x), x)
+    assert layer.root_function.block_root.attributes['autoPadding'] == [False, False]
