@@ -19,9 +19,9 @@ def _inject_name(f, name):
         return f
     if not isinstance(f, Function):
         f = Function(f)
-    if len(f.outputs) == 1:
-        return alias(f, name=name)
-    return combine(list(f.outputs), name=name)
+    named = alias(f, name=name) if len(f.outputs) == 1 else combine(list(f.outputs), name=name)
+    # f's arguments in f's order (@Function's Python order), as CNTK's graph keeps them
+    return Function._composite(list(named.outputs), arg_order=list(f.arguments), same_as=named)
 
 
 def _initializer_for(init, rank_params=None):

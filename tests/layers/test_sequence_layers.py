@@ -170,3 +170,15 @@ def test_past_value_window_stacks_along_a_new_leading_axis():
     np.testing.assert_array_equal(out[w.outputs[1]], [[[1], [1]]])
     p = C.placeholder()
     assert C.splice(p, p, axis=C.Axis.new_leading_axis())(C.input_variable((2, 3))).shape == (2, 2, 3)
+
+
+def test_a_named_unfold_from_keeps_its_argument_order():
+    # CNTK 2.7: (initial_state, dynamic_axes_like) whether or not the layer is named (values from CNTK 2.7)
+    unfold = UnfoldFrom(lambda h: h * 0.5 + 1, name='uu')
+    assert [a.name for a in unfold.arguments] == ['initial_state', 'dynamic_axes_like']
+    h0 = C.input_variable(2)
+    x = C.sequence.input_variable(2)
+    out = unfold(h0, x).eval({h0: np.array([[1, 0], [0, 1]], np.float32),
+                              x: [np.ones((3, 2), np.float32), np.ones((1, 2), np.float32)]})
+    np.testing.assert_allclose(out[0], [[1.5, 1.0], [1.75, 1.5], [1.875, 1.75]])
+    np.testing.assert_allclose(out[1], [[1.0, 1.5]])
