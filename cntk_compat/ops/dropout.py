@@ -9,8 +9,8 @@ non-sequence data drops the elements CNTK drops.
 
 Over sequences CNTK masks its own minibatch layout (ops/_packed_layout.py), the gaps included, which draw
 values too. The mask here is drawn over that layout and read back per
-sequence, so a dropout over sequences drops the elements CNTK drops. Inside a recurrent loop's step (one time
-step at a time) the step's batch is masked in its own order.
+sequence, so a dropout over sequences drops the elements CNTK drops. Inside a recurrent loop (stepwise: one time
+step at a time) the step's batch is masked in its own order, which is CNTK's while no two sequences share a slot.
 """
 import numpy as np
 import torch
@@ -53,7 +53,7 @@ def _dropout(x, random, training, masks):
     return x * scale.to(device=x.device, dtype=x.dtype)
 
 
-register_op("Dropout", _same_infer, _dropout, uses_training=True, uses_random=True, uses_masks=True)
+register_op("Dropout", _same_infer, _dropout, uses_training=True, uses_random=True, uses_masks=True, stepwise=True)
 
 
 def dropout(x, dropout_rate=0.0, seed=SentinelValueForAutoSelectRandomSeed, name=""):
