@@ -28,10 +28,15 @@ def _reshape_infer(inputs, attributes):
     part = x._shape[b:e]
     new = list(attributes["shape"])
     size = math.prod(part) if all(d >= 0 for d in part) else None
-    if new.count(-1) > 1 or any(d < -1 for d in new):
+    if new.count(-1) > 1 or any(d < -1 and d != FreeDimension for d in new):
         raise ValueError("reshape: at most one inferred dimension (-1) is allowed, got %s" % (tuple(new),))
+    if FreeDimension in new and size is not None:
+        raise RuntimeError("reshape: the new shape %s has a free dimension (-3), but the input's shape %s is known"
+                           % (tuple(new), x._shape))
     if -1 in new and size is None and all(d >= 0 or d == FreeDimension for d in part):
         new[new.index(-1)] = FreeDimension  # sized at run time from the free input dimensions
+    elif FreeDimension in new:  # a free dimension (-3) of a free input is sized at run time
+        pass
     elif -1 in new and size is not None:
         known = math.prod(d for d in new if d != -1)
         if known == 0 or size % known:
@@ -61,6 +66,9 @@ def _reshape_prepare(node):
     begin, end = _reshape_range(a, rank)
     kept_after = rank - end
     new_shape = out._shape[begin:len(out._shape) - kept_after]
+    if new_shape.count(FreeDimension) > 1:
+        raise ValueError("reshape: more than one dimension of the new shape %s is free (-3, or -1 of a free input), "
+                         "so the data cannot size them" % (tuple(a["shape"]),))
     return {"n_dyn": x._n_dynamic, "begin": begin, "end": kept_after,
             "new_shape": tuple(-1 if d == FreeDimension else d for d in new_shape)}
 
