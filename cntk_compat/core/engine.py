@@ -332,8 +332,12 @@ def evaluate(function, arguments, outputs, device=None, as_numpy=True, training=
     return {o: _convert(o, t, info.lengths_by_axis, as_numpy) for o, t in zip(outputs, tensors)}
 
 
-class ForwardState(object):
-    def __init__(self, outputs, results, wrt, lengths):
+class BackPropState(object):
+    """What forward() keeps for backward() (CNTK's class name): the Function, the outputs computed, their
+    tensors, the tensors gradients may be taken for, the sequence lengths."""
+
+    def __init__(self, function, outputs, results, wrt, lengths):
+        self.function = function
         self.outputs = outputs
         self.results = results
         self.wrt = wrt
@@ -363,7 +367,7 @@ def forward(function, arguments, outputs=None, keep_for_backward=None, device=No
         with torch.no_grad(), one_pass():
             results = _take_made_masks(module, module(*tensors), lengths)
     by_var = dict(zip(compute, results))
-    state = ForwardState(compute, by_var, wrt, lengths)
+    state = BackPropState(function, compute, by_var, wrt, lengths)
     return state, {o: _convert(o, by_var[o], lengths, as_numpy) for o in outs}
 
 
@@ -413,13 +417,10 @@ def backward(state, root_gradients, variables, as_numpy=True):
         roots.append(t)
         grads.append(g.reshape(t.shape))
     wanted = [as_variable(v) for v in variables]
-    for v in wanted:
-        if v not in state.wrt:
-            raise ValueError("backward: no gradient is available for %s (it needs needs_gradient=True, or it is "
-                             "not an input of the Function)" % (v.name or v.uid))
+    _check_gradients_wanted(state, wanted)
     # without a differentiable path from the roots to a variable, CNTK's gradient is zero
     live = [(r, g) for r, g in zip(roots, grads) if r.requires_grad]
-    sources = [k for k, v in enumerate(wanted) if state.wrt[v] is not None and state.wrt[v].requires_grad]
+    sources = [k for k, v in enumerate(wanted) if state.wrt[v].requires_grad]
     got = [None] * len(wanted)
     if live and sources:
         found = torch.autograd.grad([r for r, _ in live], [state.wrt[wanted[k]] for k in sources],
@@ -440,6 +441,34 @@ def backward(state, root_gradients, variables, as_numpy=True):
             sparse = _sparse_gradients(state.outputs)
         result[v] = Value(_tensor=g.detach(), _lengths=None, _is_sparse=sparse(v))
     return result
+
+
+def _refused(message):
+    """A ValueError CNTK 2.7's native library raises (and announces) for a gradient it cannot give."""
+    announce(message)
+    return ValueError(message)
+
+
+def _check_gradients_wanted(state, wanted):
+    """CNTK's errors for gradients asked of backward or grad: none at all, one of a variable that is not a leaf
+    of the Function (an output inside it, a parameter of another graph), one of a leaf without a gradient (a
+    Constant, an input without needs_gradient)."""
+    function = state.function
+    if not wanted:
+        raise _refused("Function '%r' Backward: List of inputs to compute gradients for, must not be empty."
+                       % (function,))
+    leaves = None
+    for v in wanted:
+        if v in state.wrt:
+            continue
+        if leaves is None:
+            leaves = {leaf.uid for leaf in function.inputs}
+        if v.is_output or v.uid not in leaves:
+            raise _refused("Gradient requested for Variable '%r' which is not a leaf input (Input, Parameter or "
+                           "Constant) of the Function '%r'; this is currently unsupported." % (v, function))
+        raise _refused("Gradient value incorrectly requested for Variable '%r', an Output or Constant or Input "
+                       "Variable with NeedsGradient setting of false, or an input for which gradient computation "
+                       "was explicitly excluded." % (v,))
 
 
 def _sparse_gradients(roots):
@@ -495,9 +524,10 @@ def grad(function, at, wrt=None, outputs=None, device=None, as_numpy=True, grad_
     if wrt is None:
         wrt = [a for a in function.arguments if a.needs_gradient]
         if not wrt:
-            raise ValueError("None of the Function '%s' arguments have 'needs_gradient == True'" % function)
+            raise ValueError("None of the Function '%s' arguments have 'needs_gradient == True'" % (function,))
     single = not isinstance(wrt, (list, tuple))
     wrt_list = [as_variable(v) for v in ([wrt] if single else wrt)]
+    wrt_list = list(dict.fromkeys(wrt_list))  # a variable named twice is one
     _check_gradient_leaves(function, wrt_list)
     outs = [as_variable(o) for o in (outputs or [])]
     state, out_values = forward(function, at, outs + [root], keep_for_backward=[root], device=device,

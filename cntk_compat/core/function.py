@@ -20,12 +20,13 @@ from .dtypes import check_operand_dtypes, promote
 from .graph import _as_found, find_all_with_name as _find_all, find_by_name as _find_one, node_inputs_native_order, walk
 from .hooks import hook, provide
 from .lowering import lower
+from .native_errors import announce
 from .operators import TensorOpsMixin
 from .registry import OpDef, get_op, register_op, register_udf_loader
 from .block_arguments import block_argument_of, note_block_arguments
 from .reinference import infer_in_place, substitute_in_place
 from .uid import new_uid
-from .variable_type import VariableType, function_type, input_from_type, sanitize_type, variable_from_annotation
+from .variable_type import VariableType, input_from_type, sanitize_type, variable_from_annotation
 from .variables import (Constant, Parameter, Placeholder, Variable, make_output, typed_placeholder)
 
 
@@ -347,7 +348,11 @@ class Function(TensorOpsMixin):
     @property
     def output(self):
         if len(self._outputs) != 1:
-            raise ValueError("output: this Function has %d outputs; use .outputs" % len(self._outputs))
+            # CNTK 2.7's native library refuses (and announces) it
+            message = ("A Function instance '%r' with more than one output cannot be implicitly converted to a "
+                       "Variable." % (self,))
+            announce(message)
+            raise RuntimeError(message)
         return self._outputs[0]
 
     @property
@@ -447,10 +452,6 @@ class Function(TensorOpsMixin):
     @property
     def placeholders(self):
         return tuple(v for v in self._leaves() if v.is_placeholder)
-
-    @property
-    def type(self):
-        return function_type(self)
 
     def find_all_with_name(self, name, depth=0):
         return _find_all(self, name, depth)

@@ -80,23 +80,4 @@ def input_from_type(t, name=""):
                     dynamic_axes=axes, name=name)
 
 
-def variable_type(v):
-    return VariableType(shape=v._shape, dtype=v.dtype, needs_gradient=v.needs_gradient,
-                        is_sparse=v.is_sparse, dynamic_axes=tuple(v.dynamic_axes))
-
-
-class FunctionType(object):
-    def __init__(self, arguments, outputs):
-        self.arguments = tuple(arguments)
-        self.outputs = tuple(outputs)
-
-    def __str__(self):
-        outs = self.outputs
-        out = ("Tuple[" + ", ".join(str(o) for o in outs) + "]") if len(outs) > 1 else str(outs[0])
-        return "(" + ", ".join(str(a) for a in self.arguments) + ") -> " + out
-
-
-def function_type(f):
-    return FunctionType([variable_type(a) for a in f.signature], [variable_type(o) for o in f.outputs])
-
 Variable._Type = VariableType

@@ -114,6 +114,9 @@ class VariableMixin(object):
 
     @property
     def owner(self):
+        """The Function this variable is an output of; CNTK 2.7 raises a RuntimeError for any other variable."""
+        if self._kind != VariableKind.OUTPUT:
+            raise RuntimeError("called owner() on a variable that is not an output variable")
         return self._owner
 
     @property

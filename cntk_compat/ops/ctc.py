@@ -62,10 +62,10 @@ def _size(v):
 
 def _graph_maker(graph):
     """The variable that really carries graph (looking inside blocks) and the Function computing it."""
-    owner = graph.owner
+    owner = graph.owner if graph.is_output else None
     while owner is not None and owner.is_block:
         graph = owner.block_root.outputs[[o.uid for o in owner.outputs].index(graph.uid)]
-        owner = graph.owner
+        owner = graph.owner if graph.is_output else None
     return graph, owner
 
 

@@ -101,7 +101,7 @@ def _first_batched_variable(var):
             seen.add(v.uid)
             if v is not var and v._has_batch:
                 found = v
-            elif v.owner is not None:
+            elif v.is_output:
                 stack.extend(reversed(v.owner.root_function.inputs))
         if len(_BATCHED_BELOW) > 1024:
             _BATCHED_BELOW.clear()
