@@ -17,7 +17,10 @@ _PRECISION_NAMES = {
     "float": np.float32, "float32": np.float32, "single": np.float32,
     "double": np.float64, "float64": np.float64,
     "float16": np.float16, "half": np.float16,
+    "int8": np.int8, "int8_t": np.int8, "int16": np.int16, "int16_t": np.int16,
 }
+# the numpy scalar types CNTK names (a numpy dtype of one of them is accepted too)
+_KNOWN_TYPES = (np.float32, np.float64, np.float16, np.int8, np.int16)
 
 
 _CNTK_DATA_TYPE_CODES = {1: np.float32, 2: np.float64, 4: np.float16}
@@ -35,46 +38,42 @@ def data_type_code(dtype):
 
 
 def sanitize_dtype(dtype, argument="dtype", storage=False):
-    """A numpy float dtype from anything CNTK accepts as a dtype; None stays None (to be inferred). With
-    ``storage``, also int8 and int16 (CNTK's DataType_Int8 / DataType_Int16), which CNTK stores but computes
-    with no op."""
-    if storage:
-        if isinstance(dtype, (int, np.integer)) and not isinstance(dtype, bool) and \
-                int(dtype) in (DataType_Int8, DataType_Int16):
-            return np.dtype(np.int8 if int(dtype) == DataType_Int8 else np.int16)
-        if isinstance(dtype, torch.dtype) and dtype in (torch.int8, torch.int16):
-            return np.dtype(np.int8 if dtype == torch.int8 else np.int16)
-        if isinstance(dtype, type) or isinstance(dtype, np.dtype):
-            try:
-                if np.dtype(dtype) in _STORAGE_TO_TORCH:
-                    return np.dtype(dtype)
-            except TypeError:
-                pass
+    """A numpy dtype from anything CNTK 2.7 accepts as a dtype (its sanitize_dtype_cntk); None, or CNTK's
+    DataType_Unknown, gives None (to be inferred). As in CNTK: the Python type ``float`` is float64 and ``int``
+    float32, a numpy dtype object of integers float32 (np.dtype('int32'); the scalar type np.int32 is refused;
+    here np.dtype('int8') and np.dtype('int16') stay themselves, as the scalar types),
+    and anything else a ValueError. With ``storage``, also int8 and int16 (CNTK's DataType_Int8 / Int16), which
+    CNTK stores but computes with no op."""
     if dtype is None:
         return None
-    if isinstance(dtype, str):
+    if isinstance(dtype, (int, np.integer)) and not isinstance(dtype, bool):
+        code = int(dtype)
+        if code == DataType_Unknown:
+            return None
+        dt = _CNTK_DATA_TYPE_CODES.get(code) or {DataType_Int8: np.int8, DataType_Int16: np.int16}.get(code)
+        if dt is None:
+            raise ValueError('%s: data type "%s" is not supported' % (argument, dtype))
+        dt = np.dtype(dt)
+    elif isinstance(dtype, str):
         if dtype not in _PRECISION_NAMES:
-            raise ValueError("%s: unknown precision %r; expected one of %s"
+            raise ValueError('%s: data type "%s" is not supported; expected one of %s'
                              % (argument, dtype, ", ".join(sorted(_PRECISION_NAMES))))
-        return np.dtype(_PRECISION_NAMES[dtype])
-    if isinstance(dtype, torch.dtype):
-        for np_dt, t_dt in _TO_TORCH.items():
-            if t_dt == dtype:
-                return np_dt
-    if dtype is float:
-        return np.dtype(np.float32)
-    if isinstance(dtype, (int, np.integer)) and not isinstance(dtype, bool) and int(dtype) == 0:
-        return None  # CNTK's DataType_Unknown: to be inferred
-    if isinstance(dtype, (bool, int, np.integer)) and int(dtype) in _CNTK_DATA_TYPE_CODES:
-        return np.dtype(_CNTK_DATA_TYPE_CODES[int(dtype)])  # CNTK's own DataType enum values
-    try:
+        dt = np.dtype(_PRECISION_NAMES[dtype])
+    elif isinstance(dtype, torch.dtype):
+        dt = next((d for d, t in list(_TO_TORCH.items()) + list(_STORAGE_TO_TORCH.items()) if t == dtype), None)
+        if dt is None:
+            raise ValueError('%s: data type "%s" is not supported' % (argument, dtype))
+    elif isinstance(dtype, (type, np.dtype)) and dtype in _KNOWN_TYPES:
         dt = np.dtype(dtype)
-    except TypeError:
-        raise TypeError("%s: expected a numpy float dtype (np.float32, np.float64, np.float16), got %r"
-                        % (argument, dtype)) from None
-    if dt not in _TO_TORCH:
-        also = " (int8 and int16 for parameters, inputs and custom_proxy_op)" if dt in _STORAGE_TO_TORCH else ""
-        raise TypeError("%s: CNTK supports float32, float64 and float16 data%s, got %s" % (argument, also, dt))
+    elif dtype is int or (isinstance(dtype, np.dtype) and dtype.kind in "iu"):
+        dt = np.dtype(np.float32)
+    elif dtype is float:
+        dt = np.dtype(np.float64)
+    else:
+        raise ValueError('%s: data type "%s" is not supported' % (argument, dtype))
+    if dt in _STORAGE_TO_TORCH and not storage:
+        raise ValueError("%s: CNTK computes with float32, float64 and float16 data (int8 and int16 for "
+                         "parameters, constants, inputs and custom_proxy_op), got %s" % (argument, dt))
     return dt
 
 

@@ -25,13 +25,12 @@ def _check_dtype(var, arr):
     if arr.dtype == object:
         raise ValueError("%s: dtype object is not supported; pass a batch of sequences as a Python list of "
                          "numpy arrays" % _describe(var))
-    if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
-        raise TypeError("%s: expected numeric data, got dtype %s" % (_describe(var), arr.dtype))
-    if np.issubdtype(arr.dtype, np.complexfloating):
-        raise ValueError("%s: only integer, bool, float16, float32 and float64 data are supported, got %s (its "
-                         "imaginary part would be lost)" % (_describe(var), arr.dtype))
-    if arr.dtype != var._dtype:
-        warn_dtype_conversion(var, arr.dtype)
+    # CNTK 2.7 converts bool, the float types and numpy's default integer (int64; its test
+    # np.issubdtype(dtype, int) is false for the other integer types under the numpy it ran with)
+    if arr.dtype not in (np.bool_, np.float16, np.float32, np.float64, np.int_):
+        raise ValueError("%s: only integer, bool, float32, float64 and float16 are supported, you gave %s"
+                         % (_describe(var), arr.dtype))
+    warn_dtype_conversion(var, arr.dtype)
 
 
 def _shape_text(shape):

@@ -18,6 +18,12 @@ from .one_hot import (carry_one_hot_record, csr_one_hot_columns, record_one_hot_
 from .sequence_masks import host_mask
 
 
+def _check_element_type(dtype):
+    """CNTK's native NDArrayView and Value take arrays of these element types only (a RuntimeError otherwise)."""
+    if np.dtype(dtype) not in (np.int8, np.int16, np.float16, np.float32, np.float64):
+        raise RuntimeError("NumPy array of type int8, int16, float16, float32 or float64 expected")
+
+
 def _dense_sample(sample, dtype):
     if sparse.issparse(sample):
         return np.asarray(sample.todense(), dtype=dtype)
@@ -41,7 +47,9 @@ class _NativeNDArrayView(object):
     def __init__(self, shape, data_type, device=None):
         dtype = sanitize_dtype(data_type, "NDArrayView data_type", storage=True)
         if dtype is None:
-            raise ValueError("NDArrayView: data_type must be a float type, got %r" % (data_type,))
+            from .native_errors import announce
+            announce("Unknown DataType.")  # CNTK's native constructor refuses DataType_Unknown
+            raise RuntimeError("Unknown DataType.")
         shape = (int(shape),) if np.isscalar(shape) else tuple(int(d) for d in shape)
         self.tensor = torch.zeros(shape, dtype=to_torch_dtype(dtype), device=_device.resolve(device))
         self._is_sparse = False
@@ -55,27 +63,43 @@ class _NativeNDArrayView(object):
 
     @staticmethod
     def from_dense(np_array, device=None, read_only=False, borrow=False):
+        """The array's data on ``device``: a copy, unless ``borrow`` lets a CPU view share the array's memory."""
         if not isinstance(np_array, np.ndarray):
-            raise TypeError("from_dense: expected a numpy.ndarray, got %s" % type(np_array).__name__)
-        warn_not_c_contiguous(np_array)
-        return NDArrayView._wrap(_device.copy_to(torch.as_tensor(np.asarray(np_array)), _device.resolve(device)))
+            raise TypeError("data must be of type numpy.ndarray and not %s" % type(np_array))
+        _check_element_type(np_array.dtype)
+        if not np_array.flags.c_contiguous:
+            warn_not_c_contiguous(np_array)
+            borrow = False  # the contiguous copy is a temporary
+        tensor = torch.as_tensor(np_array if borrow else np.array(np_array, order="C"))
+        return NDArrayView._wrap(_device.copy_to(tensor, _device.resolve(device)))
 
     @staticmethod
     def from_csr(csr_array, device=None, read_only=False, borrow=False, shape=None):
         if not sparse.isspmatrix_csr(csr_array):
-            raise TypeError("from_csr: expected a scipy.sparse.csr_matrix, got %s" % type(csr_array).__name__)
-        dense = np.asarray(csr_array.todense())
-        if shape is not None:
-            dense = dense.reshape(shape)
+            raise TypeError("only CSR is supported as of now. Please convert your data using 'tocsr()'")
+        shape = csr_array.shape if shape is None else tuple(shape)
+        if shape[-1] != csr_array.shape[-1]:
+            raise ValueError("csr_matrix row size (%d) does not match the least significant axis dimension (%d) of "
+                             "the NDArrayView shape" % (csr_array.shape[-1], shape[-1]))
+        if int(np.prod(csr_array.shape)) != int(np.prod(shape)):
+            raise ValueError("csr_matrix total size (%d) does not match the total size (%d) of the NDArrayView "
+                             "shape" % (int(np.prod(csr_array.shape)), int(np.prod(shape))))
+        _check_element_type(csr_array.dtype)
+        dense = np.asarray(csr_array.todense()).reshape(shape)
         return NDArrayView._wrap(_device.copy_to(torch.as_tensor(dense), _device.resolve(device)), is_sparse=True)
 
     @staticmethod
     def from_data(data, device=None, read_only=False, borrow=False):
         if isinstance(data, NDArrayView):
             return data
+        if isinstance(data, np.number):
+            data = np.asarray(data)
+        if isinstance(data, np.ndarray):
+            return NDArrayView.from_dense(data, device, borrow=borrow)
         if sparse.issparse(data):
-            return NDArrayView.from_csr(sparse.csr_matrix(data), device)
-        return NDArrayView.from_dense(np.asarray(data), device)
+            return NDArrayView.from_csr(data, device, borrow=borrow)
+        raise TypeError('data type "%s" is not supported. Please provide the data as a Python list of NumPy arrays '
+                        'or Scipy CSR matrices.' % type(data))
 
     @property
     def shape(self):
@@ -188,15 +212,17 @@ class _NativeValue(object):
 
     def __init__(self, batch=None, seq_starts=None, device=None, _tensor=None, _lengths=None,
                  _is_sparse=False, _slots=None):
-        if sparse.isspmatrix_csr(batch):
-            batch = NDArrayView.from_csr(batch, device)
-        if isinstance(batch, NDArrayView):
+        if _tensor is None:
+            # as CNTK's: a numpy array (copied) or a CSR matrix becomes an NDArrayView, and only a view will do
+            if isinstance(batch, np.ndarray):
+                batch = NDArrayView.from_dense(batch, device)
+            elif sparse.isspmatrix_csr(batch):
+                batch = NDArrayView.from_csr(batch, device)
+            if not isinstance(batch, NDArrayView):
+                raise NotImplementedError("Wrong number or type of arguments for overloaded function 'new_Value'.")
             _tensor, _is_sparse = batch.tensor, batch.is_sparse
             if device is not None:
                 _tensor = _device.copy_to(_tensor, _device.resolve(device), users=True)
-        if _tensor is None:
-            v = Value._from_list_or_array(batch, None, device)
-            _tensor, _lengths, _is_sparse = v.tensor, v.lengths, v._is_sparse
         self.tensor = _tensor
         self.lengths = _lengths
         self._is_sparse = _is_sparse
@@ -216,15 +242,6 @@ class _NativeValue(object):
             raise ValueError("seq_starts: %d sequences, but %d sequence begin markers"
                              % (len(self.lengths), len(seq_starts)))
         self.slots = SequenceSlots(np.arange(len(self.lengths)), [bool(s) for s in seq_starts])
-
-    @staticmethod
-    def _from_list_or_array(batch, dtype, device):
-        if isinstance(batch, np.ndarray):
-            warn_not_c_contiguous(batch)
-            return Value(_tensor=_device.copy_to(torch.as_tensor(batch), _device.resolve(device)))
-        if isinstance(batch, list):
-            return Value.from_batch(batch, is_sequence=True, is_sparse=False, dtype=dtype, device=device)
-        raise TypeError("Value: batch must be a numpy array or a list of arrays, got %s" % type(batch).__name__)
 
     @staticmethod
     def from_batch(batch, is_sequence, is_sparse=False, dtype=None, shape=None, device=None):
@@ -380,11 +397,16 @@ class _NativeValue(object):
 
     @property
     def mask(self):
-        """Per (sequence, step), as int8: 2 for a sequence start, 1 for a valid step, 0 for padding."""
+        """Per (sequence, step), as int8: 2 for a sequence start, 1 for a valid step, 0 for padding. As in CNTK 2.7,
+        a Value has a mask only where a sequence is shorter than the longest or continues one of the previous
+        minibatch: else (no sequence axis, or whole sequences of one length) asking for it is an AttributeError
+        (CNTK's Python wrapper calls asarray() on the native None)."""
         self._check_valid()
-        if self.lengths is None:
-            return np.ones(self.shape[:1], dtype=np.int8)
-        t_max = self.shape[1]
+        t_max = None if self.lengths is None else self.shape[1]
+        continues = self.slots is not None and not self.slots.starts.all()
+        if t_max is None or (not continues and all(n == t_max for n in self.lengths)):
+            raise AttributeError("this Value has no mask: its sequences all start here and have the same length "
+                                 "(CNTK 2.7 keeps no mask then)")
         m = (np.arange(t_max)[None, :] < np.asarray(self.lengths)[:, None]).astype(np.int8)
         starts = slice(None) if self.slots is None else self.slots.starts
         m[starts, 0] *= 2
@@ -392,7 +414,8 @@ class _NativeValue(object):
 
     def masked_count(self):
         """How many (sequence, step) cells are padding."""
-        return int((np.asarray(self.mask) == 0).sum())
+        self._check_valid()
+        return 0 if self.lengths is None else int(sum(self.shape[1] - n for n in self.lengths))
 
     def erase(self):
         """Frees the Value's storage: as in CNTK, the Value is invalid afterwards (its data can no longer be read)."""

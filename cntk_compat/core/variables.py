@@ -430,7 +430,7 @@ class Constant(_TensorHolder):
     def __init__(self, value=None, shape=None, dtype=default_override_or(np.float32), device=None, name=""):
         dtype = get_default_override(Constant, dtype=dtype)  # as Parameter's
         unknown = _is_unknown_data_type(dtype)
-        dtype = sanitize_dtype(dtype)
+        dtype = sanitize_dtype(dtype, storage=True)
         if value is None:
             value = 0
         if hasattr(value, "generate"):

@@ -52,10 +52,13 @@ class ReaderBatch(object):
         return [rows[a:b] for a, b in zip(self.sequences.offsets[:-1], self.sequences.offsets[1:])]
 
     def mask(self):
-        if not self.is_sequence:
-            return np.ones(len(self.sequences), dtype=np.int8)
-        lengths = self.sequences.lengths
-        t = self.shape[1]
+        """As a Value's mask: none (an AttributeError) without a sequence axis, or when every sequence starts
+        here and all have the same length, as CNTK 2.7's readers deliver such minibatches."""
+        lengths = self.sequences.lengths if self.is_sequence else None
+        t = None if lengths is None else self.shape[1]
+        if t is None or ((self.starts is None or np.all(self.starts)) and np.all(lengths == t)):
+            raise AttributeError("this minibatch has no mask: its sequences all start here and have the same "
+                                 "length (CNTK 2.7 keeps no mask then)")
         m = (np.arange(t)[None, :] < lengths[:, None]).astype(np.int8)
         begins = lengths > 0 if self.starts is None else (lengths > 0) & self.starts
         m[begins, 0] = 2

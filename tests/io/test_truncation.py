@@ -24,7 +24,8 @@ def test_slots_continue_their_sequences_and_refill(tmp_path):
     mb = src.next_minibatch(4)                      # 4 // 2 = 2 slots: the two sequences side by side
     assert pieces(mb, src) == [[0, 1], [10, 11]]
     assert pieces(mb, src, 'b') == [[0, -1], [-10, -11]]
-    assert np.array_equal(mb[src['a']].mask, [[2, 1], [2, 1]])
+    with pytest.raises(AttributeError):  # whole sequences of one length: no mask, as in CNTK 2.7
+        mb[src['a']].mask
     assert mb[src['a']].num_samples == 4 and not mb[src['a']].end_of_sweep
     mb = src.next_minibatch(4)                      # the second slot's sequence ends: it starts the next one
     assert pieces(mb, src) == [[2, 3], [12], [0]]
