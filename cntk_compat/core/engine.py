@@ -187,10 +187,13 @@ def prepare_inputs(outputs, arguments, device=None, plan=None, requested=None):
     outputs as CNTK's error for missing data names them, when they are not ``outputs`` (a Trainer's)."""
     plan = plan or call_plan(outputs)
     needed = plan.needed
-    if plan.unbound:
-        raise ValueError("the Function still has unbound placeholders (%s); apply it to input variables first, "
-                         "e.g. model(x)" % ", ".join(repr(a.name or a.uid) for a in plan.unbound))
     args, seq_starts = normalize_arguments(needed, arguments)
+    if plan.unbound:
+        if arguments is None or (isinstance(arguments, (dict, list)) and not arguments):
+            raise ValueError("function expects %i arguments" % len(dict.fromkeys(list(needed) + list(plan.unbound))))
+        # CNTK 2.7 cannot type such a graph: "Unknown DataType." (a RuntimeError)
+        raise RuntimeError("Unknown DataType.: the Function still has unbound placeholders (%s); apply it to input "
+                           "variables first, e.g. model(x)" % ", ".join(repr(a.name or a.uid) for a in plan.unbound))
     dev = _device.resolve(device)
     if plan.plain is not None and not seq_starts and len(args) == len(needed):
         plain = _plain_inputs(plan, args, dev)

@@ -18,12 +18,26 @@ def sanitize_operand(x, dtype=None, argument="operand"):
         return as_variable(x, argument)
     if isinstance(x, Variable._Type):
         raise ValueError("Input is a type object (%s). Did you mean to pass 'input_variable(**%s)'?" % (x, x))
-    if isinstance(x, (bool, int, float, np.number, np.ndarray, list, tuple)):
-        arr = np.asarray(x)
-        if arr.dtype == object:
-            raise TypeError("%s: cannot convert %r to a tensor" % (argument, x))
-        return Constant(arr, dtype=dtype or np.float32)
-    raise TypeError("%s: expected a Variable, Function, number or array, got %s" % (argument, type(x).__name__))
+    # as CNTK's sanitize_input: data that numpy cannot read as floats is a ValueError
+    if isinstance(x, list) and not x:
+        raise ValueError("%s: input is empty" % argument)
+    if not isinstance(x, (bool, int, float, np.number, np.ndarray, list, tuple)):
+        raise ValueError("%s: could not convert instance of type %s to an array" % (argument, type(x)))
+    arr = np.asarray(x)
+    if arr.dtype.kind not in "biuf":
+        try:
+            arr = np.asarray(x, dtype=np.float32)
+        except (ValueError, TypeError) as e:
+            raise ValueError("%s: %s" % (argument, e)) from None
+    return Constant(arr, dtype=dtype or np.float32)
+
+
+def refuse_integer_arrays(*xs):
+    """CNTK 2.7's binary ops (and times) type their operands with get_data_type, which refuses numpy arrays and
+    scalars of other than float types (a list of Python numbers is fine)."""
+    for x in xs:
+        if isinstance(x, (np.ndarray, np.inexact)) and x.dtype not in (np.float32, np.float64, np.float16):
+            raise ValueError('NumPy type "%s" is not supported' % x.dtype)
 
 
 def _numpy_operands_dtype(xs):

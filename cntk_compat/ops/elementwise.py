@@ -10,7 +10,8 @@ import torch.nn.functional as F
 
 from ..core import rounding
 from ..core.function import as_variable
-from ._common import is_symbolic, make, register_elementwise, require_matching_dynamic_axes, sanitize_operands
+from ._common import (is_symbolic, make, refuse_integer_arrays, register_elementwise, require_matching_dynamic_axes,
+                      sanitize_operands)
 
 # -- unary ---------------------------------------------------------------------------------------
 
@@ -528,6 +529,8 @@ _LOGICAL = ("element_and", "element_or", "element_xor")
 
 def _binary(public, a, b, name):
     op_name, _, arg_names = _BINARY[public]
+    if public not in _LOGICAL and public != "param_relu":
+        refuse_integer_arrays(a, b)
     a, b = sanitize_operands(a, b, names=list(arg_names), numpy_precision=public not in _LOGICAL)
     return make(op_name, [a, b], None, name)
 

@@ -6,7 +6,7 @@ import torch
 from ..core.dtypes import promote
 from ..core.one_hot import recorded_one_hot_columns, recorded_present_rows
 from ..core.registry import OutputSpec, register_op
-from ._common import make, operand_dynamic_axes, sanitize_operands
+from ._common import make, operand_dynamic_axes, refuse_integer_arrays, sanitize_operands
 
 TIMES_NO_INFERRED_INPUT_RANK = -1
 TIMES_REDUCE_SEQUENCE_AXIS_WITHOUT_INFERRED_INPUT_RANK = -3
@@ -142,6 +142,7 @@ register_op("Times", _times_infer, _times, prepare=_times_prepare, algebra="matm
 def times(left, right, output_rank=1, infer_input_rank_to_map=TIMES_NO_INFERRED_INPUT_RANK, name=""):
     """Tensor product of left and right: the trailing axes of left are reduced against the leading axes of
     right; the last ``output_rank`` axes of right remain."""
+    refuse_integer_arrays(left, right)
     left, right = sanitize_operands(left, right, names=["left", "right"])
     if int(infer_input_rank_to_map) == TIMES_REDUCE_SEQUENCE_AXIS_WITHOUT_INFERRED_INPUT_RANK and \
             (left._sequence_axis is not None or right._sequence_axis is not None):
@@ -195,5 +196,6 @@ register_op("TransposeTimes", _times_transpose_infer, _times_transpose, prepare=
 
 
 def times_transpose(left, right, name=""):
+    refuse_integer_arrays(left, right)
     left, right = sanitize_operands(left, right, names=["left", "right"])
     return make("TransposeTimes", [left, right], None, name)

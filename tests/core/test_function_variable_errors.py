@@ -89,3 +89,13 @@ def test_backward_refuses_what_cntk_refuses(capsys):
     with pytest.raises(ValueError, match="Backward: List of inputs to compute gradients for, must not be empty"):
         f.backward(state, roots, variables=set())
     assert type(state).__name__ == 'BackPropState'
+
+
+def test_evaluating_a_graph_with_unbound_placeholders():
+    f = C.sigmoid(C.placeholder((2,)))
+    with pytest.raises(RuntimeError, match="Unknown DataType"):
+        f.eval({f.placeholders[0]: np.ones((1, 2), np.float32)})
+    with pytest.raises(RuntimeError, match="Unknown DataType"):
+        f.eval(np.ones((1, 2), np.float32))
+    with pytest.raises(ValueError, match="function expects 1 arguments"):
+        f.eval()
