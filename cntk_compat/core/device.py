@@ -73,6 +73,23 @@ class DeviceDescriptor(object):
     def as_string(self):
         return repr(self)
 
+    # the static methods of CNTK's native DeviceDescriptor, which cntk.device's functions wrap
+    @staticmethod
+    def cpu_device():
+        return cpu()
+
+    @staticmethod
+    def gpu_device(device_id):
+        return gpu(device_id)
+
+    @staticmethod
+    def use_default_device():
+        return use_default_device()
+
+    @staticmethod
+    def all_devices():
+        return all_devices()
+
 
 def cpu():
     return DeviceDescriptor(DeviceKind.CPU)
@@ -143,8 +160,12 @@ def use_default_device():
 def try_set_default_device(new_default_device, acquire_device_lock=False):
     """Makes the device the default and returns True, or returns False (changing nothing) when the device is a
     GPU this process cannot use, or a CPU to be locked (only a GPU can be, as in CNTK)."""
+    if new_default_device is None:
+        raise ValueError("try_set_default_device: new_default_device must be a DeviceDescriptor, not None")
     if not isinstance(new_default_device, DeviceDescriptor):
-        raise TypeError("try_set_default_device: expected a DeviceDescriptor, got %r" % (new_default_device,))
+        # CNTK's SWIG layer: no overload takes it
+        raise NotImplementedError("Wrong number or type of arguments for overloaded function "
+                                  "'DeviceDescriptor_try_set_default_device' (got %r)" % (new_default_device,))
     if acquire_device_lock and new_default_device.type() == DeviceKind.CPU:
         return False  # as in CNTK, only a GPU can be locked for this process; the default stays as it was
     if new_default_device.type() == DeviceKind.GPU and \
@@ -158,10 +179,21 @@ def set_excluded_devices(excluded_devices):
     return None
 
 
+class GPUProperties(object):
+    """A GPU's properties, with the fields of CNTK's cntk_py.GPUProperties (total_memory in MB)."""
+
+    def __init__(self, device_id, version_major, version_minor, cuda_cores, name, total_memory):
+        self.device_id, self.version_major, self.version_minor = device_id, version_major, version_minor
+        self.cuda_cores, self.name, self.total_memory = cuda_cores, name, total_memory
+
+
+@native_entry_point
 def get_gpu_properties(device):
+    if device.type() != DeviceKind.GPU:
+        raise ValueError("GPU properties cannot be obtained for a CPU device.")
     props = torch.cuda.get_device_properties(device.id)
-    return {"device_id": device.id, "name": props.name, "total_memory": props.total_memory // (1 << 20),
-            "cuda_cores": props.multi_processor_count}
+    return GPUProperties(int(device.id), props.major, props.minor, props.multi_processor_count, props.name,
+                         props.total_memory // (1 << 20))
 
 
 def default_torch_device():

@@ -371,8 +371,15 @@ class Function(TensorOpsMixin):
         evaluation uses the new value (a new seed restarts the stream: its rngOffset goes back to 0)."""
         attrs = self._root._attributes
         if name not in ("dropoutRate", "rngSeed") or name not in attrs:
-            raise ValueError("set_attribute: %r cannot be set on %s (settable: 'dropoutRate' of dropout, 'rngSeed' "
-                             "of random ops)" % (name, self._root._op_name))
+            # CNTK 2.7's native refusals (announced); settable: 'dropoutRate' of dropout, 'rngSeed' of random ops
+            if name == "rngSeed":
+                message = "Cannot set random seed on '%s' function." % self._root._op_name
+            elif name == "dropoutRate":
+                message = "Cannot set dropout rate on '%s' function." % self._root._op_name
+            else:
+                message = "SetAttribute: '%s' is not supported (this attribute cannot be updated)." % (name,)
+            announce(message)
+            raise RuntimeError(message)
         if name == "dropoutRate":
             attrs[name] = float(value)
         else:

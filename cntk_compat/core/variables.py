@@ -236,15 +236,16 @@ class Variable(VariableMixin, TensorOpsMixin):
         """As CNTK prints a variable: ``Input('x', [#, *], [2 x 3])``: kind, name (else uid), dynamic axes
         (``#`` the batch axis, ``*`` the default sequence axis), static shape (``?`` inferred, ``*`` free)."""
         axes = "[???]" if self._dynamic_axes is None else dynamic_axes_text(self.dynamic_axes)
-        if self._shape is None:
-            shape = "[???]"
-        else:
-            shape = "[%s]" % " x ".join("?" if d == InferredDimension else "*" if d == FreeDimension else str(d)
-                                        for d in self._shape)
+        shape = "[???]" if self._shape is None else _shape_text(self._shape)
         return "%s('%s', %s, %s)" % (self._kind, self._name or self._uid, axes, shape)
 
     def __str__(self):
         return self.__repr__()
+
+
+def _shape_text(shape):
+    """A shape as CNTK prints it: [2 x 3] (``?`` an inferred dimension, ``*`` a free one)."""
+    return "[%s]" % " x ".join("?" if d == InferredDimension else "*" if d == FreeDimension else str(d) for d in shape)
 
 
 def _warn_not_c_contiguous(value):
@@ -337,6 +338,18 @@ class _TensorHolder(Variable):
 
     @value.setter
     def value(self, val):
+        # as CNTK 2.7: a numpy array (converted to the element type) or an NDArrayView of the very shape
+        from .value import NDArrayView
+        if isinstance(val, np.ndarray):
+            val = val.astype(self._dtype)
+        elif not isinstance(val, NDArrayView):
+            raise TypeError("Unsupported value type: %s" % type(val))
+        if tuple(val.shape) != tuple(self.shape):
+            from .native_errors import announce
+            message = ("Variable '%r' SetValue(): 'source' shape '%s' differs 'destination' shape '%s'."
+                       % (self, _shape_text(val.shape), _shape_text(self.shape)))
+            announce(message)
+            raise RuntimeError(message)
         self.set_value(val)
 
     def asarray(self):

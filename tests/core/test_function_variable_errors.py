@@ -99,3 +99,17 @@ def test_evaluating_a_graph_with_unbound_placeholders():
         f.eval(np.ones((1, 2), np.float32))
     with pytest.raises(ValueError, match="function expects 1 arguments"):
         f.eval()
+
+
+def test_set_attribute_refusals_are_runtime_errors():
+    x = C.input_variable(2)
+    d = C.dropout(x, 0.5)
+    d.root_function.set_attribute('dropoutRate', 0.2)
+    assert d.root_function.attributes['dropoutRate'] == 0.2
+    with pytest.raises(RuntimeError, match="SetAttribute: 'rngOffset' is not supported \\(this attribute cannot be "
+                                           "updated\\)"):
+        d.root_function.set_attribute('rngOffset', 1)
+    with pytest.raises(RuntimeError, match="Cannot set random seed on 'ReLU' function"):
+        C.relu(x).root_function.set_attribute('rngSeed', 1)
+    with pytest.raises(RuntimeError):
+        C.relu(x).root_function.set_attribute('dropoutRate', 0.1)

@@ -99,3 +99,22 @@ def test_dtype_arguments_cntk_refuses(dtype):
                  lambda: C.constant(1.0, shape=(2,), dtype=dtype), lambda: C.NDArrayView((2,), dtype)):
         with pytest.raises(ValueError, match="is not supported"):
             make()
+
+
+def test_setting_a_parameters_or_constants_value():
+    p = C.parameter((2, 3), init=0.5, name='p')
+    p.value = np.full((2, 3), 2.0)  # float64: converted
+    assert p.value.dtype == np.float32 and p.value[0, 0] == 2
+    p.value = C.NDArrayView.from_dense(np.zeros((2, 3), np.float32))
+    assert p.value.sum() == 0
+    with pytest.raises(RuntimeError, match="Variable 'Parameter\\('p', \\[\\], \\[2 x 3\\]\\)' SetValue\\(\\): "
+                                           "'source' shape '\\[3 x 2\\]' differs 'destination' shape '\\[2 x 3\\]'"):
+        p.value = np.ones((3, 2), np.float32)  # was silently reshaped
+    for val in ([[1, 2, 3], [4, 5, 6]], 3.0):
+        with pytest.raises(TypeError, match="Unsupported value type"):
+            p.value = val
+    c = C.constant(np.zeros((2, 2), np.float32))
+    c.value = np.ones((2, 2), np.float32)
+    assert c.value.sum() == 4
+    with pytest.raises(RuntimeError, match="SetValue"):
+        c.value = np.ones(4, np.float32)

@@ -1,0 +1,27 @@
+"""cntk.device as CNTK 2.7 answers a script: GPU properties of the CPU refused, try_set_default_device's errors for
+what is not a device, DeviceDescriptor's static constructors. Expected values: CNTK 2.7, probed on the same calls."""
+import pytest
+
+import cntk as C
+from cntk import device as D
+
+
+def test_gpu_properties_of_the_cpu_are_refused(capsys):
+    with pytest.raises(ValueError, match="GPU properties cannot be obtained for a CPU device"):
+        D.get_gpu_properties(D.cpu())
+    assert "About to throw exception 'GPU properties cannot be obtained for a CPU device.'" in capsys.readouterr().err
+
+
+def test_try_set_default_device_of_what_is_not_a_device():
+    with pytest.raises(ValueError):
+        D.try_set_default_device(None)
+    with pytest.raises(NotImplementedError):
+        D.try_set_default_device('cpu')
+    assert D.try_set_default_device(D.cpu()) is True
+    assert D.try_set_default_device(D.cpu(), acquire_device_lock=True) is False
+
+
+def test_device_descriptor_static_constructors():
+    assert D.DeviceDescriptor.cpu_device() == D.cpu() == C.cpu()
+    assert D.DeviceDescriptor.use_default_device() == D.use_default_device()
+    assert D.DeviceDescriptor.all_devices() == D.all_devices()
