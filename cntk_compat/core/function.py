@@ -593,9 +593,11 @@ class Function(TensorOpsMixin):
         memo = _CloneMemo()
         new_outputs = _clone_outputs(self._outputs, method, subs, memo)
         new_outputs = _clone_substitutes(new_outputs, subs, memo)
-        order = self._arg_order or list(self.arguments)
+        # a Python parameter order (@Function) carries over to the arguments replacing its own; without one, the
+        # clone's arguments are those of its graph in CNTK's order (an argument replaced by a Function's output
+        # gives its place to that Function's arguments)
         new_order = []
-        for a in order:
+        for a in self._arg_order or ():
             n = memo.get(a.uid, subs.get(a, a))
             if (n.is_input or n.is_placeholder) and n not in new_order:
                 new_order.append(n)

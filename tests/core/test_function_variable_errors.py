@@ -113,3 +113,14 @@ def test_set_attribute_refusals_are_runtime_errors():
         C.relu(x).root_function.set_attribute('rngSeed', 1)
     with pytest.raises(RuntimeError):
         C.relu(x).root_function.set_attribute('dropoutRate', 0.1)
+
+
+def test_a_call_replacing_an_argument_by_a_function_lists_arguments_in_graph_order():
+    x = C.input_variable(2, name='x')
+    y = C.input_variable(2, name='y')
+    f = C.plus(x, y * 2)
+    assert [a.name for a in f(C.sigmoid(x), y).arguments] == ['x', 'y']   # CNTK 2.7's order (was y, x)
+    assert [a.name for a in f(y, x).arguments] == ['y', 'x']
+    g = C.Function(lambda a, b: b * 2 + a)                                 # a Python parameter order stays
+    assert [a.name for a in g.arguments] == ['a', 'b']
+    assert [a.name for a in g(x, y).arguments] == ['x', 'y']
