@@ -43,7 +43,9 @@ def _as_tuple(x):
 
 
 def sanitize_shape(shape):
-    """A tuple from a scalar or a sequence of dimensions."""
+    """A tuple from a scalar or a sequence of dimensions (None is CNTK's TypeError)."""
+    if shape is None:
+        raise TypeError("sanitize_shape: expected an int or a sequence of ints, got None")
     return _sanitize_shape(shape)
 
 

@@ -1,7 +1,9 @@
 """cntk.internal.utils"""
+import numbers
+
 import numpy as np
 
-from ..core.function import Function, as_variable
+from ..core.function import Function
 from ..core.hooks import hook
 from ..core.value import NDArrayView, Value
 from ..core.variables import Variable
@@ -13,10 +15,14 @@ __all__ = [
 
 
 def sanitize_input(arg, fallback_dtype=np.float32, reshape=None):
+    """As CNTK's: Variables and Functions as they are; data (numbers, arrays, lists) a Constant of
+    ``fallback_dtype`` (reshaped to ``reshape``); anything else, or an empty list, a ValueError."""
     if is_symbolic(arg):
-        return as_variable(arg)
-    return sanitize_operand(np.asarray(arg, dtype=fallback_dtype) if reshape is None else
-                            np.asarray(arg, dtype=fallback_dtype).reshape(reshape), fallback_dtype)
+        return arg
+    if reshape is not None and isinstance(arg, (numbers.Number, np.ndarray, list, tuple)) and \
+            not (isinstance(arg, list) and not arg):
+        arg = np.reshape(np.asarray(arg, dtype=fallback_dtype), reshape)
+    return sanitize_operand(arg, fallback_dtype, "input")
 
 
 def _ones_like(batch, precision):

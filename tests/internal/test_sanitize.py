@@ -102,3 +102,20 @@ def test_sample_installer_names():
     assert sample_installer.default_sample_url() == "https://cntk.ai/Samples/CNTK-Samples-2-7.zip"
     assert not sample_installer.module_is_unreleased()
     assert C.auto_select == 2 ** 64 - 3 == C.random.auto_select
+
+
+def test_sanitize_input_and_shape_as_cntk27():
+    """CNTK 2.7: Functions pass through sanitize_input as they are; None and an empty list are ValueErrors;
+    sanitize_shape(None) a TypeError."""
+    from cntk.internal import sanitize_input, sanitize_shape
+    x = C.input_variable(2)
+    f = C.sigmoid(x)
+    assert sanitize_input(f) is f and sanitize_input(x) is x
+    assert sanitize_input([1, 2], np.float64).dtype == np.float64
+    assert sanitize_input([1, 2, 3, 4], reshape=(2, 2)).shape == (2, 2)
+    with pytest.raises(ValueError, match="could not convert instance of type"):
+        sanitize_input(None)
+    with pytest.raises(ValueError, match="input is empty"):
+        sanitize_input([])
+    with pytest.raises(TypeError):
+        sanitize_shape(None)
