@@ -72,5 +72,5 @@ def test_set_attribute_changes_dropout_rate_and_seed():
     assert not np.array_equal(u.eval(), first)
     u.set_attribute('rngSeed', 1)
     np.testing.assert_array_equal(u.eval(), first)
-    with pytest.raises(ValueError):
+    with pytest.raises(RuntimeError, match="Cannot set dropout rate on 'RandomDistribution' function"):
         u.set_attribute('dropoutRate', 0.5)
