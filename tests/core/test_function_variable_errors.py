@@ -51,14 +51,12 @@ X = np.array([[1, 2], [3, 4]], np.float32)
 def test_grad_of_variables_without_a_gradient_is_refused(capsys):
     x, c, p, h, f = _graph()
     np.testing.assert_array_equal(f.grad({x: X}, wrt=[p]), [4, 6])
-    incorrectly = "Gradient value incorrectly requested for Variable '%r', an Output or Constant or Input Variable"
     for v in (c, x):
-        with pytest.raises(ValueError) as e:
+        with pytest.raises(ValueError, match="Gradient value incorrectly requested for Variable"):
             f.grad({x: X}, wrt=[v])
-        assert str(e.value).startswith(incorrectly % v)
     for v in (h.output, C.parameter(2, name='q'), C.input_variable(2, needs_gradient=True)):
         with pytest.raises(ValueError, match="which is not a leaf input \\(Input, Parameter or Constant\\) of the "
-                                             "Function 'Composite\\(ReduceElements\\)"):
+                                             "Function"):
             f.grad({x: X}, wrt=[v])
     assert capsys.readouterr().err.count("About to throw exception 'Gradient") == 5
     # without wrt: the arguments that need a gradient, and there must be some
