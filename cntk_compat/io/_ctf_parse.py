@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from ._deserializer import Chunk
+from ._deserializer import Chunk, ReaderError
 from ._numparse import parse_numbers, parse_uints, token_bounds
 from ._sequences import SequenceData
 
@@ -29,7 +29,7 @@ BLOCK_BYTES = 1 << 18          # numpy parser: small blocks keep its temporaries
 NATIVE_BLOCK_BYTES = 1 << 21   # compiled tokenizer: the smallest block worth a task of its own
 
 
-class CTFFormatError(ValueError):
+class CTFFormatError(ReaderError):
     """Malformed CTF text; ``line`` is the 0-based number of the offending line (None: not one line)."""
 
     def __init__(self, message, line=None):

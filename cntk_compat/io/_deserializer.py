@@ -30,11 +30,22 @@ class MissingFileError(FileNotFoundError, RuntimeError):
     """A reader's input file that does not exist: an IOError, and the RuntimeError CNTK 2.7 raises for it."""
 
 
+class DirectoryGivenError(IsADirectoryError, RuntimeError):
+    """A directory given as a reader's input file: an IOError, and the RuntimeError CNTK 2.7 raises for it."""
+
+
+class ReaderError(RuntimeError, ValueError):
+    """Input a reader cannot read (an empty file, malformed text): CNTK 2.7 fails on it with a RuntimeError; a
+    ValueError too, as before."""
+
+
 def check_input_file(reader, filename):
-    """CNTK's errors for a reader's file argument: an empty name is a ValueError, a missing file a
-    RuntimeError (here also an IOError)."""
+    """CNTK's errors for a reader's file argument: an empty name is a ValueError; a missing file, a directory
+    and an empty file are RuntimeErrors (here also an IOError or a ValueError)."""
     if not filename:
         raise ValueError("%s: ParseValue: No value given for 'file'." % reader)
+    if os.path.isdir(filename):
+        raise DirectoryGivenError("%s: '%s' is a directory; give the path of a file" % (reader, filename))
     if not os.path.isfile(filename):
         raise MissingFileError("%s: input file '%s' does not exist" % (reader, filename))
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..core.native_errors import native_entry_point
 from ._ctf_parse import CTFParser
-from ._deserializer import Deserializer, check_input_file
+from ._deserializer import Deserializer, ReaderError, check_input_file
 from .streams import stream_dim
 
 DEFAULT_CHUNK_SIZE_IN_BYTES = 32 * 1024 * 1024
@@ -121,11 +121,9 @@ class _CTF(Deserializer):
 
     def __init__(self, filename, streams):
         super(_CTF, self).__init__()
-        if filename and os.path.isdir(filename):
-            raise IsADirectoryError("CTFDeserializer: '%s' is a directory; give the path of a CTF file" % filename)
         check_input_file("CTFDeserializer", filename)
         if os.path.getsize(filename) == 0:
-            raise ValueError("CTFDeserializer: input file '%s' is empty" % filename)
+            raise ReaderError("CTFDeserializer: input file '%s' is empty" % filename)
         self.filename = filename
         self._streams, spec, inputs = {}, [], {}
         for name, s in streams.items():

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..core.native_errors import native_entry_point
 from ._blocks import BlockPlanner
-from ._deserializer import Deserializer
+from ._deserializer import Deserializer, ReaderError
 from ._local_timeline import LocalTimeline
 from ._record import Record
 from ._sequences import SequenceData
@@ -61,7 +61,7 @@ class MinibatchSource(object):
         if not isinstance(deserializers, (list, tuple)):
             deserializers = [deserializers]
         if not deserializers:
-            raise ValueError('MinibatchSource needs at least one deserializer')
+            raise ValueError('Could not find deserializers in the reader config.')
         from .user_source import UserDeserializer, UserDeserializerAdapter
         if any(isinstance(d, UserDeserializer) for d in deserializers) and len(deserializers) != 1:
             raise ValueError('Currently composition for user defined deserializers is not supported.')
@@ -147,7 +147,8 @@ class MinibatchSource(object):
     def stream_info(self, name):
         """The :class:`StreamInformation` of the stream called ``name``."""
         if name not in self._streams:
-            raise ValueError("stream '%s' not found; this source has: %s" % (name, ", ".join(self._streams)))
+            raise ReaderError("No stream found matching given name '%s' (this source has: %s)."
+                              % (name, ", ".join(self._streams)))
         return self._streams[name]
 
     def __getitem__(self, name):
@@ -358,7 +359,10 @@ class MinibatchSource(object):
             raise TypeError('next_minibatch: minibatch_size_in_samples must be an int, got %r'
                             % (minibatch_size_in_samples,))
         if minibatch_size_in_samples <= 0:
-            raise ValueError('minibatch_size_in_samples must be > 0, got %s' % minibatch_size_in_samples)
+            raise ValueError('GetNextMinibatch: Requested minibatch size must be > 0 (minibatch_size_in_samples=%s).'
+                             % minibatch_size_in_samples)
+        if self._max_samples == 0 or self._max_sweeps == 0:
+            raise ReaderError('Epoch size cannot be 0.')   # CNTK 2.7 fails on every call
         parts = 1 if num_data_partitions is None else int(num_data_partitions)
         part = 0 if partition_index is None else int(partition_index)
         if not 0 <= part < parts:

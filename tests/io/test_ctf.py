@@ -125,7 +125,7 @@ def test_unknown_input_warns_and_unknown_stream_raises(tmp_path):
         a=StreamDef(field='a', shape=1))), randomize=False)
     with pytest.warns(UserWarning, match="input 'zz' is not one of the configured streams"):
         src.next_minibatch(1)
-    with pytest.raises(ValueError, match="stream 'nope' not found"):
+    with pytest.raises(RuntimeError, match="No stream found matching given name 'nope'"):
         src['nope']
 
 
