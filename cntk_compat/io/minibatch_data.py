@@ -134,7 +134,10 @@ class MinibatchData(ArrayMixin):
         return self._batch.asarray() if self._batch is not None else self._value.asarray()
 
     def as_sequences(self, variable=None):
-        """List of the sequences without padding: numpy arrays, or CSR matrices for sparse data."""
+        """List of the sequences without padding: numpy arrays, or CSR matrices for sparse data, which (as in
+        CNTK 2.7) need the ``variable`` they are read for."""
+        if variable is None and self.is_sparse:
+            raise ValueError('cannot convert sparse value to sequences without the corresponding variable')
         if self._batch is not None:
             return self._batch.as_sequences()
         return self._value.as_sequences(variable)

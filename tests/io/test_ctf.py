@@ -2,6 +2,7 @@ import warnings
 
 import numpy as np
 import pytest
+from cntk import sequence
 
 from cntk.io import (CTFDeserializer, FULL_DATA_SWEEP, INFINITELY_REPEAT, MinibatchSource, StreamDef,
                      StreamDefs)
@@ -56,7 +57,7 @@ def test_sparse_and_comments(tmp_path):
     f, l = mb[src.streams.features], mb[src.streams.labels]
     assert f.is_sparse and not l.is_sparse
     assert f.shape == (2, 4, 1000) and f.num_samples == 7
-    seqs = f.as_sequences()
+    seqs = f.as_sequences(sequence.input_variable(1000, is_sparse=True))   # CNTK reads sparse data for a variable
     assert [list(s.indices) for s in seqs] == [[560, 0, 0], [560, 0, 0, 424]]
     assert np.allclose(l.asarray(), [[[1, 0, 0, 0, 0]], [[0, 1, 0, 0, 0]]])
     mb = src.next_minibatch(1)

@@ -3,6 +3,7 @@ import struct
 
 import numpy as np
 import pytest
+from cntk import sequence
 
 from cntk.io import (HTKFeatureDeserializer, HTKMLFBinaryDeserializer, LatticeDeserializer, MinibatchSource,
                      StreamDef, StreamDefs)
@@ -40,7 +41,7 @@ def label_source(mlf, dim=5, **kw):
 
 
 def class_ids(mb, stream):
-    return [s.toarray().argmax(1).tolist() for s in mb[stream].as_sequences()]
+    return [s.toarray().argmax(1).tolist() for s in mb[stream].as_sequences(sequence.input_variable(stream.shape, is_sparse=True))]
 
 
 def test_labels_alone_frame_by_frame(tmp_path):
@@ -49,7 +50,7 @@ def test_labels_alone_frame_by_frame(tmp_path):
     info = src.stream_info('l')
     assert info.shape == (5,) and info.is_sparse
     mb = src.next_minibatch(100)
-    onehots = [s.toarray() for s in mb[src['l']].as_sequences()]
+    onehots = [s.toarray() for s in mb[src['l']].as_sequences(sequence.input_variable(5, is_sparse=True))]
     assert [o.shape for o in onehots] == [(6, 5), (2, 5)]
     assert (onehots[0].sum(1) == 1).all() and (onehots[1].sum(1) == 1).all()
     assert class_ids(mb, src['l']) == [[0, 0, 3, 1, 1, 1], [4, 4]]
@@ -84,7 +85,7 @@ def test_frame_mode_yields_single_frames(tmp_path):
     mlf = write(tmp_path, 'a.mlfbin', binary_mlf([('a', [(2, 2), (0, 1)]), ('b', [(1, 1)])]))
     src = label_source(mlf, dim=3, frame_mode=True)
     mb = src.next_minibatch(4)
-    assert [s.shape[0] for s in mb[src['l']].as_sequences()] == [1, 1, 1, 1]
+    assert [s.shape[0] for s in mb[src['l']].as_sequences(sequence.input_variable(3, is_sparse=True))] == [1, 1, 1, 1]
     assert [i[0] for i in class_ids(mb, src['l'])] == [2, 2, 0, 1]
 
 

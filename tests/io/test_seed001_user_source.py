@@ -128,7 +128,7 @@ def test_source_delivers_the_sequences_of_the_data():
     features, labels = mb[mbs.fsi], mb[mbs.lsi]
     assert (features.num_sequences, features.num_samples, labels.num_samples) == (2, 7, 2)
     assert features.end_of_sweep is False and labels.shape == (2, 1, 5)
-    first, second = features.as_sequences()
+    first, second = features.as_sequences(sequence.input_variable(mbs.fsi.shape, is_sparse=mbs.fsi.is_sparse))
     assert sp.issparse(first) or isinstance(first, np.ndarray)
     dense = [np.asarray(s.todense() if sp.issparse(s) else s) for s in (first, second)]
     assert [list(d.argmax(axis=-1).ravel()) for d in dense] == [[560, 0, 0], [560, 0, 0, 424]]

@@ -3,6 +3,7 @@ import struct
 
 import numpy as np
 import pytest
+from cntk import sequence
 import scipy.sparse as sp
 from PIL import Image
 
@@ -226,7 +227,8 @@ def test_htk_features_with_context_and_mlf(tmp_path):
     mb = src.next_minibatch(100)
     f = mb[src['f']].as_sequences()
     assert f[0].shape == (4, 9) and np.array_equal(f[0][0], [0, 1, 2, 0, 1, 2, 3, 4, 5])
-    assert [s.toarray().argmax(1).tolist() for s in mb[src['l']].as_sequences()] == [[0, 0, 1, 1], [1, 1]]
+    assert [s.toarray().argmax(1).tolist() for s in mb[src['l']].as_sequences(sequence.input_variable(src['l'].shape, is_sparse=True))] == \
+        [[0, 0, 1, 1], [1, 1]]
     write_htk(str(tmp_path / 'u2.fea'), np.ones((2, 3), np.float32))
     with open(str(tmp_path / 'u2.fea'), 'r+b') as fh:
         fh.truncate(20)
@@ -266,7 +268,7 @@ def test_cbf_round_trip_and_truncation(tmp_path):
                           randomize=False, max_sweeps=1)
     mb = src.next_minibatch(10)
     assert [s.tolist() for s in mb[src['feat']].as_sequences()] == [[[1, 2], [3, 4]], [[5, 6]]]
-    assert mb[src['lab']].as_sequences()[0].toarray().tolist() == [[0, 0, 0, 1, 0], [2, 0, 0, 0, 0.5]]
+    assert mb[src['lab']].as_sequences(sequence.input_variable(5, is_sparse=True))[0].toarray().tolist() == [[0, 0, 0, 1, 0], [2, 0, 0, 0, 0.5]]
     assert sorted(si.m_name for si in MinibatchSource(CBFDeserializer(path)).stream_infos()) == ['x', 'y']
     data = open(path, 'rb').read()
     with open(path, 'wb') as f:
