@@ -47,6 +47,10 @@ def _check_count(value, argument):
     return int(value)
 
 
+class EmptyScheduleError(RuntimeError, ValueError):
+    """An empty schedule list: CNTK 2.7's RuntimeError (a ValueError too, as before)."""
+
+
 def _check_value(value, argument):
     if not _is_number(value):
         raise ValueError("%s: schedule values must be numbers, got %r" % (argument, value))
@@ -59,7 +63,8 @@ def _check_value(value, argument):
 def _phases(schedule, argument):
     """A list of numbers and (count, value) pairs -> list of (count, value)."""
     if not schedule:
-        raise ValueError("%s: a schedule list must not be empty" % argument)
+        raise EmptyScheduleError("%s: TrainingParameterSchedule::ConstructSchedule : schedule is empty (a schedule "
+                                 "list must not be empty)." % argument)
     phases = []
     for entry in schedule:
         if _is_number(entry):
@@ -184,10 +189,12 @@ class MinibatchSizeSchedule(TrainingParameterSchedule):
 
 def _unit_reference_size(unit):
     try:
-        unit = UnitType(unit)
+        UnitType(unit)
     except ValueError:
         raise ValueError("unit must be UnitType.sample or UnitType.minibatch ('sample' or 'minibatch'), "
                          "got %r" % (unit,)) from None
+    # as CNTK 2.7, which compares the argument with the enum member: the string 'sample' passes the check above
+    # and makes a per-minibatch schedule
     return 1 if unit is UnitType.sample else IGNORE
 
 

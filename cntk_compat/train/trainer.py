@@ -41,6 +41,14 @@ def _is_learner(obj):
     return callable(getattr(obj, "update", None)) and callable(getattr(obj, "add_progress_writers", None))
 
 
+_NO_PREVIOUS_MINIBATCH = "There was no preceding call to TrainMinibatch or the minibatch was empty."
+
+
+class NoPreviousMinibatchError(RuntimeError, ValueError):
+    """The previous minibatch's loss or metric asked for before any (or after an empty one): CNTK 2.7's
+    RuntimeError (a ValueError too, as before)."""
+
+
 def _is_progress_writer(obj):
     # a cntk progress writer, or any object with the methods the Trainer calls on one
     return all(callable(getattr(obj, m, None)) for m in ("update_training", "update_test", "write_training_summary",
@@ -159,16 +167,18 @@ class Trainer(object):
         """The average training loss per sample of the last minibatch trained."""
         loss, _, n = self._prev
         if loss is None:
-            raise ValueError("previous_minibatch_loss_average: no minibatch has been trained yet")
+            raise NoPreviousMinibatchError(_NO_PREVIOUS_MINIBATCH)
         return float(loss) / n
 
     @property
     def previous_minibatch_evaluation_average(self):
         """The average evaluation criterion value per sample of the last minibatch trained."""
         _, metric, n = self._prev
+        if self._metric is None:
+            raise ValueError("Trainer::PreviousMinibatchEvaluationAverage: Cannot get evaluation criterion value when "
+                             "no evaluation function was specified during 'this' trainer's construction")
         if metric is None:
-            raise ValueError("previous_minibatch_evaluation_average: no minibatch has been trained yet, or the "
-                             "Trainer has no evaluation function")
+            raise NoPreviousMinibatchError(_NO_PREVIOUS_MINIBATCH)
         return float(metric) / n
 
     @property
@@ -222,6 +232,7 @@ class Trainer(object):
         if self._distributed is not None:
             return self._train_distributed_minibatch(args, outputs, device, sweep_end)
         if not args:
+            self._prev = (None, None, 0)    # CNTK 2.7 forgets the previous minibatch
             return (False, {}) if outputs else False
         n, loss, metric, fetched, gradient_inputs = self._training_forward(args, outputs, device)
         updated = self._step(loss, n, sweep_end, gradient_inputs)
@@ -351,8 +362,8 @@ class Trainer(object):
 
     def _metric_output(self):
         if self._metric is None:
-            raise ValueError("test_minibatch: the Trainer has no evaluation function (the criterion was given "
-                             "without a metric)")
+            raise ValueError("Evaluator::TestMinibatch: Cannot test when no evaluation function was specified during "
+                             "construction.")
         return self._metric.output
 
     def _distributed_test_minibatch(self, arguments, device=None):

@@ -160,3 +160,14 @@ def test_epoch_size_ignored_warning_is_cntks_once_per_schedule_function():
     assert err.count("  warnings.warn('When providing the schedule as a number, epoch_size is ignored', "
                      "RuntimeWarning)") == 3
     assert "<string>" not in err
+
+
+def test_empty_schedule_and_unit_strings_as_in_cntk27():
+    # CNTK 2.7: "TrainingParameterSchedule::ConstructSchedule : schedule is empty." (a RuntimeError)
+    with pytest.raises(RuntimeError, match="schedule is empty"):
+        C.learning_parameter_schedule([])
+    # CNTK 2.7 compares the unit with UnitType.sample: the string 'sample' passes its check but means per minibatch
+    assert C.learning_rate_schedule(0.1, 'sample').minibatch_size == 0
+    assert C.learning_rate_schedule([0.1, 0.2], 'sample', epoch_size=3).minibatch_size == 0
+    assert C.learning_rate_schedule(0.1, C.UnitType.sample).minibatch_size == 1
+    assert C.learning_rate_schedule(0.1, 'minibatch').minibatch_size == 0
