@@ -4,7 +4,7 @@ import scipy.sparse as sp
 
 from ..core.native_errors import director_failure
 from ..core.value import Value
-from ._deserializer import Chunk, Deserializer
+from ._deserializer import Chunk, Deserializer, ReaderError
 from ._record import Record
 from ._sequences import SequenceData
 from .minibatch_data import MinibatchData, ReaderBatch
@@ -29,8 +29,10 @@ class UserMinibatchSource(object):
     def stream_info(self, name):
         """The :class:`StreamInformation` of the stream ``name``."""
         matches = [si for si in self.stream_infos() if si.m_name == name]
-        if len(matches) != 1:
-            raise ValueError("expected exactly one stream named '%s', found %d" % (name, len(matches)))
+        if not matches:
+            raise ReaderError("No stream found matching given name '%s'." % name)
+        if len(matches) > 1:
+            raise ReaderError("Multiple streams (%d) found matching given name '%s'." % (len(matches), name))
         return matches[0]
 
     def __getitem__(self, name):

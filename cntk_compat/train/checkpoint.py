@@ -31,8 +31,13 @@ _PLAIN = (type(None), bool, int, float, complex, str, bytes, torch.Tensor)
 _WHAT = "checkpoint file"
 
 
-class CheckpointError(ValueError):
-    """A checkpoint file cannot be read: it is corrupt, truncated or not a checkpoint."""
+class CheckpointError(RuntimeError, ValueError):
+    """A checkpoint file cannot be read: it is corrupt, truncated or not a checkpoint (CNTK 2.7's RuntimeError; a
+    ValueError too, as before)."""
+
+
+class MissingCheckpointError(FileNotFoundError, RuntimeError):
+    """A checkpoint file that does not exist: an IOError, and the RuntimeError CNTK 2.7 raises for it."""
 
 
 MODEL_KEYS = ("parameters", "parameter_names")
@@ -119,7 +124,7 @@ def _model_token(filename):
     if os.path.isdir(filename):
         raise CheckpointError("checkpoint file '%s' is a directory" % filename)
     if not os.path.exists(filename):
-        raise FileNotFoundError("checkpoint file '%s' does not exist" % filename)
+        raise MissingCheckpointError("checkpoint file '%s' does not exist" % filename)
     with open(filename, "rb") as f:
         data = f.read()
     if not data.startswith(b"PK"):      # torch.save's zip (the parameter-values file) starts so; a CNTK v2
@@ -159,7 +164,7 @@ def _read(filename):
     if os.path.isdir(filename):
         raise CheckpointError("checkpoint file '%s' is a directory" % filename)
     if not os.path.exists(filename):
-        raise FileNotFoundError("checkpoint file '%s' does not exist" % filename)
+        raise MissingCheckpointError("checkpoint file '%s' does not exist" % filename)
     try:
         payload = torch.load(filename, map_location="cpu", weights_only=True)
     except Exception as e:

@@ -79,7 +79,7 @@ def test_an_empty_minibatch_updates_nothing():
     assert trainer.train_minibatch({}) is False
     np.testing.assert_array_equal(parameter_values(z), before)
     assert trainer.total_number_of_samples_seen == 0 and trainer.previous_minibatch_sample_count == 0
-    with pytest.raises(ValueError, match="no minibatch"):
+    with pytest.raises(RuntimeError, match="There was no preceding call to TrainMinibatch"):
         trainer.previous_minibatch_loss_average
 
 

@@ -2,6 +2,7 @@
 directory given as the file, a stream name the source does not have, and reading from a source limited to 0
 samples or sweeps ("Epoch size cannot be 0.", on every call). cntk-compat's are RuntimeErrors too (and still the
 ValueError or IOError they were)."""
+import numpy as np
 import pytest
 
 import cntk as C
@@ -64,3 +65,21 @@ def test_request_errors_carry_cntks_messages(tmp_path):
         _source(tmp_path / 'd.ctf').next_minibatch(0)
     with pytest.raises(ValueError, match=r'^Could not find deserializers in the reader config\.'):
         C.io.MinibatchSource([])
+
+
+def test_user_source_unknown_stream_name_is_a_runtime_error():
+    class Source(C.io.UserMinibatchSource):
+        def __init__(self):
+            self.si = C.io.StreamInformation('features', 0, 'dense', np.float32, (2,))
+            super(Source, self).__init__()
+
+        def stream_infos(self):
+            return [self.si]
+
+        def next_minibatch(self, num_samples, number_of_workers, worker_rank, device=None):
+            return {}
+
+    source = Source()
+    assert source.stream_info('features') is source.si
+    with pytest.raises(RuntimeError, match=r"^No stream found matching given name 'nope'\.$"):
+        source.stream_info('nope')
