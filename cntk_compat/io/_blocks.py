@@ -9,8 +9,10 @@ chunks are parsed once to count them (kept in memory when the window holds all c
 
 Distributed reading: with at least as many chunks as workers, a worker takes the sequences whose chunk's
 randomized position is its rank modulo the number of workers (CNTK's chunk decimation; without
-randomization, every n-th chunk of the file order); with fewer chunks than workers (where CNTK would leave
-workers without data) all workers go through the same order and take every n-th sequence.
+randomization, every n-th chunk of the file order); reading in order with fewer chunks than workers, CNTK 2.7
+deals the sequences out by a running count (the sequence whose count is the worker's rank modulo the number of
+workers is the worker's) that goes on across sweeps and restarts at the sequence's index in its sweep whenever
+the reader is repositioned (a minibatch size other than the last one's, a restored checkpoint).
 """
 import collections
 import threading
@@ -28,18 +30,21 @@ class Block(object):
     Sample counts come twice: this worker's (``ends``: its samples up to and including each of its sequences)
     and the window's, over all workers' sequences in window order (``global_starts``/``global_ends`` of each of
     this worker's sequences, ``global_total``), against which ``max_samples`` is counted, as in CNTK."""
-    __slots__ = ('streams', 'sizes', 'ends', 'global_starts', 'global_ends', 'global_total', 'num_chunks')
+    __slots__ = ('streams', 'sizes', 'ends', 'global_starts', 'global_ends', 'global_total', 'num_chunks',
+                 'window_ends', 'mine', 'decimated')
 
-    def __init__(self, streams, sizes, num_chunks, window_sizes=None, mine=slice(None)):
+    def __init__(self, streams, sizes, num_chunks, window_sizes=None, mine=None, decimated=False):
         self.streams = streams      # name -> SequenceData
         self.sizes = sizes          # samples per sequence that count toward the minibatch size
         self.ends = np.cumsum(sizes, dtype=np.int64)
         # without window_sizes this worker's sequences are the whole window
-        window_ends = self.ends if window_sizes is None else np.cumsum(window_sizes, dtype=np.int64)
-        self.global_ends = window_ends[mine]
+        self.window_ends = self.ends if window_sizes is None else np.cumsum(window_sizes, dtype=np.int64)
+        self.mine = np.arange(len(sizes)) if mine is None else mine   # their positions in the window
+        self.global_ends = self.window_ends[self.mine]
         self.global_starts = self.global_ends - sizes
-        self.global_total = int(window_ends[-1]) if len(window_ends) else 0
+        self.global_total = int(self.window_ends[-1]) if len(self.window_ends) else 0
         self.num_chunks = num_chunks
+        self.decimated = decimated  # this worker's sequences are dealt out of the window's by a running count
 
     def __len__(self):
         return len(self.sizes)
@@ -82,8 +87,9 @@ class BlockPlanner(object):
             return order[part::parts], False
         return order, decimate
 
-    def load(self, sweep, start, parts, part):
-        """The block at position ``start`` of this worker's order in ``sweep``."""
+    def load(self, sweep, start, parts, part, offset=0):
+        """The block at position ``start`` of this worker's order in ``sweep``; where sequences are dealt out,
+        ``offset`` is the running count of sequences at the block's first one, modulo the number of workers."""
         if self.randomize:
             with self._lock:
                 return self._load_randomized(sweep, start, parts, part)
@@ -96,8 +102,8 @@ class BlockPlanner(object):
         sizes = self._sizes(streams)
         if not decimate:
             return Block(streams, sizes, 1)
-        mine = np.arange(part, len(sizes), parts)
-        return Block({n: d.take(mine) for n, d in streams.items()}, sizes[mine], 1, sizes, mine)
+        mine = np.arange((part - offset) % parts, len(sizes), parts)
+        return Block({n: d.take(mine) for n, d in streams.items()}, sizes[mine], 1, sizes, mine, decimated=True)
 
     # ------------------------------------------------------------------ randomized
     def _order(self, sweep):

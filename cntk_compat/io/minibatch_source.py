@@ -155,16 +155,22 @@ class MinibatchSource(object):
         return self.stream_info(name)
 
     # ------------------------------------------------------------------ position
-    def _set_state(self, sweep, start, pos, samples, parts, part):
+    def _set_state(self, sweep, start, pos, samples, parts, part, count=0, sweep_sequences=0, window_samples=None):
         self._sweep, self._start, self._pos, self._samples = sweep, start, pos, samples
         self._parts, self._part = parts, part
+        # where sequences are dealt out to workers: the running count at the block's first sequence, and the
+        # sequences of the sweep before the block
+        self._count, self._sweep_sequences = count, sweep_sequences
+        self._window_samples = window_samples   # the block's samples (all workers') passed; None: up to self._pos
 
     def get_plain_state(self):
         """The position of the whole-sequence reading (without truncation slots)."""
         if self._timeline is not None:
             return self._timeline.get_state()
         return dict(sweep=self._sweep, chunk_position=self._start, sequence_position=self._pos,
-                    samples_seen=self._samples, num_data_partitions=self._parts, partition_index=self._part)
+                    samples_seen=self._samples, num_data_partitions=self._parts, partition_index=self._part,
+                    sequence_count=self._count, sweep_sequences=self._sweep_sequences,
+                    window_samples=self._window_samples)
 
     def set_plain_state(self, state):
         if isinstance(state, dict) and set(state) == {'minibatchSourcePosition'}:
@@ -178,7 +184,10 @@ class MinibatchSource(object):
                                               'samples_seen', 'num_data_partitions', 'partition_index')]
         except (KeyError, TypeError, ValueError):
             raise ValueError('not a MinibatchSource checkpoint state: %r' % (state,))
-        self._set_state(*values)
+        window_samples = state.get('window_samples')
+        self._set_state(*values, count=int(state.get('sequence_count', 0)),
+                        sweep_sequences=int(state.get('sweep_sequences', 0)),
+                        window_samples=None if window_samples is None else int(window_samples))
         self._current = None
         self._pending.clear()
 
@@ -188,7 +197,10 @@ class MinibatchSource(object):
             position = int(position)
         except (TypeError, ValueError):
             raise ValueError('not a MinibatchSource checkpoint state: %r' % ({'minibatchSourcePosition': position},))
-        self._set_state(0, 0, 0, 0, self._parts, self._part)
+        wanted = parts, part = self._parts, self._part
+        if self._timeline is None and self._deals_out(parts):
+            parts, part = 1, 0      # the position counts all workers' samples: read them all, then deal out
+        self._set_state(0, 0, 0, 0, parts, part)
         self._current = None
         self._pending.clear()
         if self._timeline is not None:
@@ -196,6 +208,7 @@ class MinibatchSource(object):
         while self._samples < position:
             if self.read_sequences(position - self._samples, assemble=False)[0] is None:
                 break
+        self._adopt_partitioning(*wanted)
 
     def get_checkpoint_state(self):
         """The reading position as a dict of plain numbers (for :meth:`restore_from_checkpoint`)."""
@@ -214,6 +227,7 @@ class MinibatchSource(object):
             self._truncation.set_state(checkpoint['truncation'])
         else:
             self.set_plain_state(checkpoint)
+            self._reposition()
         if self._assembled and isinstance(checkpoint, dict) and 'image_draws' in checkpoint:
             draws = checkpoint['image_draws']
             for (_, d), state in zip(self._assembled, draws['engines']):
@@ -236,16 +250,25 @@ class MinibatchSource(object):
             self._orders = {key: len(self._planner.chunk_order(sweep, self._parts, self._part)[0])}
         return self._orders[key]
 
-    def _submit(self, sweep, start):
-        key = (sweep, start, self._parts, self._part)
+    def _deals_out(self, parts):
+        """Whether the sequences are dealt out to ``parts`` workers by a running count (reading in order, fewer
+        chunks than workers)."""
+        return self._planner.chunk_order(self._sweep, parts, 0)[1]
+
+    def _dealt_out(self):
+        return self._deals_out(self._parts)
+
+    def _submit(self, sweep, start, offset):
+        key = (sweep, start, self._parts, self._part, offset)
         if key not in self._pending:
             self._pending[key] = self._executor.submit(self._planner.load, *key)
         return key
 
     def _block(self):
-        key = (self._sweep, self._start, self._parts, self._part)
+        offset = self._count % self._parts if self._dealt_out() else 0
+        key = (self._sweep, self._start, self._parts, self._part, offset)
         if self._current is None or self._current[0] != key:
-            self._submit(self._sweep, self._start)
+            self._submit(self._sweep, self._start, offset)
             block = self._pending.pop(key).result()
             self._pending.clear()
             self._current = (key, block)
@@ -253,8 +276,28 @@ class MinibatchSource(object):
             if nxt_start >= self._order_length(self._sweep):
                 nxt_sweep, nxt_start = nxt_sweep + 1, 0
             if nxt_sweep < self._max_sweeps:
-                self._submit(nxt_sweep, nxt_start)
+                self._submit(nxt_sweep, nxt_start,
+                             (self._count + len(block.window_ends)) % self._parts if block.decimated else 0)
         return self._current[1]
+
+    def _passed_in_window(self, block):
+        """The samples of the current block (all workers') that the reading has passed."""
+        if self._window_samples is None:
+            self._window_samples = int(block.global_ends[self._pos - 1]) if self._pos else 0
+        return self._window_samples
+
+    def _reposition(self):
+        """CNTK 2.7 repositions its reader at the samples read so far when it drops the minibatch it read ahead
+        (asked for another size) or restores a checkpoint: where sequences are dealt out, the running count
+        then restarts at the index of the next sequence in its sweep."""
+        if self._timeline is not None or self._sweep >= self._max_sweeps or not self._dealt_out():
+            return
+        block = self._block()
+        passed = int(np.searchsorted(block.window_ends, self._passed_in_window(block), side='right'))
+        self._count = self._sweep_sequences
+        if passed == len(block.window_ends) and self._start + block.num_chunks >= self._order_length(self._sweep):
+            self._count = -passed   # at the end of the sweep: the next one starts at 0
+        self._pos = int(np.searchsorted(self._block().mine, passed))
 
     def _adopt_partitioning(self, parts, part):
         if (parts, part) == (self._parts, self._part):
@@ -262,6 +305,16 @@ class MinibatchSource(object):
         if self._timeline is not None:
             self._timeline.reset(parts, part)
             self._samples, self._parts, self._part = 0, parts, part
+            return
+        if self._parts == 1 and self._deals_out(parts):
+            # the position read so far (all sequences, in order) is where CNTK's sequences are dealt out from, as
+            # after restoring {'minibatchSourcePosition': n}
+            if self._sweep < self._max_sweeps:
+                self._passed_in_window(self._block())
+            self._parts, self._part = parts, part
+            self._current = None
+            self._pending.clear()
+            self._reposition()
             return
         if (self._start, self._pos) != (0, 0):
             warnings.warn('data partitioning changed in the middle of a sweep; continuing with the next sweep')
@@ -282,37 +335,50 @@ class MinibatchSource(object):
         empty = 0  # blocks passed in a row without a sequence of this worker's
         while self._samples < self._max_samples and self._sweep < self._max_sweeps:
             block = self._block()
+            last_of_sweep = self._start + block.num_chunks >= self._order_length(self._sweep)
             if self._pos >= len(block):
                 empty = 0 if len(block) else empty + 1
                 if empty > self._order_length(self._sweep):
                     break  # a whole sweep has nothing for this worker (fewer chunks than workers): no data
                 # the window's base plus all of its samples, the other workers' after this one's last included
-                self._samples += block.global_total - (int(block.global_ends[-1]) if len(block) else 0)
-                if self._start + block.num_chunks >= self._order_length(self._sweep):
-                    self._sweep, self._start = self._sweep + 1, 0
+                passed = block.global_total - self._passed_in_window(block)
+                self._samples += passed
+                if block.decimated and passed and last_of_sweep:
+                    sweep_end = True    # as CNTK: passing the sweep's last sequence, another worker's
+                self._count += len(block.window_ends)
+                if last_of_sweep:
+                    self._sweep, self._start, self._sweep_sequences = self._sweep + 1, 0, 0
                 else:
                     self._start += block.num_chunks
-                self._pos = 0
+                    self._sweep_sequences += len(block.window_ends)
+                self._pos, self._window_samples = 0, 0
                 continue
             # this worker's samples fill its share of the minibatch; max_samples counts all workers' samples,
-            # and self._samples is the window's base plus all samples up to this worker's last sequence read
+            # and self._samples is the window's base plus all of its samples that the reading has passed
             ends = block.ends[self._pos:]
             before = int(block.ends[self._pos - 1]) if self._pos else 0
-            base = self._samples - (int(block.global_ends[self._pos - 1]) if self._pos else 0)
+            base = self._samples - self._passed_in_window(block)
             k = min(int(np.searchsorted(ends, before + target - count, side='right')),
                     # as CNTK 2.7: a sequence that starts before max_samples is read (the last may cross it)
                     int(np.searchsorted(base + block.global_starts[self._pos:], self._max_samples, side='left')))
             if k == 0 and not segments and base + int(block.global_starts[self._pos]) < self._max_samples:
                 k = 1
-            if k == 0:
-                break
-            segments.append((block, self._pos, self._pos + k))
-            count += int(ends[k - 1]) - before
-            self._pos += k
-            self._samples = base + int(block.global_ends[self._pos - 1])
-            if self._pos == len(block) and self._start + block.num_chunks >= self._order_length(self._sweep):
-                sweep_end = True
+            if k:
+                segments.append((block, self._pos, self._pos + k))
+                count += int(ends[k - 1]) - before
+                self._pos += k
+                self._window_samples = int(block.global_ends[self._pos - 1])
+                self._samples = base + self._window_samples
+                if self._pos == len(block) and last_of_sweep and \
+                        (not block.decimated or self._window_samples == block.global_total):
+                    sweep_end = True
+            if block.decimated and count >= target:
+                break   # as CNTK: its share is full, the other workers' sequences after it are passed next time
             if k < len(ends):
+                if block.decimated:
+                    # as CNTK, the other workers' sequences before this worker's next one (too long) are passed
+                    self._window_samples = int(block.global_starts[self._pos])
+                    self._samples = base + self._window_samples
                 break
         if not segments:
             return None, False
@@ -330,9 +396,11 @@ class MinibatchSource(object):
         if self._last_request is None or self._last_request == request:
             return
         size, parts, part = self._last_request
-        position = (self._sweep, self._start, self._pos, self._samples)
+        names = ('_sweep', '_start', '_pos', '_samples', '_count', '_sweep_sequences', '_window_samples')
+        position = [getattr(self, name) for name in names]
         self.read_sequences(_partition_share(size, parts, part))
-        self._sweep, self._start, self._pos, self._samples = position
+        for name, value in zip(names, position):
+            setattr(self, name, value)
 
     def is_infinite(self):
         """True when neither max_samples nor max_sweeps limits the source."""
@@ -371,6 +439,9 @@ class MinibatchSource(object):
         if self._assembled and self._truncation is None:
             self._discard_prefetched((int(minibatch_size_in_samples), parts, part))
         self._adopt_partitioning(parts, part)
+        if self._last_request is not None and self._last_request[0] != minibatch_size_in_samples and \
+                self._truncation is None:
+            self._reposition()   # CNTK drops the minibatch it read ahead with the last size
         if minibatch_size_in_samples < parts and part >= minibatch_size_in_samples and not self._warned_share:
             self._warned_share = True  # CNTK 2.7's warning, once per source
             sys.stderr.write("WARNING: The minibatch size '%d' is too small to be used with %d workers, adjusting "
