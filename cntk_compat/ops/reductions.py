@@ -73,23 +73,35 @@ def _reduce_infer(inputs, attributes):
     return [OutputSpec(shape, x._dtype, dyn)]
 
 
+def _saved(ctx, t, y, dims, keepdim):
+    """y, after keeping the operand, the output and the reduction's geometry for backward."""
+    ctx.save_for_backward(t, y)
+    ctx.dims, ctx.keepdim = dims, keepdim
+    return y
+
+
+def _with_reduced_dims(ctx, ndim, *tensors):
+    """A reduction's output (and its gradient) with the reduced dimensions back as size-1 axes."""
+    if ctx.keepdim:
+        return tensors
+    for d in sorted(d % ndim for d in ctx.dims):
+        tensors = tuple(t.unsqueeze(d) for t in tensors)
+    return tensors
+
+
 class _Extreme(torch.autograd.Function):
     """reduce_max / reduce_min with CNTK 2.7's gradient: every element equal to the extreme gets the whole output
     gradient (torch's amax/amin share it among ties)."""
 
     @staticmethod
     def forward(ctx, t, dims, keepdim, largest):
-        y = t.amax(dim=dims, keepdim=keepdim) if largest else t.amin(dim=dims, keepdim=keepdim)
-        ctx.save_for_backward(t, y)
-        ctx.dims, ctx.keepdim = dims, keepdim
-        return y
+        return _saved(ctx, t, t.amax(dim=dims, keepdim=keepdim) if largest else t.amin(dim=dims, keepdim=keepdim),
+                      dims, keepdim)
 
     @staticmethod
     def backward(ctx, g):
         t, y = ctx.saved_tensors
-        if not ctx.keepdim:
-            for d in sorted(d % t.dim() for d in ctx.dims):
-                y, g = y.unsqueeze(d), g.unsqueeze(d)
+        y, g = _with_reduced_dims(ctx, t.dim(), y, g)
         return g * (t == y).to(g.dtype), None, None, None
 
 
@@ -113,17 +125,12 @@ class _Product(torch.autograd.Function):
             for d in reversed(dims):
                 u = u.prod(dim=d, keepdim=keepdim)
             return u
-        y = _accumulated(t, product)
-        ctx.save_for_backward(t, y)
-        ctx.dims, ctx.keepdim = dims, keepdim
-        return y
+        return _saved(ctx, t, _accumulated(t, product), dims, keepdim)
 
     @staticmethod
     def backward(ctx, g):
         t, y = ctx.saved_tensors
-        if not ctx.keepdim:
-            for d in ctx.dims:
-                y, g = y.unsqueeze(d), g.unsqueeze(d)
+        y, g = _with_reduced_dims(ctx, t.dim(), y, g)
         zero = t == 0
         reciprocal = torch.where(zero, torch.zeros_like(t), torch.reciprocal(torch.where(zero, torch.ones_like(t), t)))
         return (g * y) * reciprocal, None, None
@@ -135,17 +142,13 @@ class _LogSumExp(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, t, dims, keepdim):
-        y = _accumulated(t, lambda t: torch.logsumexp(t, dim=dims, keepdim=keepdim))
-        ctx.save_for_backward(t, y)
-        ctx.dims, ctx.keepdim = dims, keepdim
-        return y
+        return _saved(ctx, t, _accumulated(t, lambda u: torch.logsumexp(u, dim=dims, keepdim=keepdim)), dims,
+                      keepdim)
 
     @staticmethod
     def backward(ctx, g):
         t, y = ctx.saved_tensors
-        if not ctx.keepdim:
-            for d in ctx.dims:
-                y, g = y.unsqueeze(d), g.unsqueeze(d)
+        y, g = _with_reduced_dims(ctx, t.dim(), y, g)
         return g * torch.exp(t - y), None, None
 
 
