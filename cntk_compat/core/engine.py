@@ -420,7 +420,7 @@ def backward(state, root_gradients, variables, as_numpy=True):
         roots.append(t)
         grads.append(g.reshape(t.shape))
     wanted = [as_variable(v) for v in variables]
-    _check_gradients_wanted(state, wanted)
+    _check_gradients_wanted(state.function, wanted, state.wrt)
     # without a differentiable path from the roots to a variable, CNTK's gradient is zero
     live = [(r, g) for r, g in zip(roots, grads) if r.requires_grad]
     sources = [k for k, v in enumerate(wanted) if state.wrt[v].requires_grad]
@@ -452,26 +452,27 @@ def _refused(message):
     return ValueError(message)
 
 
-def _check_gradients_wanted(state, wanted):
-    """CNTK's errors for gradients asked of backward or grad: none at all, one of a variable that is not a leaf
-    of the Function (an output inside it, a parameter of another graph), one of a leaf without a gradient (a
-    Constant, an input without needs_gradient)."""
-    function = state.function
+def _check_gradients_wanted(function, wanted, kept=None):
+    """CNTK's errors for gradients asked of grad (before its forward pass) or of backward (``kept``: the tensors
+    its forward pass kept gradients for): none at all, one of a variable that is not a leaf of the Function (an
+    output inside it, a parameter of another graph), one of a leaf without a gradient (a Constant, an input
+    without needs_gradient)."""
     if not wanted:
         raise _refused("Function '%r' Backward: List of inputs to compute gradients for, must not be empty."
                        % (function,))
     leaves = None
     for v in wanted:
-        if v in state.wrt:
+        if kept is not None and v in kept:
             continue
         if leaves is None:
-            leaves = {leaf.uid for leaf in function.inputs}
+            leaves = {leaf.uid for leaf in function._leaves()}
         if v.is_output or v.uid not in leaves:
             raise _refused("Gradient requested for Variable '%r' which is not a leaf input (Input, Parameter or "
                            "Constant) of the Function '%r'; this is currently unsupported." % (v, function))
-        raise _refused("Gradient value incorrectly requested for Variable '%r', an Output or Constant or Input "
-                       "Variable with NeedsGradient setting of false, or an input for which gradient computation "
-                       "was explicitly excluded." % (v,))
+        if kept is not None or not (v.is_parameter or (v.is_input and v.needs_gradient)):
+            raise _refused("Gradient value incorrectly requested for Variable '%r', an Output or Constant or Input "
+                           "Variable with NeedsGradient setting of false, or an input for which gradient "
+                           "computation was explicitly excluded." % (v,))
 
 
 def _sparse_gradients(roots):
@@ -505,23 +506,6 @@ def _valid_steps(var, tensor, lengths_by_axis):
     return tensor * expand_mask(host_mask(lengths, tensor.shape[1], tensor.device), tensor).to(tensor.dtype)
 
 
-def _check_gradient_leaves(function, variables):
-    """As CNTK's gradients(): each variable must be a leaf of the Function (an input, Parameter or Constant),
-    and one that takes a gradient (a Parameter, or an input declared with needs_gradient=True)."""
-    leaves = set(function._leaves())
-    for v in variables:
-        if v not in leaves:
-            message = ("Gradient requested for Variable '%s' which is not a leaf input (Input, Parameter or "
-                       "Constant) of the Function" % (v.name or v.uid))
-        elif not (v.is_parameter or (v.is_input and v.needs_gradient)):
-            message = ("Gradient value incorrectly requested for Variable '%s', an Output or Constant or Input "
-                       "Variable with NeedsGradient setting of false" % (v.name or v.uid))
-        else:
-            continue
-        announce(message)
-        raise ValueError(message)
-
-
 def grad(function, at, wrt=None, outputs=None, device=None, as_numpy=True, grad_root=None):
     root = as_variable(grad_root) if grad_root is not None else function.output
     if wrt is None:
@@ -531,7 +515,7 @@ def grad(function, at, wrt=None, outputs=None, device=None, as_numpy=True, grad_
     single = not isinstance(wrt, (list, tuple))
     wrt_list = [as_variable(v) for v in ([wrt] if single else wrt)]
     wrt_list = list(dict.fromkeys(wrt_list))  # a variable named twice is one
-    _check_gradient_leaves(function, wrt_list)
+    _check_gradients_wanted(function, wrt_list)
     outs = [as_variable(o) for o in (outputs or [])]
     state, out_values = forward(function, at, outs + [root], keep_for_backward=[root], device=device,
                                 as_numpy=as_numpy)
