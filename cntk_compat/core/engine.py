@@ -14,7 +14,7 @@ from .graph import walk
 from .fused_recurrence import fused_kernels_enabled
 from .hooks import provide
 from .lowering import lower
-from .native_errors import announce
+from .native_errors import announced
 from .reinference import infer_in_place, primitive_nodes
 from .sequence_masks import expand_mask, host_mask
 from .variables import InferredDimension
@@ -212,8 +212,7 @@ def prepare_inputs(outputs, arguments, device=None, plan=None, requested=None):
             message = ("Values for %d required arguments '%s', that the requested output(s) '%s' depend on, have "
                        "not been provided." % (len(missing), ", ".join(repr(a) for a in reversed(missing)),
                                                requested or ", ".join(repr(o) for o in outputs)))
-            announce(message)
-            raise ValueError(message)
+            raise announced(ValueError, message)
         extra = [a for a in args if a not in plan.needed_set and (a.is_input or a.is_placeholder)]
         order, layout = needed + extra, layout + [_layout(a) for a in extra]
         inferred = plan.inferred + [a for a in extra if _has_inferred_dimension(a)]
@@ -230,9 +229,7 @@ def prepare_inputs(outputs, arguments, device=None, plan=None, requested=None):
     for a, (axis, has_batch), v in zip(order, layout, values):
         if axis is not None and v.lengths is not None and 0 in v.lengths:
             # CNTK 2.7 refuses a sequence without steps when it evaluates (its mask starts with an invalid entry)
-            message = "The first entry of a Value mask must be Valid or SequenceBegin"
-            announce(message)
-            raise RuntimeError(message)
+            raise announced(RuntimeError, "The first entry of a Value mask must be Valid or SequenceBegin")
         if axis is not None and axis not in lengths_by_axis:
             lengths_by_axis[axis] = v.lengths
             first_of_axis[axis] = a
@@ -446,19 +443,13 @@ def backward(state, root_gradients, variables, as_numpy=True):
     return result
 
 
-def _refused(message):
-    """A ValueError CNTK 2.7's native library raises (and announces) for a gradient it cannot give."""
-    announce(message)
-    return ValueError(message)
-
-
 def _check_gradients_wanted(function, wanted, kept=None):
     """CNTK's errors for gradients asked of grad (before its forward pass) or of backward (``kept``: the tensors
     its forward pass kept gradients for): none at all, one of a variable that is not a leaf of the Function (an
     output inside it, a parameter of another graph), one of a leaf without a gradient (a Constant, an input
     without needs_gradient)."""
     if not wanted:
-        raise _refused("Function '%r' Backward: List of inputs to compute gradients for, must not be empty."
+        raise announced(ValueError, "Function '%r' Backward: List of inputs to compute gradients for, must not be empty."
                        % (function,))
     leaves = None
     for v in wanted:
@@ -467,10 +458,10 @@ def _check_gradients_wanted(function, wanted, kept=None):
         if leaves is None:
             leaves = {leaf.uid for leaf in function._leaves()}
         if v.is_output or v.uid not in leaves:
-            raise _refused("Gradient requested for Variable '%r' which is not a leaf input (Input, Parameter or "
+            raise announced(ValueError, "Gradient requested for Variable '%r' which is not a leaf input (Input, Parameter or "
                            "Constant) of the Function '%r'; this is currently unsupported." % (v, function))
         if kept is not None or not (v.is_parameter or (v.is_input and v.needs_gradient)):
-            raise _refused("Gradient value incorrectly requested for Variable '%r', an Output or Constant or Input "
+            raise announced(ValueError, "Gradient value incorrectly requested for Variable '%r', an Output or Constant or Input "
                            "Variable with NeedsGradient setting of false, or an input for which gradient "
                            "computation was explicitly excluded." % (v,))
 

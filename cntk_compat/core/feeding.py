@@ -6,9 +6,10 @@ import torch
 from .device import copy_to
 from .dtypes import to_torch_dtype
 from .hooks import provide
+from .native_errors import announced
 from .one_hot import carry_one_hot_record, csr_one_hot_columns, record_one_hot_columns
 from .value import NDArrayView, Value, warn_dtype_conversion, warn_list_for_batch_input, warn_not_c_contiguous
-from .variables import FreeDimension, InferredDimension
+from .variables import FreeDimension, InferredDimension, shape_text
 
 
 def _describe(var):
@@ -33,34 +34,20 @@ def _check_dtype(var, arr):
     warn_dtype_conversion(var, arr.dtype)
 
 
-def _shape_text(shape):
-    """A shape as CNTK 2.7's messages print it: '[2 x 3]' (``*`` a free dimension, ``?`` an inferred one)."""
-    return "[%s]" % " x ".join("?" if d == InferredDimension else "*" if d == FreeDimension else str(d)
-                               for d in shape)
-
-
-def _announced(message):
-    """A ValueError with CNTK's message for data that does not fit an input; CNTK's native Value code raises
-    these, and announces them on stderr."""
-    from .native_errors import announce
-    announce(message)
-    return ValueError(message)
-
-
 def _sample_shape_error(var, got):
     """CNTK 2.7's error for data (one array, tensor or Value, of shape ``got``) whose trailing dimensions are not
     the input's shape, or that has fewer axes than the input."""
     if len(got) < len(var.shape):
-        return _announced("Value's rank (%d) should be >= the Variable's rank (%d); Variable = '%r', Value shape = "
-                          "'%s'." % (len(got), len(var.shape), var, _shape_text(got)))
-    return _announced("The trailing dimensions of the Value shape '%s' do not match the Variable '%r' shape '%s'."
-                      % (_shape_text(got), var, _shape_text(var.shape)))
+        return announced(ValueError, "Value's rank (%d) should be >= the Variable's rank (%d); Variable = '%r', Value shape = "
+                          "'%s'." % (len(got), len(var.shape), var, shape_text(got)))
+    return announced(ValueError, "The trailing dimensions of the Value shape '%s' do not match the Variable '%r' shape '%s'."
+                      % (shape_text(got), var, shape_text(var.shape)))
 
 
 def _sequence_shape_error(var, i, got):
     """CNTK 2.7's error for the i-th entry of a list (a sample, or a sequence) whose shape does not fit."""
-    return _announced("Value::Create: The shape '%s' of sequence #%d is not compatible with the sample shape '%s'."
-                      % (_shape_text(got), i, _shape_text(var.shape)))
+    return announced(ValueError, "Value::Create: The shape '%s' of sequence #%d is not compatible with the sample shape '%s'."
+                      % (shape_text(got), i, shape_text(var.shape)))
 
 
 def _fit_error(var, got, dynamic):
@@ -157,9 +144,9 @@ def _not_a_dynamic_axis(var, value_shape, axis):
     """CNTK 2.7's error for a Value with more than one entry along an axis the input has no dynamic axis for (a
     Value of sequences fed to a non-sequence input, say). ``axis`` counts numpy's way; the message numbers the
     axes as CNTK stores them, innermost first."""
-    return _announced("The dimension size (%d) of the axis (%d) of the Value ('%s') must be 1, because this axis "
+    return announced(ValueError, "The dimension size (%d) of the axis (%d) of the Value ('%s') must be 1, because this axis "
                       "is not specified as a dynamic axis of the Variable ('%r')."
-                      % (value_shape[axis], len(value_shape) - 1 - axis, _shape_text(value_shape), var))
+                      % (value_shape[axis], len(value_shape) - 1 - axis, shape_text(value_shape), var))
 
 
 def _from_value(var, data, device, dtype, shape, is_seq):

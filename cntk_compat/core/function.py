@@ -20,7 +20,7 @@ from .dtypes import check_operand_dtypes, promote
 from .graph import _as_found, find_all_with_name as _find_all, find_by_name as _find_one, node_inputs_native_order, walk
 from .hooks import hook, provide
 from .lowering import lower
-from .native_errors import announce
+from .native_errors import announced
 from .operators import TensorOpsMixin
 from .registry import OpDef, get_op, register_op, register_udf_loader
 from .block_arguments import block_argument_of, note_block_arguments
@@ -349,10 +349,8 @@ class Function(TensorOpsMixin):
     def output(self):
         if len(self._outputs) != 1:
             # CNTK 2.7's native library refuses (and announces) it
-            message = ("A Function instance '%r' with more than one output cannot be implicitly converted to a "
-                       "Variable." % (self,))
-            announce(message)
-            raise RuntimeError(message)
+            raise announced(RuntimeError, "A Function instance '%r' with more than one output cannot be implicitly "
+                            "converted to a Variable." % (self,))
         return self._outputs[0]
 
     @property
@@ -378,8 +376,7 @@ class Function(TensorOpsMixin):
                 message = "Cannot set dropout rate on '%s' function." % self._root._op_name
             else:
                 message = "SetAttribute: '%s' is not supported (this attribute cannot be updated)." % (name,)
-            announce(message)
-            raise RuntimeError(message)
+            raise announced(RuntimeError, message)
         if name == "dropoutRate":
             attrs[name] = float(value)
         else:

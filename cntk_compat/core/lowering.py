@@ -61,9 +61,8 @@ def _nan_check(value, uid, op_name, shape):
                          % (first % rows, first // rows, rows, flat.numel() // rows))
         sys.stderr.flush()
         message = "%s %s operation unexpectedly produced NaN values." % (uid, op_name)
-        from .native_errors import announce
-        announce(message)         # CNTK's native library says it on stderr, caught or not
-        raise RuntimeError(message)
+        from .native_errors import announced
+        raise announced(RuntimeError, message)  # CNTK's native library says it on stderr, caught or not
     return value
 
 

@@ -23,6 +23,12 @@ def announce(message):
     sys.stderr.flush()
 
 
+def announced(error_class, message):
+    """error_class(message), announced first as CNTK's native library announces each exception it throws."""
+    announce(message)
+    return error_class(message)
+
+
 def director_failure():
     """What CNTK's native code makes of an exception raised by Python code it calls back through a SWIG
     director (a user function's forward/backward, a user minibatch source's methods in a training session): the

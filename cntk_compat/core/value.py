@@ -47,9 +47,8 @@ class _NativeNDArrayView(object):
     def __init__(self, shape, data_type, device=None):
         dtype = sanitize_dtype(data_type, "NDArrayView data_type", storage=True)
         if dtype is None:
-            from .native_errors import announce
-            announce("Unknown DataType.")  # CNTK's native constructor refuses DataType_Unknown
-            raise RuntimeError("Unknown DataType.")
+            from .native_errors import announced
+            raise announced(RuntimeError, "Unknown DataType.")  # CNTK's native constructor refuses DataType_Unknown
         shape = (int(shape),) if np.isscalar(shape) else tuple(int(d) for d in shape)
         self.tensor = torch.zeros(shape, dtype=to_torch_dtype(dtype), device=_device.resolve(device))
         self._is_sparse = False

@@ -236,15 +236,15 @@ class Variable(VariableMixin, TensorOpsMixin):
         """As CNTK prints a variable: ``Input('x', [#, *], [2 x 3])``: kind, name (else uid), dynamic axes
         (``#`` the batch axis, ``*`` the default sequence axis), static shape (``?`` inferred, ``*`` free)."""
         axes = "[???]" if self._dynamic_axes is None else dynamic_axes_text(self.dynamic_axes)
-        shape = "[???]" if self._shape is None else _shape_text(self._shape)
+        shape = "[???]" if self._shape is None else shape_text(self._shape)
         return "%s('%s', %s, %s)" % (self._kind, self._name or self._uid, axes, shape)
 
     def __str__(self):
         return self.__repr__()
 
 
-def _shape_text(shape):
-    """A shape as CNTK prints it: [2 x 3] (``?`` an inferred dimension, ``*`` a free one)."""
+def shape_text(shape):
+    """A shape as CNTK prints it (its messages too): [2 x 3] (``?`` an inferred dimension, ``*`` a free one)."""
     return "[%s]" % " x ".join("?" if d == InferredDimension else "*" if d == FreeDimension else str(d) for d in shape)
 
 
@@ -345,11 +345,9 @@ class _TensorHolder(Variable):
         elif not isinstance(val, NDArrayView):
             raise TypeError("Unsupported value type: %s" % type(val))
         if tuple(val.shape) != tuple(self.shape):
-            from .native_errors import announce
-            message = ("Variable '%r' SetValue(): 'source' shape '%s' differs 'destination' shape '%s'."
-                       % (self, _shape_text(val.shape), _shape_text(self.shape)))
-            announce(message)
-            raise RuntimeError(message)
+            from .native_errors import announced
+            raise announced(RuntimeError, "Variable '%r' SetValue(): 'source' shape '%s' differs 'destination' shape "
+                            "'%s'." % (self, shape_text(val.shape), shape_text(self.shape)))
         self.set_value(val)
 
     def asarray(self):
