@@ -79,13 +79,18 @@ class BlockPlanner(object):
         order is its index modulo the number of workers (a worker left without a chunk reads nothing); reading
         in order does so too when there are at least as many chunks as workers, and else deals out the
         sequences."""
-        if self.randomize:
-            return np.arange(self.num_chunks), False
-        decimate = parts > 1 and self.num_chunks < parts
         order = np.arange(self.num_chunks)
+        if self.randomize:
+            return order, False
+        decimate = self.deals_out(parts)
         if parts > 1 and not decimate:
             return order[part::parts], False
         return order, decimate
+
+    def deals_out(self, parts):
+        """Whether ``parts`` workers get the sequences dealt out by a running count (reading in order, fewer
+        chunks than workers)."""
+        return not self.randomize and parts > 1 and self.num_chunks < parts
 
     def load(self, sweep, start, parts, part, offset=0):
         """The block at position ``start`` of this worker's order in ``sweep``; where sequences are dealt out,

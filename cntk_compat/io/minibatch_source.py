@@ -198,7 +198,7 @@ class MinibatchSource(object):
         except (TypeError, ValueError):
             raise ValueError('not a MinibatchSource checkpoint state: %r' % ({'minibatchSourcePosition': position},))
         wanted = parts, part = self._parts, self._part
-        if self._timeline is None and self._deals_out(parts):
+        if self._timeline is None and self._planner.deals_out(parts):
             parts, part = 1, 0      # the position counts all workers' samples: read them all, then deal out
         self._set_state(0, 0, 0, 0, parts, part)
         self._current = None
@@ -250,14 +250,6 @@ class MinibatchSource(object):
             self._orders = {key: len(self._planner.chunk_order(sweep, self._parts, self._part)[0])}
         return self._orders[key]
 
-    def _deals_out(self, parts):
-        """Whether the sequences are dealt out to ``parts`` workers by a running count (reading in order, fewer
-        chunks than workers)."""
-        return self._planner.chunk_order(self._sweep, parts, 0)[1]
-
-    def _dealt_out(self):
-        return self._deals_out(self._parts)
-
     def _submit(self, sweep, start, offset):
         key = (sweep, start, self._parts, self._part, offset)
         if key not in self._pending:
@@ -265,7 +257,7 @@ class MinibatchSource(object):
         return key
 
     def _block(self):
-        offset = self._count % self._parts if self._dealt_out() else 0
+        offset = self._count % self._parts if self._planner.deals_out(self._parts) else 0
         key = (self._sweep, self._start, self._parts, self._part, offset)
         if self._current is None or self._current[0] != key:
             self._submit(self._sweep, self._start, offset)
@@ -290,7 +282,7 @@ class MinibatchSource(object):
         """CNTK 2.7 repositions its reader at the samples read so far when it drops the minibatch it read ahead
         (asked for another size) or restores a checkpoint: where sequences are dealt out, the running count
         then restarts at the index of the next sequence in its sweep."""
-        if self._timeline is not None or self._sweep >= self._max_sweeps or not self._dealt_out():
+        if self._timeline is not None or self._sweep >= self._max_sweeps or not self._planner.deals_out(self._parts):
             return
         block = self._block()
         passed = int(np.searchsorted(block.window_ends, self._passed_in_window(block), side='right'))
@@ -306,7 +298,7 @@ class MinibatchSource(object):
             self._timeline.reset(parts, part)
             self._samples, self._parts, self._part = 0, parts, part
             return
-        if self._parts == 1 and self._deals_out(parts):
+        if self._parts == 1 and self._planner.deals_out(parts):
             # the position read so far (all sequences, in order) is where CNTK's sequences are dealt out from, as
             # after restoring {'minibatchSourcePosition': n}
             if self._sweep < self._max_sweeps:
