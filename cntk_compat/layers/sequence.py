@@ -3,7 +3,6 @@ UnfoldFrom) that run a step function along a sequence by closing a loop through 
 import inspect
 import types
 
-
 from ..core.function import Function
 from ..core.variables import Constant
 from ..default_options import default_override_or, get_default_override

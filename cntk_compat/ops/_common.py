@@ -33,8 +33,9 @@ def sanitize_operand(x, dtype=None, argument="operand"):
 
 
 def refuse_integer_arrays(*xs):
-    """CNTK 2.7's binary ops (and times) type their operands with get_data_type, which refuses numpy arrays and
-    scalars of other than float types (a list of Python numbers is fine)."""
+    """CNTK 2.7's binary ops (and times) type their operands with get_data_type, which refuses numpy arrays of
+    other than the float types and complex numpy scalars (numpy integer scalars and lists of Python numbers
+    pass)."""
     for x in xs:
         if isinstance(x, (np.ndarray, np.inexact)) and x.dtype not in (np.float32, np.float64, np.float16):
             raise ValueError('NumPy type "%s" is not supported' % x.dtype)

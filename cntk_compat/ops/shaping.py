@@ -30,13 +30,11 @@ def _reshape_infer(inputs, attributes):
     size = math.prod(part) if all(d >= 0 for d in part) else None
     if new.count(-1) > 1 or any(d < -1 and d != FreeDimension for d in new):
         raise ValueError("reshape: at most one inferred dimension (-1) is allowed, got %s" % (tuple(new),))
-    if FreeDimension in new and size is not None:
+    if FreeDimension in new and size is not None:   # (of a free input, it is sized at run time)
         raise RuntimeError("reshape: the new shape %s has a free dimension (-3), but the input's shape %s is known"
                            % (tuple(new), x._shape))
     if -1 in new and size is None and all(d >= 0 or d == FreeDimension for d in part):
         new[new.index(-1)] = FreeDimension  # sized at run time from the free input dimensions
-    elif FreeDimension in new:  # a free dimension (-3) of a free input is sized at run time
-        pass
     elif -1 in new and size is not None:
         known = math.prod(d for d in new if d != -1)
         if known == 0 or size % known:
