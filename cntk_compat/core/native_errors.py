@@ -15,6 +15,11 @@ def _frames(tb):
                    for f in reversed(traceback.extract_tb(tb.tb_next or tb)))
 
 
+class MissingFileError(FileNotFoundError, RuntimeError):
+    """A file to read that does not exist (a reader's input, a checkpoint): an IOError, and the RuntimeError
+    CNTK 2.7 raises for it."""
+
+
 def announce(message):
     """CNTK's native library says on stderr what it is about to throw, whether or not the caller then catches
     it: "About to throw exception '<message>'" after an empty line. cntk-compat's own notes after a message

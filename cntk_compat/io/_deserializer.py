@@ -11,6 +11,7 @@ import threading
 
 import numpy as np
 
+from ..core.native_errors import MissingFileError
 from ._sequences import SequenceData
 from .streams import StreamInformation
 
@@ -24,10 +25,6 @@ class Chunk(object):
 
     def __len__(self):
         return len(self.keys)
-
-
-class MissingFileError(FileNotFoundError, RuntimeError):
-    """A reader's input file that does not exist: an IOError, and the RuntimeError CNTK 2.7 raises for it."""
 
 
 class DirectoryGivenError(IsADirectoryError, RuntimeError):

@@ -23,6 +23,7 @@ import numpy as np
 import torch
 
 from ..core import atomic_file
+from ..core.native_errors import MissingFileError
 
 FORMAT = "cntk_compat.checkpoint"
 VERSION = 1
@@ -34,10 +35,6 @@ _WHAT = "checkpoint file"
 class CheckpointError(RuntimeError, ValueError):
     """A checkpoint file cannot be read: it is corrupt, truncated or not a checkpoint (CNTK 2.7's RuntimeError; a
     ValueError too, as before)."""
-
-
-class MissingCheckpointError(FileNotFoundError, RuntimeError):
-    """A checkpoint file that does not exist: an IOError, and the RuntimeError CNTK 2.7 raises for it."""
 
 
 MODEL_KEYS = ("parameters", "parameter_names")
@@ -118,13 +115,18 @@ def _finish_interrupted_save(filename):
         atomic_file.commit(staged, filename + ".ckp", _WHAT)
 
 
-def _model_token(filename):
-    """(token, the model file's state or None): the token a parameter-values model file carries, or the hash of
-    a saved-model file's bytes."""
+def _check_file(filename):
+    """CNTK 2.7's RuntimeErrors for a checkpoint path that is a directory or does not exist."""
     if os.path.isdir(filename):
         raise CheckpointError("checkpoint file '%s' is a directory" % filename)
     if not os.path.exists(filename):
-        raise MissingCheckpointError("checkpoint file '%s' does not exist" % filename)
+        raise MissingFileError("checkpoint file '%s' does not exist" % filename)
+
+
+def _model_token(filename):
+    """(token, the model file's state or None): the token a parameter-values model file carries, or the hash of
+    a saved-model file's bytes."""
+    _check_file(filename)
     with open(filename, "rb") as f:
         data = f.read()
     if not data.startswith(b"PK"):      # torch.save's zip (the parameter-values file) starts so; a CNTK v2
@@ -161,10 +163,7 @@ def load(filename):
 
 
 def _read(filename):
-    if os.path.isdir(filename):
-        raise CheckpointError("checkpoint file '%s' is a directory" % filename)
-    if not os.path.exists(filename):
-        raise MissingCheckpointError("checkpoint file '%s' does not exist" % filename)
+    _check_file(filename)
     try:
         payload = torch.load(filename, map_location="cpu", weights_only=True)
     except Exception as e:
