@@ -91,7 +91,5 @@ __all__ = [
     "weighted_binary_cross_entropy", "xavier", "zeros_like", "functions", "evaluator"
 ]
 
-from . import _star_modules as _star_modules  # noqa: E402
-_star_modules.export(globals())   # the modules CNTK 2.7's `from cntk import *` binds too
 from . import _incidental_names as _incidental_names  # noqa: E402
 _incidental_names.bind_all()   # the helpers and constants CNTK 2.7's modules bind by importing them

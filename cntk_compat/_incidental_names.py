@@ -2,7 +2,8 @@
 ``sanitize_input``, ``PoolingType_Max``, ``np``, ...), which ``cntk.X.name`` and ``from cntk.X import *`` hand on.
 
 CNTK's modules define no ``__all__``: code written against CNTK uses these names through them (cntkx decorates its
-ops with ``C.typemap``; after ``from cntk import *`` a script has ``C``, the cntk module, and ``np``). Read from the
+ops with ``C.typemap``; after ``from cntk import *`` a script has ``C``, the cntk module, and ``np``; CNTK's ATIS
+example calls ``np.argmax`` after only ``from cntk.layers import *``). Read from the
 CNTK 2.7 wheel (its names missing here; ``inspect.getargspec`` and CNTK's native ``NDShape`` and dictionary-value
 factories have no counterpart). The package applies the table once, after every module is imported, so that no
 module imports from a floor above its own (``cntk.ops`` binds the sanitizers of ``cntk.internal``).
@@ -28,17 +29,17 @@ SOURCES = {
     "os": "os", "path": "os.path", "platform": "platform", "print_function": "__future__:print_function",
     "sequence": "cntk_compat.ops.sequence", "sparse": "scipy.sparse", "sys": "sys", "time": "time",
     "trainer": "cntk_compat.train.trainer", "typemap": "cntk_compat.internal.swig_helper:typemap",
-    "unique": "enum:unique", "utils": "cntk_compat.internal.utils", "warn": "warnings:warn", "warnings": "warnings",
-    "wraps": "functools:wraps",
+    "unique": "enum:unique", "utils": "cntk_compat.internal.utils", "uuid": "uuid", "warn": "warnings:warn",
+    "warnings": "warnings", "wraps": "functools:wraps",
 }
 
 # the names each CNTK 2.7 module binds beyond the package's own
 NAMES = {
-    "cntk": ("C Enum PoolingType_Average PoolingType_Max _cntk_py cntk_py data_type_to_dtype distributed division "
-             "get_data_type map_if_possible print_function sanitize_axis sanitize_axis_list sanitize_batch "
-             "sanitize_convolution_args sanitize_dtype_cntk sanitize_dynamic_axes sanitize_function "
-             "sanitize_input sanitize_multi_axis_reduction_list sanitize_permutation sanitize_pooling_args "
-             "sanitize_shape sanitize_var_map typemap unique utils"),
+    "cntk": ("C Enum PoolingType_Average PoolingType_Max _cntk_py cntk_py ctypes data_type_to_dtype distributed "
+             "division enum get_data_type map_if_possible np numbers os platform print_function sanitize_axis "
+             "sanitize_axis_list sanitize_batch sanitize_convolution_args sanitize_dtype_cntk sanitize_dynamic_axes "
+             "sanitize_function sanitize_input sanitize_multi_axis_reduction_list sanitize_permutation "
+             "sanitize_pooling_args sanitize_shape sanitize_var_map sparse sys typemap unique utils warnings"),
     "cntk.axis": "cntk_py typemap",
     "cntk.core": "cntk_py data_type_to_dtype np numbers sanitize_batch sparse typemap warnings",
     "cntk.debugging": "cntk_py defaultdict division map_if_possible print_function sys",
@@ -49,42 +50,41 @@ NAMES = {
     "cntk.internal.sanitize": "C cntk_py collections np numbers",
     "cntk.internal.swig_helper": "cntk_py wraps",
     "cntk.internal.utils": "Dictionary DictionaryValue cntk_py np",
-    "cntk.io": "cntk cntk_py is_string sanitize_dtype_cntk typemap",
+    "cntk.io": "cntk cntk_py is_string np sanitize_dtype_cntk typemap uuid warnings",
     "cntk.io.transforms": "cntk_py sanitize_2d_number sanitize_range",
     "cntk.layers": ("C FunctionType InferredDimension PoolingType_Average PoolingType_Max division "
-                    "get_python_function_arguments map_function_arguments sanitize_shape warn"),
+                    "get_python_function_arguments map_function_arguments np sanitize_shape warn"),
     "cntk.layers.blocks": "InferredDimension division np",
     "cntk.layers.higher_order_layers": "FunctionType",
     "cntk.layers.layers": "C PoolingType_Average PoolingType_Max division np sequence",
     "cntk.layers.models": "C division warn",
     "cntk.layers.models.attention": "C division warn",
     "cntk.layers.sequence": "InferredDimension division np",
-    "cntk.layers.typing": "get_python_function_arguments map_function_arguments sanitize_shape",
-    "cntk.learners": "Enum cntk_py map_if_possible typemap unique utils",
-    "cntk.logging": "Enum cntk_py core division print_function unique",
+    "cntk.layers.typing": "get_python_function_arguments map_function_arguments np sanitize_shape",
+    "cntk.learners": "Enum cntk_py map_if_possible np typemap unique utils warnings",
+    "cntk.logging": "Enum cntk_py core division os print_function sys time unique",
     "cntk.logging.graph": "os sys",
     "cntk.logging.progress_print": "cntk_py core division print_function sys time",
-    "cntk.losses": ("C division get_data_type print_function sanitize_axis sanitize_dynamic_axes sanitize_input "
+    "cntk.losses": ("C division get_data_type np print_function sanitize_axis sanitize_dynamic_axes sanitize_input "
                     "sanitize_shape typemap"),
     "cntk.metrics": "division get_data_type print_function sanitize_axis sanitize_input typemap",
     "cntk.misc": "C np",
     "cntk.misc.converter": "C",
-    "cntk.ops": ("PoolingType_Average PoolingType_Max cntk_py division get_data_type print_function sanitize_axis "
-                 "sanitize_axis_list sanitize_convolution_args sanitize_dtype_cntk sanitize_dynamic_axes "
+    "cntk.ops": ("PoolingType_Average PoolingType_Max cntk_py division get_data_type np numbers print_function "
+                 "sanitize_axis sanitize_axis_list sanitize_convolution_args sanitize_dtype_cntk sanitize_dynamic_axes "
                  "sanitize_input sanitize_multi_axis_reduction_list sanitize_permutation sanitize_pooling_args "
                  "sanitize_shape typemap"),
     "cntk.ops.functions": ("Enum cntk cntk_py collections get_python_function_arguments is_byte_buffer "
-                           "map_function_arguments map_if_possible path sanitize_Function_attributes "
-                           "sanitize_batch sanitize_dtype_cntk sanitize_var_map sanitize_variable_value_dict "
+                           "map_function_arguments map_if_possible path sanitize_Function_attributes sanitize_batch "
+                           "sanitize_dtype_cntk sanitize_var_map sanitize_variable_value_dict "
                            "sanitize_variables_or_functions sys typemap unique warnings"),
     "cntk.ops.sequence": "get_data_type np sanitize_input typemap",
-    "cntk.random": "division print_function sanitize_input sanitize_random_args typemap",
-    "cntk.train": ("Enum cntk_py ctypes distributed enum platform sanitize_function sanitize_var_map sys typemap "
-                   "unique"),
+    "cntk.random": "division np print_function sanitize_input sanitize_random_args typemap",
+    "cntk.train": "Enum cntk_py ctypes distributed enum platform sanitize_function sanitize_var_map sys typemap unique",
     "cntk.train.distributed": "cntk_py ctypes platform trainer typemap",
     "cntk.train.trainer": "cntk_py sanitize_function sanitize_var_map typemap",
     "cntk.train.training_session": "Enum cntk_py enum sanitize_function sanitize_var_map sys typemap unique",
-    "cntk.variables": ("cntk_py sanitize_dtype_cntk sanitize_dynamic_axes sanitize_precision sanitize_shape "
+    "cntk.variables": ("cntk_py np sanitize_dtype_cntk sanitize_dynamic_axes sanitize_precision sanitize_shape "
                        "sanitize_value typemap"),
     # CNTK's deep-RL helpers import cntk.ops as C
     "cntk.contrib.deeprl.agent.shared.cntk_utils": "C",

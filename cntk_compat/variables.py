@@ -30,6 +30,3 @@ __all__ = [
     "Variable", "Parameter", "Constant", "Record", "VariableMixin", "DeviceDescriptor", "NDArrayView",
     "TensorOpsMixin", "default_override_or", "get_default_override", "use_default_device"
 ]
-
-from . import _star_modules as _star_modules  # noqa: E402
-_star_modules.export(globals())   # the modules CNTK 2.7's `from cntk.variables import *` binds too

@@ -24,6 +24,3 @@ __all__ = [
     "DEFAULT_RANDOMIZATION_WINDOW_IN_CHUNKS", "sequence_to_cntk_text_format", "transforms", "ArrayMixin", "Record",
     "TraceLevel", "Value", "get_trace_level", "use_default_device"
 ]
-
-from .. import _star_modules as _star_modules  # noqa: E402
-_star_modules.export(globals())   # the modules CNTK 2.7's `from cntk.io import *` binds too

@@ -36,6 +36,3 @@ __all__ = [
     "pooling", "reconcile_dynamic_axes", "reduce_mean", "reshape", "sequence", "sigmoid", "slice", "softplus",
     "splice", "sqrt", "tanh", "tensor", "times", "typing", "unpooling", "attention"
 ]
-
-from .. import _star_modules as _star_modules  # noqa: E402
-_star_modules.export(globals())   # the modules CNTK 2.7's `from cntk.layers import *` binds too

@@ -77,6 +77,3 @@ def Signature(*args, **kwargs):
 
 
 provide(signature=Signature)  # Function.with_signature
-
-from .. import _star_modules as _star_modules  # noqa: E402
-_star_modules.export(globals())   # the modules CNTK 2.7's `from cntk.layers.typing import *` binds too

@@ -35,6 +35,3 @@ __all__ = [
     "momentum_as_time_constant_schedule", "sgd", "momentum_sgd", "nesterov", "adagrad", "fsadagrad", "adam",
     "rmsprop", "adadelta", "universal", "NDArrayView", "asarray"
 ]
-
-from .. import _star_modules as _star_modules  # noqa: E402
-_star_modules.export(globals())   # the modules CNTK 2.7's `from cntk.learners import *` binds too

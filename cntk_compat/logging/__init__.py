@@ -16,6 +16,3 @@ __all__ = [
     "depth_first_search", "find_all_with_name", "find_by_name", "find_by_uid", "get_node_outputs", "plot",
     "TraceLevel", "set_trace_level", "get_trace_level", "Variable", "cpu", "graph", "progress_print"
 ]
-
-from .. import _star_modules as _star_modules  # noqa: E402
-_star_modules.export(globals())   # the modules CNTK 2.7's `from cntk.logging import *` binds too

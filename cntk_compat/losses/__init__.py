@@ -91,7 +91,3 @@ def fmeasure(output, target, beta=1):
     recall = element_divide(correct, reduce_sum(t, axis=axis))
     b2 = float(beta) ** 2
     return 1 - element_divide((1 + b2) * element_times(precision, recall), plus(b2 * precision, recall))
-
-
-from .. import _star_modules as _star_modules  # noqa: E402
-_star_modules.export(globals())   # the modules CNTK 2.7's `from cntk.losses import *` binds too

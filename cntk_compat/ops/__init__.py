@@ -77,9 +77,6 @@ __all__ = [
 ]
 
 # names CNTK 2.7's cntk.ops module carries from its internals (not in `import *`): the pooling-type codes (and the
-# argument sanitizers, which cntk_compat.internal binds here)
+# argument sanitizers, which cntk_compat._incidental_names binds here)
 PoolingType_Max = MAX_POOLING
 PoolingType_Average = AVG_POOLING
-
-from .. import _star_modules as _star_modules  # noqa: E402
-_star_modules.export(globals())   # the modules CNTK 2.7's `from cntk.ops import *` binds too

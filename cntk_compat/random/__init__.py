@@ -51,8 +51,6 @@ __all__ = [
     "auto_select", "default_override_or"
 ]
 
-from .. import _star_modules as _star_modules  # noqa: E402
-_star_modules.export(globals())   # the modules CNTK 2.7's `from cntk.random import *` binds too
 
 
 def __getattr__(name):
