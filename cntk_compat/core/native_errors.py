@@ -15,6 +15,11 @@ def _frames(tb):
                    for f in reversed(traceback.extract_tb(tb.tb_next or tb)))
 
 
+class RuntimeValueError(RuntimeError, ValueError):
+    """Input CNTK 2.7 refuses with a RuntimeError where this package raised a ValueError before: the base of the
+    package's specific errors of that kind, so code catching either type keeps working."""
+
+
 class MissingFileError(FileNotFoundError, RuntimeError):
     """A file to read that does not exist (a reader's input, a checkpoint): an IOError, and the RuntimeError
     CNTK 2.7 raises for it."""

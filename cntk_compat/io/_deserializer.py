@@ -11,7 +11,7 @@ import threading
 
 import numpy as np
 
-from ..core.native_errors import MissingFileError
+from ..core.native_errors import MissingFileError, RuntimeValueError
 from ._sequences import SequenceData
 from .streams import StreamInformation
 
@@ -31,9 +31,8 @@ class DirectoryGivenError(IsADirectoryError, RuntimeError):
     """A directory given as a reader's input file: an IOError, and the RuntimeError CNTK 2.7 raises for it."""
 
 
-class ReaderError(RuntimeError, ValueError):
-    """Input a reader cannot read (an empty file, malformed text): CNTK 2.7 fails on it with a RuntimeError; a
-    ValueError too, as before."""
+class ReaderError(RuntimeValueError):
+    """Input a reader cannot read (an empty file, malformed text): CNTK 2.7 fails on it with a RuntimeError."""
 
 
 def check_input_file(reader, filename):

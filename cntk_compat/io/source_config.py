@@ -3,6 +3,7 @@
 The dictionary has CNTK's keys, so scripts that inspect it keep working; ``MinibatchSource``
 builds one of these configurations and validates it the same way.
 """
+from ..core.native_errors import RuntimeValueError
 from ._deserializer import Deserializer
 
 INFINITELY_REPEAT = 2 ** 64 - 1
@@ -71,8 +72,8 @@ def is_multithreaded(config):
     return any(_deserializer_dict(d).get('type') in _IMAGE_TYPES for d in config.deserializers)
 
 
-class SourceConfigError(RuntimeError, ValueError):
-    """A MinibatchSource configuration CNTK 2.7 refuses: its RuntimeError (a ValueError too, as before)."""
+class SourceConfigError(RuntimeValueError):
+    """A MinibatchSource configuration CNTK 2.7 refuses (its RuntimeError)."""
 
 
 def to_dictionary(config):

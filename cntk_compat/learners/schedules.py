@@ -15,6 +15,8 @@ from enum import Enum, unique
 
 import numpy as np
 
+from ..core.native_errors import RuntimeValueError
+
 __all__ = ["UnitType", "IGNORE", "TrainingParameterSchedule", "MinibatchSizeSchedule",
            "training_parameter_schedule", "learning_parameter_schedule",
            "learning_parameter_schedule_per_sample", "learning_rate_schedule", "momentum_schedule",
@@ -47,8 +49,8 @@ def _check_count(value, argument):
     return int(value)
 
 
-class EmptyScheduleError(RuntimeError, ValueError):
-    """An empty schedule list: CNTK 2.7's RuntimeError (a ValueError too, as before)."""
+class EmptyScheduleError(RuntimeValueError):
+    """An empty schedule list (CNTK 2.7's RuntimeError)."""
 
 
 def _check_value(value, argument):

@@ -4,6 +4,7 @@ import numpy as np
 from ..core.axis import BATCH_AXIS_NAME, dynamic_axes_checks_active, dynamic_axes_mismatch, is_sequence_axis
 from ..core.dtypes import operands_dtype, promote
 from ..core.function import Function, _as_block, as_variable
+from ..core.native_errors import RuntimeValueError
 from ..core.registry import OutputSpec, register_op
 from ..core.variables import Constant, Variable, typed_placeholder
 
@@ -145,10 +146,9 @@ def _axes_key(axes):
     return names
 
 
-class IncompatibleShapesError(RuntimeError, ValueError):
+class IncompatibleShapesError(RuntimeValueError):
     """Operands of an elementwise op whose static shapes do not broadcast. CNTK 2.7 raises a RuntimeError ("Binary
-    elementwise operation Plus: Left operand ... is not compatible with right operand ..."); it is a ValueError
-    too, as this package raised before."""
+    elementwise operation Plus: Left operand ... is not compatible with right operand ...")."""
 
 
 def broadcast_shape(shapes, op_name="op"):

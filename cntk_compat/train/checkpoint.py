@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 from ..core import atomic_file
-from ..core.native_errors import MissingFileError
+from ..core.native_errors import MissingFileError, RuntimeValueError
 
 FORMAT = "cntk_compat.checkpoint"
 VERSION = 1
@@ -32,9 +32,8 @@ _PLAIN = (type(None), bool, int, float, complex, str, bytes, torch.Tensor)
 _WHAT = "checkpoint file"
 
 
-class CheckpointError(RuntimeError, ValueError):
-    """A checkpoint file cannot be read: it is corrupt, truncated or not a checkpoint (CNTK 2.7's RuntimeError; a
-    ValueError too, as before)."""
+class CheckpointError(RuntimeValueError):
+    """A checkpoint file cannot be read: it is corrupt, truncated or not a checkpoint (CNTK 2.7's RuntimeError)."""
 
 
 MODEL_KEYS = ("parameters", "parameter_names")

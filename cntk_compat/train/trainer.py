@@ -11,6 +11,7 @@ from ..core.engine import evaluate_tensors, to_numpy
 from ..core.function import Function, as_variable
 from ..core.graph import node_inputs_and_body, walk
 from ..core.hooks import hook
+from ..core.native_errors import RuntimeValueError
 from ..distributed.communicator import Communicator, all_gather_object, all_reduce_sum
 from ..distributed.learner import DistributedLearner, MinibatchInfo
 from ..learners.learner import OwnedGradients
@@ -44,9 +45,9 @@ def _is_learner(obj):
 _NO_PREVIOUS_MINIBATCH = "There was no preceding call to TrainMinibatch or the minibatch was empty."
 
 
-class NoPreviousMinibatchError(RuntimeError, ValueError):
+class NoPreviousMinibatchError(RuntimeValueError):
     """The previous minibatch's loss or metric asked for before any (or after an empty one): CNTK 2.7's
-    RuntimeError (a ValueError too, as before)."""
+    RuntimeError."""
 
 
 def _is_progress_writer(obj):

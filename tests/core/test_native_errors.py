@@ -3,7 +3,10 @@ CNTK 2.7's native errors do (its message, a blank line, "[CALL STACK]", then one
 import pytest
 
 import cntk as C
+from cntk_compat.core import native_errors
 from cntk_compat.core.native_errors import native_entry_point
+from cntk_compat.learners.schedules import EmptyScheduleError
+from cntk_compat.train.checkpoint import CheckpointError
 
 
 def test_device_and_reader_errors_carry_the_call_stack():
@@ -66,3 +69,13 @@ def test_a_value_of_sequences_for_a_non_sequence_input_is_announced(capsys):
     assert err.startswith("\nAbout to throw exception 'The dimension size (3) of the axis (1) of the Value "
                           "('[1 x 3 x 5]') must be 1")
     assert str(e.value) in err
+
+
+def test_errors_cntk_raises_as_runtime_errors_are_value_errors_too():
+    # scripts written against CNTK 2.7 catch RuntimeError; code written against earlier releases of this package
+    # caught ValueError: both keep catching
+    with pytest.raises(RuntimeError) as info:
+        C.learning_parameter_schedule([])
+    assert isinstance(info.value, ValueError) and isinstance(info.value, EmptyScheduleError)
+    for cls in (EmptyScheduleError, CheckpointError):
+        assert issubclass(cls, native_errors.RuntimeValueError)
