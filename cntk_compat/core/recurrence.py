@@ -154,46 +154,48 @@ class RecurrentLoop(torch.nn.Module):
         return head[:, head.shape[1] + src:head.shape[1] + src + 1]
 
 
-def _sequence_initial_states(loop):
-    """uids of the delays' initial states that are sequences; they may serve only as initial states."""
+def _loop_inputs(loop):
+    """The loop module's inputs: (Variable, whether it enters as a sequence initial state) per input. A delay's
+    initial state that is a sequence enters as its last item (its first, running backwards); a sequence that
+    the loop also reads step by step enters twice, sliced per step and as that initial state."""
     inits = {d._inputs[1].uid for d in loop.delays if d._inputs[1]._sequence_axis is not None}
-    for n in loop.nodes:
-        reads = n._inputs[:1] if n in loop.delays else n._inputs
-        if any(i.uid in inits for i in reads):
-            raise ValueError("a sequence that is the initial_state of a recurrent loop cannot also be read "
-                             "inside the loop")
-    return inits
+    read = {i.uid for n in loop.nodes for i in (n._inputs[:1] if n in loop.delays else n._inputs)}
+    inputs = [(e, e.uid in inits and e.uid not in read) for e in loop.external_inputs]
+    inputs += [(e, True) for e in loop.external_inputs if e.uid in inits and e.uid in read]
+    return inputs
 
 
 def lower_loop(builder, loop, make_builder):
     """Add loop to builder's graph as one RecurrentLoop call; its variables' values enter builder.env."""
-    sequence_inits = _sequence_initial_states(loop)
+    inputs = _loop_inputs(loop)
     step = make_builder()
     outer_values = []
-    for k, e in enumerate(loop.external_inputs):
-        step.env[e.uid] = step.graph.placeholder("in%d" % k)
+    for k, (e, initial) in enumerate(inputs):
+        placeholder = step.graph.placeholder("in%d" % k)
         value = builder.env[e.uid]
-        if e.uid in sequence_inits:
-            # a sequence as initial state contributes its last item (its first, running backwards)
+        if initial:
             edge = loop.delays[0]._op.sequence_initial_state
             value = builder.graph.call_function(edge, (value, builder.mask(e._sequence_axis, loop.delays[0])))
-        elif e._sequence_axis is not None and e._sequence_axis.name != loop.axis.name:
-            raise ValueError("a recurrent loop over sequence axis %r reads an input on another sequence axis %r"
-                             % (loop.axis.name, e._sequence_axis.name))
+        else:
+            step.env[e.uid] = placeholder
+            if e._sequence_axis is not None and e._sequence_axis.name != loop.axis.name:
+                raise ValueError("a recurrent loop over sequence axis %r reads an input on another sequence axis "
+                                 "%r" % (loop.axis.name, e._sequence_axis.name))
         outer_values.append(value)
-    ext_index = {e.uid: k for k, e in enumerate(loop.external_inputs)}
+    # where each delay's initial state enters: a sequence's own entry as initial state, else its only entry
+    init_index = {e.uid: k for k, (e, initial) in enumerate(inputs) if initial or e._sequence_axis is None}
     var_index = {v.uid: k for k, v in enumerate(loop.variables)}
     delays = []
     for k, d in enumerate(loop.delays):
         step.env[d._outputs[0].uid] = step.graph.placeholder("delayed%d" % k)
         init, out = d._inputs[1], d._outputs[0]
-        delays.append((var_index[d._inputs[0].uid], d._attributes["time_step"], ext_index[init.uid],
+        delays.append((var_index[d._inputs[0].uid], d._attributes["time_step"], init_index[init.uid],
                        init._n_dynamic > 0, tuple(out._shape), to_torch_dtype(out._dtype)))
     step.masks[loop.axis.name] = step.graph.placeholder("step_mask")
     results = [step.value(v) for v in loop.variables]
     step.graph.output(tuple(results))
-    on_axis = [e._sequence_axis is not None and e.uid not in sequence_inits for e in loop.external_inputs]
-    prelude, hoisted_on_axis = hoist(step.graph, len(loop.external_inputs), on_axis)
+    on_axis = [e._sequence_axis is not None and not initial for e, initial in inputs]
+    prelude, hoisted_on_axis = hoist(step.graph, len(inputs), on_axis)
     prelude_module = None if prelude is None else torch.fx.GraphModule(step.root, prelude, class_name="LoopPrelude")
     step_module = torch.fx.GraphModule(step.root, step.graph, class_name="RecurrentStep")
     carried = [] if loop.backward else [carried_state_of(d) for d in loop.delays]
@@ -201,11 +203,12 @@ def lower_loop(builder, loop, make_builder):
     name = "loop%d" % len([m for m in builder.root.children() if isinstance(m, _LOOP_MODULES)])
     mask = builder.mask(loop.axis, loop.delays[0])
     slots = builder.slots.get(loop.axis.name)
+    sequence_inits = {e.uid for e, initial in inputs if initial}
     fused = None if loop.lowered_generic else _fused(builder, loop, sequence_inits, module, var_index)
     if fused is not None:
-        fused_module, inputs, h_var = fused
+        fused_module, fused_inputs, h_var = fused
         builder.root.add_module(name, fused_module)
-        builder.env[h_var.uid] = builder.graph.call_module(name, (mask, slots) + inputs + tuple(outer_values))
+        builder.env[h_var.uid] = builder.graph.call_module(name, (mask, slots) + fused_inputs + tuple(outer_values))
         # the loop's other values are read by nothing outside it; asking for one lowers the loop again, generically
         loop.lowered_generic = True
         return

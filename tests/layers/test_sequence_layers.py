@@ -116,6 +116,35 @@ def test_recurrence_from_a_sequence_uses_its_last_item():
     np.testing.assert_allclose(back[0].ravel(), [4, 3])
 
 
+def test_recurrence_from_its_own_input_sequence_as_initial_state():
+    # CNTK 2.7: the input sequence given also as the initial state starts the loop from its last item (first
+    # with go_backwards) and is read step by step too; the gradient flows through both
+    y = C.sequence.input_variable(2, needs_gradient=True)
+    data = [np.array([[1, 2], [3, 4], [5, 6]], np.float32), np.array([[-1, 1]], np.float32)]
+    golden = {False: ([[[3.5, 5.0], [4.75, 6.5], [7.375, 9.25]], [[-1.5, 1.5]]],
+                      [[[1.75, 1.75], [1.5, 1.5], [1.875, 1.875]], [[1.5, 1.5]]]),
+              True: ([[[3.875, 5.75], [5.75, 7.5], [5.5, 7.0]], [[-1.5, 1.5]]],
+                     [[[1.875, 1.875], [1.5, 1.5], [1.75, 1.75]], [[1.5, 1.5]]])}
+    for go_backwards, (values, gradients) in golden.items():
+        f = RecurrenceFrom(lambda h, x: h * 0.5 + x, go_backwards=go_backwards)(y, y)
+        assert [a.name for a in f.arguments] == [y.name]
+        for got, want in zip(f.eval({y: data}), values):
+            np.testing.assert_allclose(got, want)
+        for got, want in zip(f.grad({y: data}, wrt=[y]), gradients):
+            np.testing.assert_allclose(got, want)
+
+
+def test_recurrence_from_a_gru_started_from_its_input():
+    # a GRU (a fusable cell) whose initial state is its own input sequence runs as CNTK 2.7 computes it
+    from cntk.layers import GRU
+    y = C.sequence.input_variable(2)
+    data = [np.array([[1, 2], [3, 4], [5, 6]], np.float32), np.array([[-1, 1]], np.float32)]
+    out = RecurrenceFrom(GRU(2, init=C.glorot_uniform(seed=1)))(y, y).eval({y: data})
+    np.testing.assert_allclose(out[0], [[-0.984278, 1.489876], [-0.994658, 1.018448], [-0.999679, 0.999838]],
+                               atol=2e-6)
+    np.testing.assert_allclose(out[1], [[-0.745392, 0.662378]], atol=2e-6)
+
+
 def test_recurrence_from_keeps_every_initial_state_as_argument():
     # CNTK 2.7: the result takes one initial state per state variable, named h, c, a, b, ..., even when the first
     # state (the one returned) never reads the others
