@@ -1,18 +1,23 @@
 """``MinibatchData``: the data of one stream in one minibatch."""
 import numpy as np
 import scipy.sparse as sp
+import torch
 
 from ..tensor import ArrayMixin
 
 
 class ReaderBatch(object):
     """Numpy payload of a minibatch stream: the sequences plus how to present them."""
-    __slots__ = ('sequences', 'sample_shape', 'dtype', 'is_sparse', 'is_sequence', 'starts', 'slots')
+    __slots__ = ('sequences', 'sample_shape', 'dtype', 'is_sparse', 'is_sequence', 'starts', 'slots', 'steps',
+                 'num_slots')
 
-    def __init__(self, sequences, sample_shape, dtype, is_sparse, is_sequence=True, starts=None, slots=None):
+    def __init__(self, sequences, sample_shape, dtype, is_sparse, is_sequence=True, starts=None, slots=None,
+                 steps=None, num_slots=None):
         self.sequences = sequences          # SequenceData
         self.starts = starts                # per sequence, whether it begins here (None: all do)
         self.slots = slots                  # per sequence, its parallel slot (truncation; None: no slots)
+        self.steps = steps                  # the time steps the minibatch spans (truncation; None: the longest)
+        self.num_slots = num_slots          # the parallel slots, some perhaps all padding (truncation)
         self.sample_shape = tuple(sample_shape)
         self.dtype = np.dtype(dtype)
         self.is_sparse = is_sparse
@@ -23,8 +28,15 @@ class ReaderBatch(object):
         n = len(self.sequences)
         if not self.is_sequence:
             return (n,) + self.sample_shape
-        t = int(self.sequences.lengths.max()) if n else 0
+        t = self.steps if self.steps is not None else int(self.sequences.lengths.max()) if n else 0
         return (n, t) + self.sample_shape
+
+    def _check_unpackable(self):
+        """CNTK 2.7 cannot lay a truncated minibatch out sequence by sequence when a piece continues a sequence
+        and some slot holds more than one piece or none."""
+        if self.starts is not None and not np.all(self.starts) and len(self.sequences) != self.num_slots:
+            raise RuntimeError('Cannot create an unpacked Value object from packed data where one or more '
+                               'sequences are truncated')
 
     def _dense_rows(self):
         rows = self.sequences.rows
@@ -32,6 +44,7 @@ class ReaderBatch(object):
         return rows.reshape((rows.shape[0],) + self.sample_shape).astype(self.dtype, copy=False)
 
     def asarray(self):
+        self._check_unpackable()
         if not self.is_sequence:
             if self.is_sparse and len(self.sample_shape) == 1:
                 return sp.csr_matrix(self.sequences.rows, dtype=self.dtype)
@@ -44,6 +57,7 @@ class ReaderBatch(object):
         return out
 
     def as_sequences(self):
+        self._check_unpackable()
         if not self.is_sequence:
             return list(self.asarray())
         if self.is_sparse:
@@ -54,6 +68,7 @@ class ReaderBatch(object):
     def mask(self):
         """As a Value's mask: none (an AttributeError) without a sequence axis, or when every sequence starts
         here and all have the same length, as CNTK 2.7's readers deliver such minibatches."""
+        self._check_unpackable()
         lengths = self.sequences.lengths if self.is_sequence else None
         t = None if lengths is None else self.shape[1]
         if t is None or ((self.starts is None or np.all(self.starts)) and np.all(lengths == t)):
@@ -76,6 +91,9 @@ class ReaderBatch(object):
         value.from_reader = True
         if self.slots is not None and self.is_sequence:
             value.slots = SequenceSlots(self.slots, self.starts)
+            t = value.tensor
+            if self.steps > t.shape[1]:   # a truncated minibatch spans the truncation length, as in CNTK 2.7
+                value.tensor = torch.cat([t, t.new_zeros((t.shape[0], self.steps - t.shape[1]) + t.shape[2:])], 1)
         return value
 
 

@@ -214,8 +214,6 @@ class MinibatchSource(object):
         """The reading position as a dict of plain numbers (for :meth:`restore_from_checkpoint`)."""
         state = self.get_plain_state()
         state['minibatchSourcePosition'] = self._samples  # CNTK's state: the samples read so far
-        if self._truncation is not None:
-            state['truncation'] = self._truncation.get_state()
         if self._assembled:
             state['image_draws'] = dict(engines=[d.draw_state() for _, d in self._assembled],
                                         last_request=self._last_request)
@@ -223,11 +221,10 @@ class MinibatchSource(object):
 
     def restore_from_checkpoint(self, checkpoint):
         """Continue reading from a position returned by :meth:`get_checkpoint_state`."""
-        if self._truncation is not None and isinstance(checkpoint, dict) and 'truncation' in checkpoint:
-            self._truncation.set_state(checkpoint['truncation'])
-        else:
-            self.set_plain_state(checkpoint)
-            self._reposition()
+        self.set_plain_state(checkpoint)
+        self._reposition()
+        if self._truncation is not None:
+            self._truncation.reset()
         if self._assembled and isinstance(checkpoint, dict) and 'image_draws' in checkpoint:
             draws = checkpoint['image_draws']
             for (_, d), state in zip(self._assembled, draws['engines']):
@@ -431,16 +428,19 @@ class MinibatchSource(object):
         if self._assembled and self._truncation is None:
             self._discard_prefetched((int(minibatch_size_in_samples), parts, part))
         self._adopt_partitioning(parts, part)
-        if self._last_request is not None and self._last_request[0] != minibatch_size_in_samples and \
-                self._truncation is None:
+        if self._last_request is not None and self._last_request[0] != minibatch_size_in_samples:
             self._reposition()   # CNTK drops the minibatch it read ahead with the last size
         if minibatch_size_in_samples < parts and part >= minibatch_size_in_samples and not self._warned_share:
             self._warned_share = True  # CNTK 2.7's warning, once per source
             sys.stderr.write("WARNING: The minibatch size '%d' is too small to be used with %d workers, adjusting "
                              "to minibatch size of 1 sample per worker\n" % (minibatch_size_in_samples, parts))
-        starts = slots = None
+        layout = {}
         if self._truncation is not None:
-            streams, sweep_end, starts, slots = self._truncation.next(int(minibatch_size_in_samples), parts, part)
+            pieces = self._truncation.next(int(minibatch_size_in_samples), parts, part)
+            if pieces is None:
+                return {}
+            streams, sweep_end, starts, slots, num_slots = pieces
+            layout = dict(starts=starts, slots=slots, steps=self._truncation.length, num_slots=num_slots)
         else:
             streams, sweep_end = self.read_sequences(target)
         if streams is None:
@@ -449,7 +449,7 @@ class MinibatchSource(object):
         result = {}
         for si in self._infos:
             data = streams[si.m_name]
-            batch = ReaderBatch(data, si.sample_shape, si.dtype, si.is_sparse, starts=starts, slots=slots)
+            batch = ReaderBatch(data, si.sample_shape, si.dtype, si.is_sparse, **layout)
             result[si] = MinibatchData(batch, len(data), data.rows.shape[0], sweep_end)
         if input_map:
             self._last_mb_data = {key: result[self.stream_info(s) if isinstance(s, str) else s]

@@ -40,7 +40,8 @@ def run_truncated(model, x, tmp_path, seqs, truncation_length, minibatch_size):
         if not mb:
             break
         outputs = as_list(model.eval({x: mb[src['a']]}))
-        for ids, out in zip(mb[src['i']].as_sequences(), outputs):
+        # the pieces from the Value: MinibatchData.as_sequences refuses truncated pieces, as CNTK 2.7's does
+        for ids, out in zip(mb[src['i']].data.as_sequences(), outputs):
             got[int(ids[0, 0])].append(out)
     return [np.concatenate(parts) for parts in got]
 

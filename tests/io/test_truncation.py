@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+import cntk as C
 from cntk.io import CTFDeserializer, MinibatchSource, StreamDef, StreamDefs
 
 TWO_SEQUENCES = ''.join('0 |a %d |b %d\n' % (v, -v) for v in range(5)) + \
@@ -15,49 +16,126 @@ def source(tmp_path, text=TWO_SEQUENCES, **kw):
         a=StreamDef(field='a', shape=1), b=StreamDef(field='b', shape=1))), randomize=False, **kw)
 
 
-def pieces(mb, src, name='a'):
-    return [s.ravel().tolist() for s in mb[src[name]].as_sequences()]
+def lengths_text(lengths):
+    """Sequences of these lengths holding the values 1, 2, 3, ... in order in 'a' (their negatives in 'b')."""
+    lines, value = [], 0
+    for k, n in enumerate(lengths):
+        for _ in range(n):
+            value += 1
+            lines.append('%d |a %d |b %d\n' % (k, value, -value))
+    return ''.join(lines)
 
 
-def test_slots_continue_their_sequences_and_refill(tmp_path):
-    src = source(tmp_path, truncation_length=2, max_sweeps=2)
-    mb = src.next_minibatch(4)                      # 4 // 2 = 2 slots: the two sequences side by side
-    assert pieces(mb, src) == [[0, 1], [10, 11]]
-    assert pieces(mb, src, 'b') == [[0, -1], [-10, -11]]
-    with pytest.raises(AttributeError):  # whole sequences of one length: no mask, as in CNTK 2.7
-        mb[src['a']].mask
-    assert mb[src['a']].num_samples == 4 and not mb[src['a']].end_of_sweep
-    mb = src.next_minibatch(4)                      # the second slot's sequence ends: it starts the next one
-    assert pieces(mb, src) == [[2, 3], [12], [0]]
-    assert np.array_equal(mb[src['a']].mask, [[1, 1], [1, 0], [2, 0]])
-    assert mb[src['a']].end_of_sweep
-    mb = src.next_minibatch(4)
-    assert pieces(mb, src) == [[4], [10], [1, 2]]
-    assert np.array_equal(mb[src['a']].mask, [[1, 0], [2, 0], [1, 1]])
+EIGHT = lengths_text((5, 3, 7, 2, 4, 6, 1, 3))   # the values 1 .. 31
 
 
-def test_one_slot_when_the_minibatch_is_smaller_than_the_truncation(tmp_path):
-    src = source(tmp_path, truncation_length=3, max_sweeps=1)
+def summary(mb, src):
+    """(sequences, samples, end of sweep, shape, sum of the values, mask, values) of stream 'a', as the probes
+    printed them under CNTK 2.7; 'none' where the minibatch has no mask, 'error' where it refuses to unpack."""
+    d = mb[src['a']]
+    x = C.sequence.input_variable(1)
+    total = float(np.asarray(C.reduce_sum(x, axis=C.Axis.all_axes()).eval({x: d})).ravel()[0])
+    try:
+        mask = np.asarray(d.mask).astype(int).tolist()
+    except AttributeError:
+        mask = 'none'
+    except RuntimeError:
+        mask = 'error'
+    try:
+        values = [s.ravel().tolist() for s in d.as_sequences()]
+    except RuntimeError:
+        values = 'error'
+    return d.num_sequences, d.num_samples, d.end_of_sweep, d.shape[:2], total, mask, values
+
+
+E = 'error'
+# CNTK 2.7, truncation_length=2, minibatches of 4 samples (2 slots): each slot reads ahead while it holds no more
+# than 2 samples not yet delivered, so slot 1 takes sequences 2, 5 while slot 0 takes 3, 4, 6, 7
+EIGHT_BY_4 = [
+    (2, 4, False, (2, 2), 16.0, 'none', [[1, 2], [6, 7]]),
+    (3, 4, False, (3, 2), 24.0, E, E),
+    (3, 4, False, (3, 2), 42.0, E, E),
+    (3, 4, False, (3, 2), 60.0, E, E),
+    (2, 4, False, (2, 2), 68.0, [[1, 1], [1, 1]], [[19, 20], [14, 15]]),
+    (3, 4, False, (3, 2), 94.0, E, E),
+    (2, 4, False, (2, 2), 108.0, [[2, 1], [1, 1]], [[29, 30], [24, 25]]),
+    (3, 4, True, (3, 2), 85.0, E, E),
+    (2, 4, False, (2, 2), 18.0, [[1, 1], [2, 1]], [[2, 3], [6, 7]]),
+    (3, 4, False, (3, 2), 33.0, E, E),
+]
+
+
+def test_slots_read_ahead_as_cntks(tmp_path):
+    src = source(tmp_path, EIGHT, truncation_length=2, max_sweeps=2)
+    assert [summary(src.next_minibatch(4), src) for _ in EIGHT_BY_4] == EIGHT_BY_4
+
+
+@pytest.mark.parametrize('lengths,expected', [
+    # the sweep ends in the minibatch holding the last sample of its last sequence, whenever the slots read it
+    ((6, 1), [(3, 4, True, (3, 2), 11.0, [[2, 1], [2, 0], [2, 0]], [[1, 2], [7], [1]]),
+              (2, 4, False, (2, 2), 12.0, [[1, 1], [1, 1]], [[3, 4], [2, 3]]),
+              (2, 4, False, (2, 2), 20.0, [[1, 1], [1, 1]], [[5, 6], [4, 5]]),
+              (2, 2, True, (2, 2), 13.0, [[2, 0], [1, 0]], [[7], [6]])]),
+    ((1, 6), [(4, 4, False, (4, 2), 6.0, [[2, 0], [2, 0], [2, 0], [2, 0]], [[1], [2], [1], [2]]),
+              (2, 4, False, (2, 2), 14.0, [[1, 1], [1, 1]], [[3, 4], [3, 4]]),
+              (2, 4, False, (2, 2), 22.0, [[1, 1], [1, 1]], [[5, 6], [5, 6]]),
+              (2, 2, True, (2, 2), 14.0, [[1, 0], [1, 0]], [[7], [7]])]),
+])
+def test_sweep_ends_and_padding_to_the_truncation_length(tmp_path, lengths, expected):
+    src = source(tmp_path, lengths_text(lengths), truncation_length=2, max_sweeps=2)
+    assert [summary(src.next_minibatch(4), src) for _ in expected] == expected
+    assert not src.next_minibatch(4)
+
+
+@pytest.mark.parametrize('sizes,expected', [
+    # CNTK 2.7 drops what the slots read ahead when the minibatch size changes (its reader repositions there)
+    ([4, 5, 4, 4, 4], [(2, 4, False, (2, 2), 16.0, 'none', [[1, 2], [6, 7]]),
+                       (2, 4, False, (2, 2), 52.0, 'none', [[9, 10], [16, 17]]),
+                       (3, 4, False, (3, 2), 102.0, [[2, 1], [2, 0], [2, 0]], [[22, 23], [28], [29]]),
+                       (2, 4, True, (2, 2), 110.0, [[1, 1], [1, 1]], [[24, 25], [30, 31]]),
+                       (2, 4, False, (2, 2), 56.0, [[1, 1], [2, 1]], [[26, 27], [1, 2]])]),
+    ([2, 2, 6, 6, 2, 2, 2], [(1, 2, False, (1, 2), 3.0, 'none', [[1, 2]]),
+                             (1, 2, False, (1, 2), 7.0, [[1, 1]], [[3, 4]]),
+                             (3, 6, False, (3, 2), 65.0, 'none', [[6, 7], [9, 10], [16, 17]]),
+                             (4, 6, False, (4, 2), 90.0, E, E),
+                             (2, 2, False, (2, 2), 57.0, [[2, 0], [2, 0]], [[28], [29]]),
+                             (1, 2, True, (1, 2), 61.0, [[1, 1]], [[30, 31]]),
+                             (1, 2, False, (1, 2), 3.0, 'none', [[1, 2]])]),
+])
+def test_another_minibatch_size_starts_with_empty_slots(tmp_path, sizes, expected):
+    src = source(tmp_path, EIGHT, truncation_length=2, max_sweeps=2)
     got = []
-    while True:
-        mb = src.next_minibatch(2)
-        if not mb:
-            break
-        got.extend(pieces(mb, src))
-    assert got == [[0, 1, 2], [3, 4], [10], [11, 12]]
+    for size in sizes:
+        mb = src.next_minibatch(size)
+        got.append(summary(mb, src))
+        assert mb[src['a']].data.shape[:2] == got[-1][3]   # the Value spans the truncation length too
+    assert got == expected
 
 
-def test_checkpoint_restores_slots_exactly(tmp_path):
-    src = source(tmp_path, truncation_length=2)
+def test_unpacking_refused_where_cntk_refuses(tmp_path):
+    src = source(tmp_path, EIGHT, truncation_length=2, max_sweeps=2)
+    src.next_minibatch(4)
+    d = src.next_minibatch(4)[src['a']]
+    for read in (lambda: d.mask, d.as_sequences, d.asarray):
+        with pytest.raises(RuntimeError, match='^Cannot create an unpacked Value object from packed data where '
+                                               'one or more sequences are truncated$'):
+            read()
+
+
+def test_a_restored_checkpoint_starts_with_empty_slots(tmp_path):
+    # CNTK 2.7's checkpoint is the reader's position after the sequences the slots read ahead
+    src = source(tmp_path, EIGHT, truncation_length=2)
+    src.next_minibatch(4)
     src.next_minibatch(4)
     state = src.get_checkpoint_state()
-    expected = [pieces(src.next_minibatch(4), src) for _ in range(3)]
-    src.next_minibatch(4)
-    src.restore_from_checkpoint(state)
-    assert [pieces(src.next_minibatch(4), src) for _ in range(3)] == expected
-    fresh = source(tmp_path, truncation_length=2)
+    assert [summary(src.next_minibatch(4), src)[4] for _ in range(2)] == [42.0, 60.0]
+    expected = [(2, 4, False, (2, 2), 78.0, 'none', [[16, 17], [22, 23]]),
+                (2, 4, False, (2, 2), 86.0, [[2, 1], [1, 1]], [[18, 19], [24, 25]])]
+    fresh = source(tmp_path, EIGHT, truncation_length=2)
     fresh.restore_from_checkpoint(state)
-    assert [pieces(fresh.next_minibatch(4), fresh) for _ in range(3)] == expected
+    assert [summary(fresh.next_minibatch(4), fresh) for _ in range(2)] == expected
+    src.restore_from_checkpoint(state)
+    assert [summary(src.next_minibatch(4), src) for _ in range(2)] == expected
 
 
 def test_streams_of_different_lengths_and_frame_mode_are_rejected(tmp_path):
