@@ -100,3 +100,16 @@ def test_to_sequence_round_trip():
     assert [g.shape for g in got] == [(3, 2), (1, 2)]
     with pytest.raises(ValueError):
         C.to_sequence(C.sequence.input_variable(2))
+
+
+def test_is_first_and_is_last_are_float32_scalars_until_the_operand_is_known():
+    # CNTK 2.7 prints these types (str of the Function): the flag comes from a float constant
+    x = C.sequence.input_variable(3)
+    assert str(C.sequence.is_first(x)) == "Sequence::IsFirst(Sequence[Tensor[3]]) -> Sequence[np.float32]"
+    assert str(C.sequence.is_last(C.placeholder(shape=(3,)))) == \
+        "Sequence::IsLast(Sequence[Tensor[3]]) -> Sequence[np.float32]"
+    assert str(C.sequence.is_first(C.placeholder(dynamic_axes=x.dynamic_axes))) == \
+        "Sequence::IsFirst(Sequence[tensor]) -> Sequence[np.float32]"
+    assert str(C.sequence.is_first(C.placeholder())) == "Sequence::IsFirst(Sequence[tensor]) -> Sequence[tensor]"
+    x64 = C.sequence.input_variable(2, dtype=np.float64)
+    assert C.sequence.is_last(x64).dtype == np.float64

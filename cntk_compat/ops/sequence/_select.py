@@ -56,7 +56,11 @@ def last(seq, name=''):
 # -- is_first / is_last -------------------------------------------------------------------------------
 
 def _infer_flag(inputs, attributes):
-    return [OutputSpec((), inputs[0]._dtype, inputs[0]._dynamic_axes, needs_gradient=False)]
+    # CNTK 2.7 builds the flag from a float constant: its type is float32 until the operand's is known; only an
+    # operand of which nothing is known yet (a bare placeholder) leaves the flag's shape unknown too
+    x = inputs[0]
+    shape = None if x._shape is None and x._dynamic_axes is None else ()
+    return [OutputSpec(shape, x._dtype or np.float32, x._dynamic_axes, needs_gradient=False)]
 
 
 def _is_first(x, mask):
