@@ -212,13 +212,14 @@ class Function(TensorOpsMixin):
 
     @staticmethod
     def _composite(outputs, arg_order=None, name=None, same_as=None, combine_root=False):
-        """A composite Function over the given output Variables (``same_as``: a composite whose root and uid the
-        new one takes, with its own argument order; ``combine_root``: its root a new Combine node even where the
-        outputs are all those of one node)."""
+        """A composite Function over the given output Variables (``same_as``: a composite whose root, uid and name
+        the new one takes, with its own argument order; ``combine_root``: its root a new Combine node even where
+        the outputs are all those of one node). ``name`` names the composite (and a new Combine root); without one
+        the composite is named as its root is now. As in CNTK, the two names are separate from then on."""
         outputs = [as_variable(o) for o in outputs]
         owners = {id(o.owner) for o in outputs if o.is_output}
         root = None if same_as is None else same_as._root
-        if root is None and len(owners) == 1 and all(o.is_output for o in outputs) and not name and not combine_root:
+        if root is None and len(owners) == 1 and all(o.is_output for o in outputs) and not combine_root:
             owner = outputs[0].owner
             if list(owner._outputs) == outputs:
                 root = owner
@@ -230,7 +231,8 @@ class Function(TensorOpsMixin):
         f._outputs = list(root._outputs)
         f._uid = same_as._uid if same_as is not None else new_uid("CompositeFunction")
         f._arg_order = list(arg_order) if arg_order else None
-        f._op = f._op_name = f._inputs = f._attributes = f._name = None
+        f._op = f._op_name = f._inputs = f._attributes = None
+        f._name = name if name is not None else same_as._name if same_as is not None else root._name
         f._block_root = f._block_arguments = f._custom_attributes = None
         f._carried_state = f._random_stream = None
         return f
@@ -285,22 +287,18 @@ class Function(TensorOpsMixin):
     # ------------------------------------------------------------------ structure
     @property
     def name(self):
-        if self._is_composite and self._name is not None:   # the name as_composite(root, name) gave it
-            return self._name
-        return self._root._name
+        """A primitive's name, or a composite's own: an op constructor names both alike, but renaming one of them
+        later leaves the other as it is (as in CNTK, where graph searches see only the primitives' names)."""
+        return self._name
 
     @name.setter
     def name(self, value):
-        if self._is_composite and self._name is not None:
-            if self._name and not _RENAMING[0]:
-                raise ValueError("Function '%s' already has a name; CNTK does not rename named Functions (call "
-                                 "cntk.cntk_py.allow_renaming_functions() to allow it)" % self._name)
-            self._name = value
-            return
-        if self._root._name and not _RENAMING[0]:
-            raise ValueError("Function '%s' already has a name; CNTK does not rename named Functions (call "
-                             "cntk.cntk_py.allow_renaming_functions() to allow it)" % self._root._name)
-        self._root._name = value
+        if not isinstance(value, str):
+            raise TypeError("name: expected a str, got %r" % (value,))
+        if self._name and not _RENAMING[0]:  # CNTK's native refusal (cntk_py.allow_renaming_functions() lifts it)
+            raise announced(ValueError, "Illegal to set name of a Function '%r' with an existing name '%s'"
+                            % (self, self._name))
+        self._name = value
 
     @property
     def uid(self):
@@ -598,11 +596,13 @@ class Function(TensorOpsMixin):
             n = memo.get(a.uid, subs.get(a, a))
             if (n.is_input or n.is_placeholder) and n not in new_order:
                 new_order.append(n)
+        if not self._is_composite:  # as in CNTK, a primitive's clone is an unnamed Combine of its outputs' copies
+            return Function._composite(new_outputs, arg_order=new_order, name="", combine_root=True)
         # a Combine root stays one (CNTK clones that node too), also over the outputs of a single node
         keeps_combine = self._root._op is not None and self._root._op.outputs_are_inputs
-        clone = Function._composite(new_outputs, arg_order=new_order, combine_root=keeps_combine)
-        if self._is_composite and self._name is not None:
-            clone._name = self._name        # as_composite's name
+        clone = Function._composite(new_outputs, arg_order=new_order, combine_root=keeps_combine,
+                                    name=self._root._name if keeps_combine else None)
+        clone._name = self._name
         return clone
 
     def replace_placeholders(self, substitutions):

@@ -6,7 +6,8 @@ A model file is a zip archive holding
                  input wiring by uid; blocks with their inner graph; for ops that declare save_state (user
                  functions: their class and serialize() state) that state as "op_state"), and the outputs;
                  "loop_references" describes the outputs that a recurrent loop reads before their node is
-                 listed (the walk met their node again while still below it);
+                 listed (the walk met their node again while still below it); "name" the saved Function's own
+                 name, which may differ from its root's;
   tensors.pt  -- a dict uid -> tensor of the Parameter and Constant values, read back with
                  torch.load(weights_only=True).
 Loading rebuilds the graph through the op registry (so shape rules run again), with fresh uids. A loop
@@ -245,7 +246,8 @@ def model_bytes(function):
              "loop_references": [_describe_variable(v) for v in loop_references],
              "outputs": [o.uid for o in function.outputs],
              "arguments": [a.uid for a in arg_order],
-             "combine_name": root._name if root._op.outputs_are_inputs else None}
+             "combine_name": root._name if root._op.outputs_are_inputs else None,
+             "name": function._name}
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr(_GRAPH, json.dumps(graph))
@@ -389,7 +391,12 @@ def load(model, device=None):
         arguments = [env[u] for u in graph["arguments"]]
     except KeyError as e:
         raise ValueError("load_model: the model file is inconsistent (missing entry %s)" % e) from None
-    return Function._composite(outputs, arg_order=arguments or None, name=graph.get("combine_name"))
+    combine_name = graph.get("combine_name")
+    f = Function._composite(outputs, arg_order=arguments or None, name=combine_name,
+                            combine_root=combine_name is not None)
+    if "name" in graph:   # the Function's own name (files written before it was stored: its root's)
+        f._name = graph["name"]
+    return f
 
 
 def _restore_parameters(function, loaded):

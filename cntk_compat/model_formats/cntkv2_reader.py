@@ -409,15 +409,12 @@ def load(data, what, udf_callbacks, device=None, top=None):
     substitute_in_place(outputs, reader.closed)
     infer_in_place(outputs)
     _uid.reserve(reader.max_uid_number)
-    name = top.get("name") or None
-    owners = {id(o.owner) for o in outputs if o.is_output}
-    if name and len(owners) == 1 and outputs[0].is_output and outputs[0].owner.name == name:
-        name = None  # the composite's name is its root's (CNTK writes it in both places)
     root = reader._root_record(top, top["root"])
     # a file whose root is a Combine (also of one output: what combine([f]) and CNTK's Recurrence/Fold layers
     # give) loads with a Combine root, as in CNTK 2.7 (root_function.op_name 'Combine')
     combine_root = root is not None and root.get("op") == _OP_COMBINE
-    f = Function._composite(outputs, name=name, combine_root=combine_root)
+    f = Function._composite(outputs, name=root.get("name", "") if combine_root else None, combine_root=combine_root)
+    f._name = top.get("name", "")   # the composite's own name (the root's is written with the root)
     arguments = set(f.arguments)
     for order in reader.argument_tuples:  # the order CNTK's @Function gave the model's arguments
         if len(order) == len(arguments) and set(order) == arguments:

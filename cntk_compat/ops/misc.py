@@ -30,9 +30,7 @@ def combine(*operands, **kw_name):
 def as_composite(root_function, name=""):
     """A composite Function over ``root_function``'s outputs; ``name`` names the composite (the root keeps
     its own name; without one the composite's name is empty, as in CNTK)."""
-    f = Function._composite(root_function.outputs)
-    f._name = name or ""
-    return f
+    return Function._composite(root_function.outputs, name=name or "")
 
 
 # -- cast -------------------------------------------------------------------------------------------
