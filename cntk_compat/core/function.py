@@ -877,9 +877,8 @@ def _clone_node(node, method, subs, memo):
             return node
         inner = Function._composite(inner_outputs, arg_order=[ph for ph, _ in promoted] +
                                     [ph for ph, _ in node._block_arguments])
-        # as in CNTK, the copy's placeholders take the names of the arguments they stand for
-        return _as_block(inner, promoted + [(ph, a) for (ph, _), a in zip(node._block_arguments, new_args)],
-                         node._op_name, node._name, placeholders_named_by_arguments=True)._root
+        return as_block(inner, promoted + [(ph, a) for (ph, _), a in zip(node._block_arguments, new_args)],
+                         node._op_name, node._name)._root
     new_inputs = [_cloned(i, subs, memo) for i in node._inputs]
     if all(a is b for a, b in zip(new_inputs, node._inputs)):
         return node
@@ -889,11 +888,6 @@ def _clone_node(node, method, subs, memo):
 def as_block(composite, block_arguments_map, block_op_name, block_instance_name=""):
     """A block function: ``composite`` (over placeholders) packaged as one primitive named block_op_name,
     applied to the outer Variables of block_arguments_map [(placeholder, outer)]."""
-    return _as_block(composite, block_arguments_map, block_op_name, block_instance_name)
-
-
-def _as_block(composite, block_arguments_map, block_op_name, block_instance_name="",
-              placeholders_named_by_arguments=False):
     if not isinstance(composite, Function):
         raise TypeError("as_block: composite must be a Function, got %s" % type(composite).__name__)
     if isinstance(block_arguments_map, dict):
@@ -903,8 +897,8 @@ def _as_block(composite, block_arguments_map, block_op_name, block_instance_name
     for ph, _ in pairs:
         if not ph.is_placeholder:
             raise TypeError("as_block: block_arguments_map keys must be placeholders of the composite, got %r" % ph)
-    typed = {ph: typed_placeholder(outer._shape, outer._dtype, outer._is_sparse, outer._dynamic_axes,
-                                   outer.name if placeholders_named_by_arguments else ph.name)
+    # as in CNTK, the block's placeholders take the names of the arguments bound to them (unnamed ones too)
+    typed = {ph: typed_placeholder(outer._shape, outer._dtype, outer._is_sparse, outer._dynamic_axes, outer.name)
              for ph, outer in pairs}
     inner = composite.clone(CloneMethod.share, typed)
     mapping = [(typed[ph], outer) for ph, outer in pairs]

@@ -3,7 +3,7 @@ import numpy as np
 
 from ..core.axis import BATCH_AXIS_NAME, dynamic_axes_checks_active, dynamic_axes_mismatch, is_sequence_axis
 from ..core.dtypes import operands_dtype, promote
-from ..core.function import Function, _as_block, as_variable
+from ..core.function import Function, as_block, as_variable
 from ..core.native_errors import RuntimeValueError
 from ..core.registry import OutputSpec, register_op
 from ..core.variables import Constant, Variable, typed_placeholder
@@ -82,7 +82,7 @@ def block_of(op_name, body, operands, name=""):
     for ``operands`` (named as they are), packaged as one Block node named ``name`` whose inputs are the constants
     the body captures, then the operands."""
     holders = [typed_placeholder(v._shape, v._dtype, v._is_sparse, v._dynamic_axes, v.name) for v in operands]
-    return _as_block(body(*holders), list(zip(holders, operands)), op_name, name)
+    return as_block(body(*holders), list(zip(holders, operands)), op_name, name)
 
 
 def has_matrix_operand(*operands):

@@ -33,7 +33,7 @@ def test_cloned_block_placeholders_take_the_argument_names():
     assert [a.name for a in u.root_function.block_root.arguments] == ['']
     a = C.placeholder(shape=(3,), name='pa')
     blk = C.as_block(C.relu(a) + 1, [(a, x)], 'MyBlock', 'myblk')
-    assert [(k.name, v.name) for k, v in blk.root_function.block_arguments_mapping] == [('pa', 'x')]
+    assert [(k.name, v.name) for k, v in blk.root_function.block_arguments_mapping] == [('x', 'x')]  # CNTK 2.7 renames it
     b2 = blk.clone(C.CloneMethod.share, {x: C.input_variable(3, name='yy')})
     assert [(k.name, v.name) for k, v in b2.root_function.block_arguments_mapping] == [('yy', 'yy')]
 
