@@ -20,6 +20,7 @@ from .dtypes import check_operand_dtypes, promote
 from .graph import _as_found, find_all_with_name as _find_all, find_by_name as _find_one, node_inputs_native_order, walk
 from .hooks import hook, provide
 from .lowering import lower
+from .native_dictionary import native_order
 from .native_errors import announced
 from .operators import TensorOpsMixin
 from .registry import OpDef, get_op, register_op, register_udf_loader
@@ -358,9 +359,10 @@ class Function(TensorOpsMixin):
             return {}
         root = self._root
         op = root._op
-        if op.public_attributes is not None:
-            return {k: _public_axes(v) for k, v in op.public_attributes(dict(root._attributes), root).items()}
-        return dict(root._attributes)
+        # listed as CNTK lists its native Dictionary, from the order in which CNTK inserts them (public_attributes')
+        public = root._attributes if op.public_attributes is None else \
+            op.public_attributes(dict(root._attributes), root)
+        return {k: _public_axes(public[k]) for k in native_order(public)}
 
     def set_attribute(self, name, value):
         """Changes 'dropoutRate' (of a dropout) or 'rngSeed' (of a random op) of the root primitive; the next

@@ -53,7 +53,8 @@ class OpDef(object):
     save_state(node) -> dict / load_node(state, inputs, name) -> primitive node: for ops whose nodes carry
         more than attributes (user functions), what a saved model stores for a node and how it is rebuilt.
     public_attributes(attributes, node) -> dict: the attributes as CNTK reports them for this op
-        (Function.attributes: CNTK's camelCase keys and values); None reports the stored attributes as they are.
+        (Function.attributes: CNTK's camelCase keys and values), in the order CNTK's constructor inserts them
+        (core.native_dictionary turns it into the order CNTK lists them); None reports the stored attributes.
     algebra: the op's math in the small vocabulary the core's pattern matchers read (recurrent cells run on
         torch's fused kernels are recognized by it): "matmul" (times of a vector by a matrix when output_rank is
         1), "add", "sub" (left minus right), "mul", "sigmoid", "tanh", "relu", "slice", "identity"; None for

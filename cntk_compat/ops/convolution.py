@@ -192,11 +192,13 @@ def _convolution_public(attrs, node, transpose=False):
         # CNTK 2.7 reports the channel axis's (unused) stride of a transposed convolution as the operand's channels
         strides = [x.shape[0]] + _to_kernel_rank(attrs["strides"], rank - 1)
     output_shape = attrs.get("output_shape")
-    return {"groups": attrs["groups"], "maxTempMemSizeInSamples": 0, "kernelShape": kernel,
-            "outputShape": tuple(output_shape) if output_shape else (0,), "transpose": transpose, "sequential": False,
-            "lowerPad": tuple(attrs["lower_pad"] or (0,) * rank), "upperPad": tuple(attrs["upper_pad"] or (0,) * rank),
-            "autoPadding": _to_kernel_rank(attrs["auto_padding"], rank), "sharing": [True] * rank,
-            "dilation": tuple(_to_kernel_rank(attrs["dilation"], rank)), "strides": tuple(strides)}
+    # (in the order CNTK inserts them)
+    return {"strides": tuple(strides), "dilation": tuple(_to_kernel_rank(attrs["dilation"], rank)),
+            "upperPad": tuple(attrs["upper_pad"] or (0,) * rank), "sharing": [True] * rank,
+            "autoPadding": _to_kernel_rank(attrs["auto_padding"], rank), "sequential": False,
+            "lowerPad": tuple(attrs["lower_pad"] or (0,) * rank), "transpose": transpose,
+            "outputShape": tuple(output_shape) if output_shape else (0,), "kernelShape": kernel,
+            "maxTempMemSizeInSamples": 0, "groups": attrs["groups"]}
 
 
 def _convolution_transpose_public(attrs, node):

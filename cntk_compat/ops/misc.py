@@ -223,8 +223,8 @@ def _top_k_prepare(node):
 
 
 register_op("TopK", _top_k_infer, _top_k, prepare=_top_k_prepare,
-            public_attributes=lambda attrs, node: {"numItems": int(attrs["k"]),
-                                                   "axis": native_axis(attrs["axis"], len(node.inputs[0].shape))})
+            public_attributes=lambda attrs, node: {"axis": native_axis(attrs["axis"], len(node.inputs[0].shape)),
+                                                   "numItems": int(attrs["k"])})
 
 
 def top_k(x, k, axis=-1, name=""):

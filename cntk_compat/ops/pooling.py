@@ -115,9 +115,9 @@ def _pooling_public(attrs, node):
     if window is None and x_shape is not None:  # global pooling: CNTK shows the window it inferred
         window = tuple(x_shape[1:]) if len(x_shape) > 1 else tuple(x_shape)
     return {"poolingType": attrs["pooling_type"], "poolingWindowShape": window, "strides": attrs["strides"],
-            "autoPadding": list(attrs["auto_padding"]), "ceilOutDim": attrs["ceil_out_dim"],
-            "includePad": attrs["include_pad"], "lowerPad": tuple(attrs.get("lower_pad") or (0,)),
-            "upperPad": tuple(attrs.get("upper_pad") or (0,))}
+            "autoPadding": list(attrs["auto_padding"]), "lowerPad": tuple(attrs.get("lower_pad") or (0,)),
+            "upperPad": tuple(attrs.get("upper_pad") or (0,)), "ceilOutDim": attrs["ceil_out_dim"],
+            "includePad": attrs["include_pad"]}
 
 
 def _pooling_transform(node):
