@@ -24,7 +24,7 @@ def test_convolution_pooling_and_batch_normalization():
                                C.constant(np.ones((3, 1, 1))), True, running_count=C.constant(0))
     assert keys(bn) == ['useCuDNNEngine', 'epsilon', 'blendTimeConstant', 'normalizationTimeConstant',
                         'disableRegularization', 'spatial']
-    assert str(C.dropout(x, 0.5).root_function.attributes) == "{'rngOffset': 0, 'rngSeed': 0, 'dropoutRate': 0.5}"
+    assert str(C.dropout(x, 0.5, seed=7).root_function.attributes) == "{'rngOffset': 0, 'rngSeed': 7, 'dropoutRate': 0.5}"
 
 
 def test_shaping_and_reductions():
