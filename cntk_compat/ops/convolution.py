@@ -191,11 +191,14 @@ def _convolution_public(attrs, node, transpose=False):
     if transpose and len(attrs["strides"]) < rank and not attrs.get("output_shape"):
         # CNTK 2.7 reports the channel axis's (unused) stride of a transposed convolution as the operand's channels
         strides = [x.shape[0]] + _to_kernel_rank(attrs["strides"], rank - 1)
+    auto_padding = _to_kernel_rank(attrs["auto_padding"], rank)
+    if transpose and len(attrs["auto_padding"]) < rank:   # and the channel axis's, shorter lists left unpadded
+        auto_padding = [False] + _to_kernel_rank(attrs["auto_padding"], rank - 1)
     output_shape = attrs.get("output_shape")
     # (in the order CNTK inserts them)
     return {"strides": tuple(strides), "dilation": tuple(_to_kernel_rank(attrs["dilation"], rank)),
             "upperPad": tuple(attrs["upper_pad"] or (0,) * rank), "sharing": [True] * rank,
-            "autoPadding": _to_kernel_rank(attrs["auto_padding"], rank), "sequential": False,
+            "autoPadding": auto_padding, "sequential": False,
             "lowerPad": tuple(attrs["lower_pad"] or (0,) * rank), "transpose": transpose,
             "outputShape": tuple(output_shape) if output_shape else (0,), "kernelShape": kernel,
             "maxTempMemSizeInSamples": 0, "groups": attrs["groups"]}

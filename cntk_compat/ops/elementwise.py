@@ -319,7 +319,8 @@ def _attr_prepare(*names):
 register_elementwise("Softplus", _softplus, prepare=_attr_prepare("steepness"))
 register_elementwise("Softsign", _softsign, prepare=_attr_prepare("steepness"))
 register_elementwise("ELU", _elu, prepare=_attr_prepare("alpha"))
-register_elementwise("SELU", _selu, prepare=_attr_prepare("scale", "alpha"))
+register_elementwise("SELU", _selu, prepare=_attr_prepare("scale", "alpha"),
+                     public_attributes=lambda attrs, node: {"gamma": attrs["scale"], "alpha": attrs["alpha"]})
 register_elementwise("LeakyReLU", _leaky_relu, prepare=_attr_prepare("alpha"))
 register_elementwise("HardSigmoid", _hard_sigmoid, prepare=_attr_prepare("alpha", "beta"))
 

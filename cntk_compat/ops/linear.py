@@ -192,7 +192,7 @@ def _times_transpose_prepare(node):
 
 
 register_op("TransposeTimes", _times_transpose_infer, _times_transpose, prepare=_times_transpose_prepare,
-            native_operand_order=(1, 0))
+            native_operand_order=(1, 0), public_attributes=lambda attrs, node: {"outputRank": 1})
 
 
 def times_transpose(left, right, name=""):

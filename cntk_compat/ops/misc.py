@@ -3,7 +3,8 @@ import numpy as np
 import torch
 
 from ..core.deferred_writes import write_after_pass
-from ..core.dtypes import sanitize_dtype, to_torch_dtype
+from ..core.axis import Axis
+from ..core.dtypes import data_type_code, sanitize_dtype, to_torch_dtype
 from ..core.function import Function, as_block, as_variable
 from ..core.registry import OutputSpec, register_op
 from ..core.variables import FreeDimension
@@ -44,7 +45,8 @@ def _cast(x, dtype):
     return x.to(dtype)
 
 
-register_op("Cast", _cast_infer, _cast, prepare=lambda node: {"dtype": to_torch_dtype(node._attributes["dtype"])})
+register_op("Cast", _cast_infer, _cast, prepare=lambda node: {"dtype": to_torch_dtype(node._attributes["dtype"])},
+            public_attributes=lambda attrs, node: {"newDataType": data_type_code(attrs["dtype"])})
 
 
 def cast(node_input, dtype, name=""):
@@ -156,7 +158,16 @@ def _gather_prepare(node):
     return {"axis": a, "result_axis": b, "ref_dyn": ref._n_dynamic, "idx_dyn": idx._n_dynamic}
 
 
-register_op("Gather", _gather_infer, _gather, prepare=_gather_prepare, native_operand_order=(1, 0))
+def _gather_public(attrs, node):
+    """CNTK keeps the axis of its GatherOp as Python's sanitize_axis gives it (-1 - axis); plain Gather has none."""
+    axis = attrs["axis"]
+    if axis is None:
+        return {}
+    return {"axis": Axis(-1 - int(axis) if not attrs.get("from_end") else len(node._inputs[0]._shape) - 1 - axis)}
+
+
+register_op("Gather", _gather_infer, _gather, prepare=_gather_prepare, native_operand_order=(1, 0),
+            public_attributes=_gather_public)
 
 
 def gather(reference, indices, axis=None, name=""):

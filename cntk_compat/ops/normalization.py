@@ -138,7 +138,9 @@ def _lrn_prepare(node):
             "beta": a["beta"], "k": a["bias"]}
 
 
-register_op("LocalResponseNormalization", _same_infer, _lrn, prepare=_lrn_prepare)
+register_op("LocalResponseNormalization", _same_infer, _lrn, prepare=_lrn_prepare,
+            public_attributes=lambda attrs, node: {"depthRadius": attrs["depth_radius"], "bias": attrs["bias"],
+                                                   "alpha": attrs["alpha"], "beta": attrs["beta"]})
 
 
 def local_response_normalization(operand, depth_radius, bias, alpha, beta, name=""):

@@ -38,7 +38,8 @@ register_op("ROIPooling", _infer, _roipooling,
             prepare=lambda node: {"n_dyn": node._inputs[0]._n_dynamic,
                                   "output_shape": node._attributes["output_shape"],
                                   "spatial_scale": node._attributes["spatial_scale"]},
-            public_attributes=lambda attrs, node: {"roiOutputShape": tuple(attrs["output_shape"]),
+            public_attributes=lambda attrs, node: {"poolingType": MAX_POOLING,
+                                                   "roiOutputShape": tuple(attrs["output_shape"]),
                                                    "spatialScale": float(attrs["spatial_scale"])})
 
 

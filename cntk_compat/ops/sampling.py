@@ -12,7 +12,7 @@ import torch
 
 from ..core import cntk_rng
 from ..core.cntk_rng import EngineStream
-from ..core.dtypes import sanitize_dtype, to_torch_dtype
+from ..core.dtypes import data_type_code, sanitize_dtype, to_torch_dtype
 from ..core.function import Function
 from ..core.registry import OutputSpec, register_op
 from ..core.variables import sanitize_shape
@@ -73,13 +73,24 @@ def _random_infer(inputs, attributes):
     return [OutputSpec(attributes["shape"], attributes["dtype"], (), needs_gradient=False)]
 
 
+def _random_public(attrs, node):
+    """CNTK's RandomDistribution attributes (a bernoulli has its one argument, the mean); a sampler of a given
+    shape adds that shape and its DataType code."""
+    args = [attrs["a"]] if attrs["kind"] == "bernoulli" else [attrs["a"], attrs["b"]]
+    public = {"randomDistributionType": attrs["kind"], "randomDistributionArgs": args, "rngSeed": attrs["rngSeed"],
+              "rngOffset": attrs["rngOffset"]}
+    if "shape" in attrs:
+        public.update(newDataType=data_type_code(attrs["dtype"]), newShape=tuple(attrs["shape"]))
+    return public
+
+
 _OP_NAMES = {"uniform": "UniformRandom", "normal": "NormalRandom", "gumbel": "GumbelRandom",
              "bernoulli": "BernoulliRandom"}
 for _name in _OP_NAMES.values():
     register_op(_name, _random_infer, _random, prepare=_random_prepare, uses_random=True,
-                public_name="RandomDistribution")
+                public_name="RandomDistribution", public_attributes=_random_public)
     register_op(_name + "Like", _random_infer, _random, prepare=_random_prepare, uses_random=True,
-                public_name="RandomDistribution")
+                public_name="RandomDistribution", public_attributes=_random_public)
 
 
 def random_op(kind, x, shape, dtype, a, b, seed, name):
@@ -216,10 +227,15 @@ def _sampling_prepare(node):
     return {"num_samples": node._attributes["num_samples"], "allow_duplicates": node._attributes["allow_duplicates"]}
 
 
+def _sampling_public(attrs, node):
+    return {"numSamples": attrs["num_samples"], "allowDuplicates": attrs["allow_duplicates"],
+            "rngSeed": attrs["rngSeed"], "rngOffset": attrs["rngOffset"]}
+
+
 register_op("RandomSample", _weights_infer("RandomSample"), _random_sample, prepare=_sampling_prepare,
-            uses_random=True)
+            uses_random=True, public_attributes=_sampling_public)
 register_op("RandomSampleInclusionFrequency", _weights_infer("RandomSampleInclusionFrequency"),
-            _inclusion_frequency, prepare=_inclusion_prepare)
+            _inclusion_frequency, prepare=_inclusion_prepare, public_attributes=_sampling_public)
 
 
 def _sampling_op(op_name, weights, num_samples, allow_duplicates, seed, name):

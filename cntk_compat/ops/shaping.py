@@ -376,7 +376,18 @@ def _transpose_prepare(node):
     return {"dims": tuple(range(n)) + tuple(n + p for p in transpose_perm(node._attributes, len(x._shape)))}
 
 
-register_op("Transpose", _transpose_infer, _transpose, prepare=_transpose_prepare, public_name="TransposeAxes")
+def _transpose_public(attrs, node):
+    """CNTK's permutation, innermost axis first: output axis i is input axis axisVec[i] (column-major indices)."""
+    x = node._inputs[0]
+    if x._shape is None:
+        return dict(attrs)
+    r = len(x._shape)
+    perm = transpose_perm(attrs, r)
+    return {"axisVec": [Axis(r - 1 - perm[r - 1 - i]) for i in range(r)]}
+
+
+register_op("Transpose", _transpose_infer, _transpose, prepare=_transpose_prepare, public_name="TransposeAxes",
+            public_attributes=_transpose_public)
 
 
 def transpose(x, perm, name=""):
@@ -435,8 +446,11 @@ def expand_dims_position(axis, rank, x=None):
     return axis + 1
 
 
-register_op("Squeeze", _squeeze_infer, _reshape, prepare=_reshape_prepare)
-register_op("ExpandDims", _expand_dims_infer, _reshape, prepare=_reshape_prepare)
+register_op("Squeeze", _squeeze_infer, _reshape, prepare=_reshape_prepare,  # CNTK keeps axes as -1 - axis
+            public_attributes=lambda attrs, node: {} if attrs["axes"] is None else
+            {"axisVec": [Axis(-1 - int(a)) for a in attrs["axes"]]})
+register_op("ExpandDims", _expand_dims_infer, _reshape, prepare=_reshape_prepare,   # CNTK reports none
+            public_attributes=lambda attrs, node: {})
 
 
 def squeeze(x, axes=None, name=""):
@@ -520,8 +534,14 @@ def _block_prepare(node):
     return {"n_dyn": node._inputs[0]._n_dynamic, "block": node._attributes["block_size"]}
 
 
-register_op("DepthToSpace", _depth_space_infer(True), _depth_to_space, prepare=_block_prepare)
-register_op("SpaceToDepth", _depth_space_infer(False), _space_to_depth, prepare=_block_prepare)
+def _block_public(attrs, node):
+    return {"blockSize": attrs["block_size"]}
+
+
+register_op("DepthToSpace", _depth_space_infer(True), _depth_to_space, prepare=_block_prepare,
+            public_attributes=_block_public)
+register_op("SpaceToDepth", _depth_space_infer(False), _space_to_depth, prepare=_block_prepare,
+            public_attributes=_block_public)
 
 
 def _block_op(op_name, public, operand, block_size, name):

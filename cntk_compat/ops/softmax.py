@@ -52,9 +52,10 @@ def _axis_prepare(node):
 
 
 def _public_axis(attrs, node):
-    """CNTK reports the axis of softmax and hardmax only where one was given."""
+    """CNTK reports the axis of softmax and hardmax only where one was given, as it keeps it: -1 - the given axis
+    (the last axis given as -1 is reported as 0)."""
     axis = attrs["axis"]
-    return {} if axis is None else {"axis": native_axis(axis, len(node.inputs[0].shape))}
+    return {} if axis is None else {"axis": Axis(-1 - int(axis))}
 
 
 register_op("Softmax", _same_infer, _softmax, prepare=_axis_prepare, public_attributes=_public_axis)
@@ -69,9 +70,10 @@ def _with_axis(op_name, x, axis, name):
             axis = None
         else:  # CNTK 2.7 normalizes along a static axis only
             raise RuntimeError("%s: axis %s is not a static axis of '%s'" % (op_name, axis, x.name or x.uid))
-    rank = len(x._shape) if x._shape is not None else None
-    a = None if axis is None else normalize_axis(axis, rank, op_name)
-    return make(op_name, [x], {"axis": a}, name)
+    if axis is not None:   # kept as given (validated here, made non-negative when lowered): CNTK reports it so
+        normalize_axis(axis, len(x._shape) if x._shape is not None else None, op_name)
+        axis = int(axis.static_axis_index() if isinstance(axis, Axis) else axis)
+    return make(op_name, [x], {"axis": axis}, name)
 
 
 def softmax(x, axis=None, name=""):

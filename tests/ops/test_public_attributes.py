@@ -46,7 +46,7 @@ def test_sequence_and_misc_ops():
                                                 'sequenceUnpackPaddingValue': 0.0}
     assert attrs(C.dropout(s, 0.3, seed=4)) == {'rngOffset': 0, 'rngSeed': 4, 'dropoutRate': 0.3}
     roi = C.roipooling(C.input_variable((1, 8, 8)), C.input_variable((4, 4)), C.MAX_POOLING, (2, 2), 0.5)
-    assert attrs(roi) == {'spatialScale': 0.5, 'roiOutputShape': (2, 2)}
+    assert attrs(roi) == {'spatialScale': 0.5, 'roiOutputShape': (2, 2), 'poolingType': 0}
 
 
 def test_convolution_transpose_and_kernels_without_output_maps():

@@ -39,8 +39,15 @@ def _infer_step(inputs, attributes):
     return [spec_like(x, x._shape, dynamic_axes=without_sequence_axis(x))]
 
 
-register_op("SequenceFirst", _infer_step, first_step, uses_mask=True, public_name="Sequence::Slice", uid_prefix="Block")
-register_op("SequenceLast", _infer_step, last_step, uses_mask=True, public_name="Sequence::Slice", uid_prefix="Block")
+def _no_public_attributes(attrs, node):
+    """CNTK's Sequence::Slice is a block: its attributes are empty."""
+    return {}
+
+
+register_op("SequenceFirst", _infer_step, first_step, uses_mask=True, public_name="Sequence::Slice", uid_prefix="Block",
+            public_attributes=_no_public_attributes)
+register_op("SequenceLast", _infer_step, last_step, uses_mask=True, public_name="Sequence::Slice", uid_prefix="Block",
+            public_attributes=_no_public_attributes)
 
 
 def first(seq, name=''):
@@ -114,7 +121,7 @@ def _slice(x, begin_index, end_index, mask):
 
 
 register_op("SequenceSlice", _infer_new_axis, _slice, uses_mask=True, makes_mask=True,
-            public_name="Sequence::Slice", uid_prefix="Block",
+            public_name="Sequence::Slice", uid_prefix="Block", public_attributes=_no_public_attributes,
             prepare=lambda node: {"begin_index": node._attributes["begin_index"],
                                   "end_index": node._attributes["end_index"]})
 
