@@ -252,29 +252,42 @@ class Function(TensorOpsMixin):
         arg_names = [p for p, v in params.items()
                      if v.kind in (v.POSITIONAL_ONLY, v.POSITIONAL_OR_KEYWORD) and v.default is v.empty]
         args = [variable_from_annotation(n, params[n].annotation) for n in arg_names]
-        Function._placeholders_under_construction.update(args)
-        try:
-            # as in CNTK, a Function's Python body may not create Parameters (layers create them up front)
-            with default_options(pure=not make_block):
-                out = f(*args)
-        finally:
-            Function._placeholders_under_construction.difference_update(args)
-        if out is None:
-            raise TypeError("CNTK Function '%s' must return a value" % getattr(f, "__name__", f))
-        if isinstance(out, (tuple, list)):
-            outs = list(out)
-        else:  # a Function with several outputs returns all of them
-            outs = out.outputs if isinstance(out, Function) else [out]
-        out_vars = []
-        for o in outs:
-            v = as_variable(o, "return value of '%s'" % getattr(f, "__name__", f))
-            if v in out_vars:
-                v = hook("alias")(v).output
-            out_vars.append(v)
-        # as CNTK's @Function, a body that returns one composite Function (without repeated outputs) gives that
-        # Function itself: no further Combine, and no more uids (CNTK's printed uids count every object made)
-        same = out if isinstance(out, Function) and out._is_composite and out_vars == list(out.outputs) else None
-        result = Function._composite(out_vars, arg_order=args, same_as=same)
+
+        def invoke(operands):
+            Function._placeholders_under_construction.update(args)
+            try:
+                # as in CNTK, a Function's Python body may not create Parameters (layers create them up front)
+                with default_options(pure=not make_block):
+                    out = f(*operands)
+            finally:
+                Function._placeholders_under_construction.difference_update(args)
+            if out is None:
+                raise TypeError("CNTK Function '%s' must return a value" % getattr(f, "__name__", f))
+            if isinstance(out, (tuple, list)):
+                outs = list(out)
+            else:  # a Function with several outputs returns all of them
+                outs = out.outputs if isinstance(out, Function) else [out]
+            out_vars = []
+            for o in outs:
+                v = as_variable(o, "return value of '%s'" % getattr(f, "__name__", f))
+                if v in out_vars:
+                    v = hook("alias")(v).output
+                out_vars.append(v)
+            # as CNTK's @Function, a body that returns one composite Function (without repeated outputs) gives that
+            # Function itself: no further Combine, and no more uids (CNTK's printed uids count every object made)
+            same = out if isinstance(out, Function) and out._is_composite and out_vars == list(out.outputs) else None
+            return Function._composite(out_vars, arg_order=args, same_as=same)
+
+        result = invoke(args)
+        if not make_block:
+            # as CNTK: where the graph's arguments come out in another order than the Python parameters, the body is
+            # called again on the outputs of a 'Tuple' block binding the parameters in their order, so that every
+            # Function later built on the result (its outputs alone, too) lists them in that order
+            building = Function._placeholders_under_construction
+            found = [a for a in result._argument_leaves() if a not in building]
+            if set(found) == set(args) and found != args:
+                inner = [Placeholder(name=a.name) for a in args]
+                result = invoke(as_block(Function._combine_vars(inner), list(zip(inner, args)), "Tuple").outputs)
         if make_block:
             return as_block(result, [(a, Placeholder(name=a.name)) for a in args], op_name or f.__name__,
                             name or "")
