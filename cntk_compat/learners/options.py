@@ -52,7 +52,7 @@ class AdditionalLearningOptions(object):
                  gradient_clipping_with_truncation=True):
         self.l1_regularization_weight = _non_negative(l1_regularization_weight, "l1_regularization_weight")
         self.l2_regularization_weight = _non_negative(l2_regularization_weight, "l2_regularization_weight")
-        if not isinstance(gaussian_noise_injection_std_dev, TrainingParameterSchedule):
+        if _is_real(gaussian_noise_injection_std_dev):  # a list is a schedule, checked by the schedule
             _non_negative(gaussian_noise_injection_std_dev, "gaussian_noise_injection_std_dev")
         self.gaussian_noise_injection_std_dev = training_parameter_schedule(gaussian_noise_injection_std_dev)
         self.gradient_clipping_threshold_per_sample = _non_negative(

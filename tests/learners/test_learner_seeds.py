@@ -106,3 +106,28 @@ def test_noise_injection_draws_cntks_numbers():
                 (4, 3): [-0.50910586, -0.5598995, -0.32260752], (3,): [0.45942515, 0.21247873, -0.46861312]}
     for p in z.parameters:
         np.testing.assert_allclose(p.value.ravel()[:3], expected[p.shape], rtol=2e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("noise, expected", [
+    ([0.01, 0.0], {(3, 2): [0.64529, 0.417099, 0.257329], (2,): [0.399414, 0.588866],
+                   (4, 3): [-0.509106, -0.5599, -0.322608], (3,): [0.459425, 0.212479, -0.468613]}),
+    ([0.0], {(3, 2): [0.63309, 0.421009, 0.282158], (2,): [0.398685, 0.603342],
+             (4, 3): [-0.478655, -0.565255, -0.349155], (3,): [0.438489, 0.210824, -0.473937]}),
+])
+def test_noise_injection_std_dev_as_a_list_schedule(noise, expected):
+    # CNTK 2.7 takes the noise's std-dev as a schedule list too (CapsNet-CNTK passes [0.0] to adam); values from
+    # CNTK 2.7 on the model of the test above (a list's unit is a sweep: [0.01, 0.0] injects the noise of 0.01
+    # there, [0.0] none)
+    x = C.input_variable(4)
+    y = C.input_variable(2)
+    z = C.layers.Sequential([C.layers.Dense(3, activation=C.tanh, init=C.glorot_uniform(seed=1)),
+                             C.layers.Dense(2, init=C.glorot_uniform(seed=2))])(x)
+    loss = C.squared_error(z, y)
+    rs = np.random.RandomState(0)
+    X, Y = rs.rand(5, 4).astype(np.float32), rs.rand(5, 2).astype(np.float32)
+    learner = C.sgd(z.parameters, C.learning_parameter_schedule(0.1), gaussian_noise_injection_std_dev=noise)
+    trainer = C.Trainer(z, (loss, loss), [learner])
+    for _ in range(3):
+        trainer.train_minibatch({x: X, y: Y})
+    for p in z.parameters:
+        np.testing.assert_allclose(p.value.ravel()[:3], expected[p.shape], rtol=1e-5, atol=2e-6)
