@@ -13,10 +13,17 @@ def is_symbolic(x):
     return isinstance(x, (Variable, Function))
 
 
+def _as_data(x):
+    """CNTK's data objects (NDArrayView, Value, MinibatchData: what has ``asarray``) as the numpy array they hold,
+    as CNTK 2.7's sanitize_input reads them (a user learner's gradients enter expressions this way)."""
+    return x.asarray() if hasattr(x, "asarray") and not is_symbolic(x) else x
+
+
 def sanitize_operand(x, dtype=None, argument="operand"):
-    """A Variable for x; numbers and arrays become Constants (in the dtype of the other operands)."""
+    """A Variable for x; numbers, arrays and data objects become Constants (in the dtype of the other operands)."""
     if is_symbolic(x):
         return as_variable(x, argument)
+    x = _as_data(x)
     if isinstance(x, Variable._Type):
         raise ValueError("Input is a type object (%s). Did you mean to pass 'input_variable(**%s)'?" % (x, x))
     # as CNTK's sanitize_input: data that numpy cannot read as floats is a ValueError
@@ -56,6 +63,7 @@ def sanitize_operands(*xs, names=None, numpy_precision=True):
     """Variables for the operands of one op. Without a symbolic operand, numpy data keep their widest float type
     when the op takes several operands and ``numpy_precision`` holds (CNTK 2.7's binary ops); otherwise they
     become float32 Constants (its single-operand ops, splice, element_select and the logical ops)."""
+    xs = [_as_data(x) for x in xs]
     symbolic = [as_variable(x) for x in xs if is_symbolic(x)]
     dtype = operands_dtype(symbolic) if symbolic else \
         _numpy_operands_dtype(xs) if len(xs) > 1 and numpy_precision else None

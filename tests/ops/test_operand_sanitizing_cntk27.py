@@ -31,3 +31,22 @@ def test_binary_ops_refuse_integer_numpy_arrays():
     assert C.less(np.int64(1), x).output.shape == (2,)
     for f in (x + [1, 2], x + np.array([1., 2.]), C.element_and(x, np.array([1, 2])), C.sigmoid(np.array([1, 2]))):
         assert f.output.shape == (2,)
+
+
+def test_data_objects_are_operands():
+    # CNTK 2.7 reads an NDArrayView or a Value operand as the array it holds (a user learner's update writes
+    # `beta * g * g` with the gradient views it is handed); values and dtypes from CNTK 2.7
+    g32 = C.NDArrayView.from_dense(np.arange(6, dtype=np.float32).reshape(2, 3))
+    g64 = C.NDArrayView.from_dense(np.arange(6, dtype=np.float64).reshape(2, 3))
+    x = C.input_variable((2, 3))
+    c = C.Constant(0.5)
+    cases = [(c * g32, np.float32, [0, 0.5, 1, 1.5]), (x * g32, np.float32, [0, 1, 2, 3]),
+             (C.square(g64), np.float32, [0, 1, 4, 9]), (C.plus(g32, g64), np.float64, [0, 2, 4, 6]),
+             (C.splice(g32, g32), np.float32, [0, 1, 2, 0]), (C.reshape(g32, (3, 2)), np.float32, [0, 1, 2, 3]),
+             (c + C.Value(np.ones((1, 2, 3), np.float32)), np.float32, [1.5, 1.5, 1.5, 1.5])]
+    for f, dtype, expected in cases:
+        out = f.eval({x: np.ones((1, 2, 3), np.float32)}) if f.arguments else f.eval()
+        assert f.dtype == dtype
+        np.testing.assert_allclose(np.asarray(out).ravel()[:4], expected)
+    assert C.times(g32, C.Constant(np.ones((3, 1), np.float32))).eval().ravel().tolist() == [3, 12]
+    assert (c + C.Value(np.ones((1, 2, 3), np.float32))).shape == (1, 2, 3)
