@@ -244,8 +244,10 @@ class Trainer(object):
 
     def _training_forward(self, args, outputs, device):
         """The forward pass of one training minibatch: (samples, loss sum, metric sum or None, {each requested
-        output: its value}, the input tensors that need gradients)."""
-        extra = [as_variable(o, "outputs") for o in (outputs or ())]
+        output: its value}, the input tensors that need gradients). The values are keyed by the objects the caller
+        listed, as CNTK 2.7 keys them (a Function listed is its key, not its output)."""
+        outputs = list(outputs or ())
+        extra = [as_variable(o, "outputs") for o in outputs]
         # CNTK's error for missing data names what its Trainer's network computes: the loss, its aggregation
         # nodes and the requested outputs
         requested = ", ".join([repr(self._loss.output), "Output('aggregateLoss', [], [])"] +
@@ -261,7 +263,7 @@ class Trainer(object):
             loss = summed(self._loss.output, results[0], info)
             metric = summed(self._metric.output, results[1], info) if self._metric is not None else None
         values = results[len(self._outputs):]
-        return (n, loss, metric, {o: to_numpy(o, t, info.lengths_by_axis) for o, t in zip(extra, values)},
+        return (n, loss, metric, {k: to_numpy(o, t, info.lengths_by_axis) for k, o, t in zip(outputs, extra, values)},
                 info.gradient_inputs)
 
     def _per_sample_criterion(self):
