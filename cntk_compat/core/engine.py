@@ -17,7 +17,7 @@ from .lowering import lower
 from .native_errors import announced
 from .reinference import infer_in_place, primitive_nodes
 from .sequence_masks import expand_mask, host_mask
-from .variables import InferredDimension
+from .variables import InferredDimension, Variable
 from .value import Value
 
 
@@ -503,7 +503,9 @@ def grad(function, at, wrt=None, outputs=None, device=None, as_numpy=True, grad_
         wrt = [a for a in function.arguments if a.needs_gradient]
         if not wrt:
             raise ValueError("None of the Function '%s' arguments have 'needs_gradient == True'" % (function,))
-    single = not isinstance(wrt, (list, tuple))
+    # any iterable of Variables (a dict's keys, a set, a generator), as CNTK 2.7 takes it; one Variable or Function
+    # alone gives its gradient alone (CNTK would iterate over its slices and fail)
+    single = isinstance(wrt, (Variable, Function))
     wrt_list = [as_variable(v) for v in ([wrt] if single else wrt)]
     wrt_list = list(dict.fromkeys(wrt_list))  # a variable named twice is one
     _check_gradients_wanted(function, wrt_list)
