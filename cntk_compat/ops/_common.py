@@ -79,10 +79,42 @@ def native_axis(axis, rank):
     return Axis(rank - 1 - (axis + rank if axis < 0 else axis))
 
 
+# the binary ops that broadcast an operand without a sequence axis along the other's: the elementwise ones
+# (register_elementwise), and those that declare it (reconciling)
+_RECONCILING = set()
+
+
+def reconciling(op_name):
+    """Declares that op ``op_name`` (binary) reconciles its operands' dynamic axes as CNTK 2.7's binary ops do (see
+    make); returns the name."""
+    _RECONCILING.add(op_name)
+    return op_name
+
+
 def make(op_name, inputs, attributes=None, name=""):
     """Apply a registered op: the composite Function whose root is the new primitive."""
+    if op_name in _RECONCILING and len(inputs) == 2:
+        inputs = _reconciled([as_variable(v, "operand %d of %s" % (k, op_name)) for k, v in enumerate(inputs)])
     prim = Function._primitive(op_name, inputs, attributes, name)
     return Function._composite(prim.outputs)
+
+
+def _reconciled(operands):
+    """As CNTK 2.7's binary elementwise ops: of a sequence operand and an operand with the batch axis alone, the
+    latter enters through a ReconcileDynamicAxis node laid out like the former (a node of the graph, which printing,
+    .inputs and graph walks show; it lowers to a view along the sequence axis)."""
+    axes = [v._dynamic_axes for v in operands]
+    if not all(axes):
+        return operands
+    on_sequence = [any(is_sequence_axis(a) for a in ax) for ax in axes]
+    if on_sequence[0] == on_sequence[1]:
+        return operands
+    k = on_sequence.index(False)
+    if not any(a.name == BATCH_AXIS_NAME for a in axes[k]):
+        return operands
+    out = list(operands)
+    out[k] = Function._primitive("ReconcileDynamicAxis", [operands[k], operands[1 - k]]).outputs[0]
+    return out
 
 
 def block_of(op_name, body, operands, name=""):
@@ -248,6 +280,8 @@ def register_elementwise(op_name, compute, prepare=None, matching_axes_op=None, 
     """An elementwise op. Its operands' dynamic axes follow CNTK's binary ops (one without a sequence axis is
     broadcast along the other's), or, for ``matching_axes_op`` (the name of the CNTK primitive that refuses them: a
     CNTK block whose body sees its operands through placeholders, or an op of three operands), must match."""
+    if matching_axes_op is None:
+        _RECONCILING.add(op_name)
     return register_op(op_name, elementwise_infer(op_name, matching_axes_op), compute, prepare=prepare,
                        elementwise=True, infer_partial=elementwise_infer_partial, **options)
 
