@@ -59,7 +59,7 @@ class BlockPlanner(object):
         self.window_in_chunks = window_in_chunks
         self.window_in_samples = window_in_samples
         self.seed = seed
-        self.frame_mode = frame_mode
+        self.frame_mode = frame_mode and self.primary.frames_in_frame_mode   # whether sequences split into frames
         self.size_stream = size_stream
         self.num_chunks = self.primary.num_chunks()
         if self.num_chunks == 0:

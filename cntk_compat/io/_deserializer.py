@@ -54,6 +54,9 @@ class Deserializer(object):
     max_errors = 0      # malformed records tolerated (skipped with a warning) where the format allows it
     _cached_chunks = 2
     block_sequences = 0             # a randomized block extends over further chunks until it has this many sequences
+    # frame_mode: whether the deserializer makes every sample a sequence of its own (CNTK's HTK deserializers);
+    # other deserializers' sequences must be single samples there (CNTK's frame packer refuses longer ones)
+    frames_in_frame_mode = False
 
     def __init__(self):
         self._config = {}

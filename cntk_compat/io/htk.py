@@ -124,6 +124,7 @@ def _with_context(frames, left, right):
 
 class _HTKFeatures(Deserializer):
     kind = 'HTKFeatureDeserializer'
+    frames_in_frame_mode = True
 
     def __init__(self, streams):
         super(_HTKFeatures, self).__init__()
@@ -274,6 +275,7 @@ def _read_mlf(path, mapping, boundaries=None):
 
 class _HTKMLF(Deserializer):
     kind = 'HTKMLFDeserializer'
+    frames_in_frame_mode = True
 
     def __init__(self, label_mapping_file, streams, phone_boundaries):
         super(_HTKMLF, self).__init__()

@@ -3,6 +3,7 @@ import numpy as np
 import scipy.sparse as sp
 import torch
 
+from ..core.native_errors import announced
 from ..tensor import ArrayMixin
 
 
@@ -35,8 +36,8 @@ class ReaderBatch(object):
         """CNTK 2.7 cannot lay a truncated minibatch out sequence by sequence when a piece continues a sequence
         and some slot holds more than one piece or none."""
         if self.starts is not None and not np.all(self.starts) and len(self.sequences) != self.num_slots:
-            raise RuntimeError('Cannot create an unpacked Value object from packed data where one or more '
-                               'sequences are truncated')
+            raise announced(RuntimeError, 'Cannot create an unpacked Value object from packed data where one or '
+                                          'more sequences are truncated')
 
     def _dense_rows(self):
         rows = self.sequences.rows

@@ -6,7 +6,7 @@ import weakref
 
 import numpy as np
 
-from ..core.native_errors import native_entry_point
+from ..core.native_errors import announced, native_entry_point
 from ._blocks import BlockPlanner
 from ._deserializer import Deserializer, ReaderError
 from ._local_timeline import LocalTimeline
@@ -18,6 +18,16 @@ from .source_config import (DEFAULT_RANDOMIZATION_WINDOW_IN_CHUNKS, FULL_DATA_SW
                             MinibatchSourceConfig, is_multithreaded, to_dictionary)
 
 _TRACE_LEVEL_WARNING = 1     # cntk.logging.TraceLevel.Warning
+
+
+def _check_frames(streams, infos):
+    """CNTK 2.7's frame packer refuses a minibatch holding a sequence of more than one sample."""
+    for si in infos:
+        lengths = streams[si.m_name].lengths
+        longer = np.flatnonzero(lengths > 1)
+        if len(longer):
+            raise announced(RuntimeError, 'Detected a non-frame sequence of size %d in frame mode.'
+                            % lengths[longer[0]])
 
 
 def _partition_share(size, parts, part):
@@ -117,6 +127,9 @@ class MinibatchSource(object):
             deserializers, self._config['randomize'], config.randomization_window_in_chunks,
             config.randomization_window_in_samples, randomization_seed,
             frame_mode, size_streams[0] if size_streams else None)
+        # frame mode over sequences the deserializer does not split: CNTK delivers them only if single samples
+        self._frames_checked = frame_mode and not self._planner.frame_mode
+        self._refused_from = None   # the position before a minibatch refused in frame mode (read, not delivered)
         # CNTK 2.7 reads a user deserializer (chunks without sequence counts) on a local timeline
         self._timeline = None
         if isinstance(deserializers[0], UserDeserializerAdapter) and not frame_mode:
@@ -425,6 +438,13 @@ class MinibatchSource(object):
         if not 0 <= part < parts:
             raise ValueError('partition_index %d is outside [0, %d)' % (part, parts))
         target = _partition_share(int(minibatch_size_in_samples), parts, part)
+        request = (int(minibatch_size_in_samples), parts, part)
+        if self._refused_from is not None:
+            # CNTK 2.7 read the refused minibatch past its data; asked for another size, it reads again from the
+            # last minibatch it delivered
+            if request != self._last_request:
+                self.set_plain_state(self._refused_from)
+            self._refused_from = None
         if self._assembled and self._truncation is None:
             self._discard_prefetched((int(minibatch_size_in_samples), parts, part))
         self._adopt_partitioning(parts, part)
@@ -442,10 +462,17 @@ class MinibatchSource(object):
             streams, sweep_end, starts, slots, num_slots = pieces
             layout = dict(starts=starts, slots=slots, steps=self._truncation.length, num_slots=num_slots)
         else:
+            before = self.get_plain_state() if self._frames_checked else None
             streams, sweep_end = self.read_sequences(target)
         if streams is None:
             return {}
-        self._last_request = (int(minibatch_size_in_samples), parts, part)
+        if self._frames_checked:
+            try:
+                _check_frames(streams, self._infos)
+            except RuntimeError:
+                self._refused_from, self._last_request = before, request
+                raise
+        self._last_request = request
         result = {}
         for si in self._infos:
             data = streams[si.m_name]
