@@ -57,6 +57,8 @@ def native_entry_point(function):
     def call(*args, **kwargs):
         try:
             return function(*args, **kwargs)
+        except NotImplementedError:
+            raise   # SWIG's refusal of an argument's type: raised before the native library is reached
         except (ValueError, RuntimeError, TypeError) as e:
             if len(e.args) == 1 and isinstance(e.args[0], str) and CALL_STACK not in e.args[0]:
                 announce(e.args[0])

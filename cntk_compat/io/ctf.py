@@ -121,15 +121,18 @@ class _CTF(Deserializer):
 
     def __init__(self, filename, streams):
         super(_CTF, self).__init__()
+        for name, s in streams.items():
+            if s.get('stream_alias') is None:
+                raise ValueError("CTFDeserializer: stream name for key %s must be specified" % name)
+        # as CNTK 2.7: the streams' configurations are made (their dimensions checked) before the file is opened
+        dims = {name: stream_dim(s, name, 'CTFDeserializer', 'new_StreamConfiguration') for name, s in streams.items()}
         check_input_file("CTFDeserializer", filename)
         if os.path.getsize(filename) == 0:
             raise ReaderError("CTFDeserializer: input file '%s' is empty" % filename)
         self.filename = filename
         self._streams, spec, inputs = {}, [], {}
         for name, s in streams.items():
-            if s.get('stream_alias') is None:
-                raise ValueError("CTFDeserializer: stream name for key %s must be specified" % name)
-            dim = stream_dim(s, name, 'CTFDeserializer')
+            dim = dims[name]
             is_sparse, defines_mb_size = bool(s.get('is_sparse', False)), bool(s.get('defines_mb_size', False))
             self._streams[name] = dict(shape=(dim,), is_sparse=is_sparse, defines_mb_size=defines_mb_size)
             spec.append((name, s['stream_alias'], dim, is_sparse))

@@ -134,7 +134,7 @@ class _HTKFeatures(Deserializer):
                 raise ValueError('HTKFeatureDeserializer does not support stream names')
             if 'scp' not in s:
                 raise ValueError('No scp files specified for HTKFeatureDeserializer')
-            dim = stream_dim(s, name, 'HTKFeatureDeserializer')
+            dim = stream_dim(s, name, 'HTKFeatureDeserializer', 'new_HTKFeatureConfiguration')
             left, right = s.get('context', (0, 0))
             entries = _read_scp(s['scp'])
             these = [e[0] for e in entries]
@@ -286,7 +286,7 @@ class _HTKMLF(Deserializer):
             raise ValueError('HTKMLFDeserializer does not support stream names')
         if 'mlf' not in s:
             raise ValueError('No master label files specified for HTKMLFDeserializer')
-        dim = stream_dim(s, name, 'HTKMLFDeserializer')
+        dim = stream_dim(s, name, 'HTKMLFDeserializer', 'htk_mlf_deserializer')
         mapping = _read_label_mapping(label_mapping_file)
         if len(mapping) > dim:
             raise ValueError("HTKMLFDeserializer: %d labels in '%s' do not fit the stream dimension %d"
@@ -372,7 +372,7 @@ class _HTKMLFBinary(_HTKMLF):
 
     def __init__(self, name, stream):
         Deserializer.__init__(self)      # not _HTKMLF's: that one reads text MLFs through a label mapping file
-        dim = stream_dim(stream, name, self.kind)
+        dim = stream_dim(stream, name, self.kind, 'htk_mlf_binary_deserializer', overloaded=False)
         self._set_labels(name, dim, stream, lambda mlf: read_binary_mlf(mlf, dim))
 
 

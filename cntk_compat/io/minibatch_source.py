@@ -20,6 +20,10 @@ from .source_config import (DEFAULT_RANDOMIZATION_WINDOW_IN_CHUNKS, FULL_DATA_SW
 _TRACE_LEVEL_WARNING = 1     # cntk.logging.TraceLevel.Warning
 
 
+def _is_size_t(value):
+    return isinstance(value, int) and 0 <= value < 2 ** 64
+
+
 def _check_frames(streams, infos):
     """CNTK 2.7's frame packer refuses a minibatch holding a sequence of more than one sample."""
     for si in infos:
@@ -424,13 +428,15 @@ class MinibatchSource(object):
         """
         if self._last_mb_data is not None:
             self._last_mb_data.clear()
-        if isinstance(minibatch_size_in_samples, bool) or \
-                not isinstance(minibatch_size_in_samples, (int, np.integer)):
-            raise TypeError('next_minibatch: minibatch_size_in_samples must be an int, got %r'
-                            % (minibatch_size_in_samples,))
-        if minibatch_size_in_samples <= 0:
-            raise ValueError('GetNextMinibatch: Requested minibatch size must be > 0 (minibatch_size_in_samples=%s).'
-                             % minibatch_size_in_samples)
+        arguments = (minibatch_size_in_samples, num_data_partitions, partition_index)
+        if not all(_is_size_t(a) for a in arguments if a is not None) or minibatch_size_in_samples is None:
+            # CNTK 2.7 hands them to SWIG as size_t: Python ints (bools too) and nothing else
+            raise NotImplementedError("Wrong number or type of arguments for overloaded function "
+                                      "'MinibatchSource_get_next_minibatch'. (next_minibatch: minibatch_size_in_samples"
+                                      "=%r, num_data_partitions=%r, partition_index=%r; each must be a non-negative "
+                                      "int)" % arguments)
+        if minibatch_size_in_samples == 0:
+            raise announced(ValueError, 'GetNextMinibatch: Requested minibatch size must be > 0.')
         if self._max_samples == 0 or self._max_sweeps == 0:
             raise ReaderError('Epoch size cannot be 0.')   # CNTK 2.7 fails on every call
         parts = 1 if num_data_partitions is None else int(num_data_partitions)

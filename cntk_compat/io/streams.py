@@ -35,21 +35,26 @@ def StreamDef(field=None, shape=None, is_sparse=False, transforms=None, context=
 MAX_SAMPLE_DIM = 2 ** 31 - 1  # values per sample (sparse indices are int32 in the readers)
 
 
-def stream_dim(stream, name, who):
-    """The flat dimension of a StreamDef (``shape`` may be an int or a tuple)."""
-    dim = stream.get('dim')
-    if dim is None:
-        raise ValueError("%s: stream '%s' needs a shape" % (who, name))
-    dims = list(dim) if isinstance(dim, (tuple, list)) else [dim]
-    for d in dims:
-        if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)) or d < 1:
-            raise ValueError("%s: stream '%s' has shape %r; its dimensions must be positive integers"
-                             % (who, name, dim))
-    total = int(np.prod([int(d) for d in dims], dtype=object))
-    if total > MAX_SAMPLE_DIM:
-        raise ValueError("%s: stream '%s' has shape %r, %d values per sample; at most %d are supported"
-                         % (who, name, dim, total, MAX_SAMPLE_DIM))
-    return total
+def stream_dim(stream, name, who, swig_function, overloaded=True):
+    """The dimension of a StreamDef of a deserializer that reads flat samples (CTF, HTK). CNTK 2.7 hands it to a
+    SWIG function taking a size_t (``swig_function``): a Python int (a bool counts) or nothing else, with SWIG's
+    error (NotImplementedError from an overloaded function, else TypeError); a StreamDef without a shape has no
+    ``dim`` (AttributeError)."""
+    if 'dim' not in stream:
+        raise AttributeError("record has no attribute 'dim' (%s: stream '%s' was given no shape)" % (who, name))
+    dim = stream['dim']
+    if not isinstance(dim, int) or dim < 0:
+        culprit = "(%s: stream '%s' has shape %r; its dimension must be a non-negative int)" % (who, name, dim)
+        if overloaded:
+            raise NotImplementedError("Wrong number or type of arguments for overloaded function '%s'. %s"
+                                      % (swig_function, culprit))
+        raise TypeError("in method '%s', argument 3 of type 'size_t' %s" % (swig_function, culprit))
+    if dim < 1:
+        raise ValueError("%s: stream '%s' has shape %r; its dimension must be positive" % (who, name, dim))
+    if dim > MAX_SAMPLE_DIM:
+        raise ValueError("%s: stream '%s' has shape %r; at most %d values per sample are supported"
+                         % (who, name, dim, MAX_SAMPLE_DIM))
+    return int(dim)
 
 
 class StreamConfiguration(object):

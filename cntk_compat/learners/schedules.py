@@ -294,10 +294,23 @@ def momentum_as_time_constant_schedule(momentum, epoch_size=None):
 def minibatch_size_schedule(schedule, epoch_size=1):
     """A schedule of minibatch sizes: an int, or a list of ints / ``(count, size)`` pairs, each lasting
     ``count * epoch_size`` samples."""
-    if isinstance(schedule, numbers.Integral) and not isinstance(schedule, bool):
+    if isinstance(schedule, int):   # as CNTK 2.7: a Python int (a bool too), not a numpy integer
         if epoch_size != 1:
             raise ValueError("when providing the schedule as a number, epoch_size is ignored")
-        return MinibatchSizeSchedule(schedule, 1, IGNORE, argument="schedule")
+        return MinibatchSizeSchedule(int(schedule), 1, IGNORE, argument="schedule")
     if isinstance(schedule, list):
-        return MinibatchSizeSchedule(schedule, epoch_size, IGNORE, argument="schedule")
+        # CNTK 2.7 hands the (count, size) pairs and epoch_size to SWIG as size_t: Python ints and nothing else
+        pairs = [(1, v) if isinstance(v, (int, float)) else v for v in schedule]
+        if not (_is_size_t(epoch_size) and all(isinstance(p, (tuple, list)) and len(p) == 2 and
+                                               all(_is_size_t(v) for v in p) for p in pairs)):
+            raise NotImplementedError("Wrong number or type of arguments for overloaded function "
+                                      "'new_minibatch_size_schedule'. (minibatch_size_schedule(%r, epoch_size=%r): "
+                                      "sizes, counts and epoch_size must be non-negative ints)"
+                                      % (schedule, epoch_size))
+        return MinibatchSizeSchedule([(int(c), int(v)) for c, v in pairs], int(epoch_size), IGNORE,
+                                     argument="schedule")
     raise ValueError("schedule must be either an int or a list, not %s" % type(schedule))
+
+
+def _is_size_t(value):
+    return isinstance(value, int) and 0 <= value < 2 ** 64

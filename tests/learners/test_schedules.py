@@ -171,3 +171,23 @@ def test_empty_schedule_and_unit_strings_as_in_cntk27():
     assert C.learning_rate_schedule([0.1, 0.2], 'sample', epoch_size=3).minibatch_size == 0
     assert C.learning_rate_schedule(0.1, C.UnitType.sample).minibatch_size == 1
     assert C.learning_rate_schedule(0.1, 'minibatch').minibatch_size == 0
+
+
+@pytest.mark.parametrize('schedule,epoch_size', [([np.int64(2)], 1), ([(2.0, 32)], 1), ([(2, 32.0)], 1),
+                                                 ([1.0, 2.0], 1), ([(2, 32, 5)], 1), ([4, 8], 2.0),
+                                                 ([4, 8], np.int64(2)), ([-1], 1)])
+def test_minibatch_size_schedule_lists_take_ints_only(schedule, epoch_size):
+    # CNTK 2.7 hands the (count, size) pairs and epoch_size to SWIG as size_t
+    with pytest.raises(NotImplementedError, match="^Wrong number or type of arguments for overloaded function "
+                                                  "'new_minibatch_size_schedule'\\."):
+        minibatch_size_schedule(schedule, epoch_size)
+
+
+def test_minibatch_size_schedule_takes_python_ints_and_bools():
+    s = minibatch_size_schedule([True, 3])
+    assert (s[0], s[1], s[25]) == (1, 3, 3)
+    assert minibatch_size_schedule(True)[0] == 1
+    assert minibatch_size_schedule([[2, 32], [1, 64]], 10)[25] == 64
+    for schedule in (2.0, np.int64(3)):
+        with pytest.raises(ValueError, match='^schedule must be either an int or a list'):
+            minibatch_size_schedule(schedule)
