@@ -9,7 +9,7 @@ from . import device as _device
 from . import graph_version
 from .deferred_writes import one_pass
 from .feeding import to_value
-from .function import Function, as_variable, output_variables
+from .function import Function, as_variable, keyed_as_requested, output_variables
 from .graph import walk
 from .fused_recurrence import fused_kernels_enabled
 from .hooks import provide
@@ -368,7 +368,8 @@ def forward(function, arguments, outputs=None, keep_for_backward=None, device=No
             results = _take_made_masks(module, module(*tensors), lengths)
     by_var = dict(zip(compute, results))
     state = BackPropState(function, compute, by_var, wrt, lengths)
-    return state, {o: _convert(o, by_var[o], lengths, as_numpy) for o in outs}
+    values = {o: _convert(o, by_var[o], lengths, as_numpy) for o in outs}
+    return state, values if outputs is None else keyed_as_requested(outputs, values)
 
 
 def _check_in_graph(function, variables):
@@ -509,7 +510,7 @@ def grad(function, at, wrt=None, outputs=None, device=None, as_numpy=True, grad_
     wrt_list = [as_variable(v) for v in ([wrt] if single else wrt)]
     wrt_list = list(dict.fromkeys(wrt_list))  # a variable named twice is one
     _check_gradients_wanted(function, wrt_list)
-    outs = [as_variable(o) for o in (outputs or [])]
+    outs = output_variables(outputs or [])
     state, out_values = forward(function, at, outs + [root], keep_for_backward=[root], device=device,
                                 as_numpy=as_numpy)
     for v in wrt_list:
@@ -519,7 +520,7 @@ def grad(function, at, wrt=None, outputs=None, device=None, as_numpy=True, grad_
     g = backward(state, {root: ones}, wrt_list, as_numpy)
     result = g[wrt_list[0]] if single or len(wrt_list) == 1 else g
     if outputs:
-        return result, (out_values[outs[0]] if len(outs) == 1 else {o: out_values[o] for o in outs})
+        return result, (out_values[outs[0]] if len(outs) == 1 else keyed_as_requested(outputs, out_values))
     return result
 
 

@@ -63,7 +63,7 @@ def output_variables(outputs, argument="outputs"):
     """The Variables named by an ``outputs=`` argument: a Function (all its outputs), a Variable, or a list of
     Variables and single-output Functions."""
     if isinstance(outputs, Function):
-        return outputs.outputs
+        return list(outputs.outputs)
     if isinstance(outputs, Variable):
         return [outputs]
     if not isinstance(outputs, (list, tuple, set, frozenset)):
@@ -73,6 +73,20 @@ def output_variables(outputs, argument="outputs"):
         if not isinstance(o, (Variable, Function)):
             raise TypeError("%s: each entry must be a Variable or a Function, got %s" % (argument, type(o).__name__))
     return [as_variable(o, argument) for o in outputs]
+
+
+def keyed_as_requested(outputs, values):
+    """The values of an ``outputs=`` request (``values``: {output Variable: value}, in output_variables' order)
+    keyed as CNTK 2.7 keys them: by the objects requested, so that a single-output Function given is its value's
+    key (``d[ce]`` finds it, ``d[ce.output]`` does not, as in CNTK); a Function given alone with several
+    outputs is keyed by its output Variables."""
+    if isinstance(outputs, Function):
+        keys = outputs.outputs if len(outputs.outputs) > 1 else [outputs]
+    elif isinstance(outputs, Variable):
+        keys = [outputs]
+    else:
+        keys = list(outputs)
+    return {k: values[v] for k, v in zip(keys, output_variables(outputs))}
 
 
 def as_variable(x, argument="operand"):
@@ -352,6 +366,17 @@ class Function(TensorOpsMixin):
         """The primitive the Function's outputs come from; a user function as CNTK hands it out (a Function whose
         op_name is 'UserFunction', not the Python object, see ops/_user_function._FoundUserFunction)."""
         return _as_found(self._root)
+
+    def __eq__(self, other):
+        """As in CNTK 2.7: a Function with one output equals that output Variable (either way round: Python asks
+        the Function when a Variable is compared with it, so ``f.output in [f]`` holds); any other pair is equal
+        only when it is the same object. The hash stays the object's: a dict keyed by the Variable does not find
+        the Function, nor in CNTK."""
+        if isinstance(other, Variable) and len(self._outputs) == 1:
+            return self._outputs[0] is other
+        return NotImplemented
+
+    __hash__ = object.__hash__
 
     @property
     def outputs(self):
@@ -681,7 +706,7 @@ class Function(TensorOpsMixin):
                               as_numpy)
         if len(outs) == 1:
             return result[outs[0]]
-        return result
+        return result if outputs is None else keyed_as_requested(outputs, result)
 
     def forward(self, arguments, outputs=None, keep_for_backward=None, device=None, as_numpy=True):
         return _temporaries(self, hook("forward")(self, arguments, outputs, keep_for_backward, device, as_numpy),

@@ -8,7 +8,7 @@ import torch
 
 from ..core import autograd_calls, graph_version, node_timing, random_stream
 from ..core.engine import evaluate_tensors, to_numpy
-from ..core.function import Function, as_variable
+from ..core.function import Function, as_variable, keyed_as_requested
 from ..core.graph import node_inputs_and_body, walk
 from ..core.hooks import hook
 from ..core.native_errors import RuntimeValueError
@@ -263,8 +263,9 @@ class Trainer(object):
             loss = summed(self._loss.output, results[0], info)
             metric = summed(self._metric.output, results[1], info) if self._metric is not None else None
         values = results[len(self._outputs):]
-        return (n, loss, metric, {k: to_numpy(o, t, info.lengths_by_axis) for k, o, t in zip(outputs, extra, values)},
-                info.gradient_inputs)
+        fetched = {o: to_numpy(o, t, info.lengths_by_axis) for o, t in zip(extra, values)}
+        fetched = keyed_as_requested(outputs, fetched) if outputs else fetched
+        return n, loss, metric, fetched, info.gradient_inputs
 
     def _per_sample_criterion(self):
         """Whether the loss and metric have a batch axis and no sequence axis (worked out once per graph
