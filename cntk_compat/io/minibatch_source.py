@@ -412,6 +412,27 @@ class MinibatchSource(object):
         """True when neither max_samples nor max_sweeps limits the source."""
         return self._max_samples == INFINITELY_REPEAT and self._max_sweeps == INFINITELY_REPEAT
 
+    def get_next_minibatch(self, minibatch_size_in_sequences, minibatch_size_in_samples, *workers_and_device):
+        """CNTK's native method under next_minibatch, which scripts call too: ``(sequences, samples[,
+        number_of_workers, worker_rank][, device])`` -> {StreamInformation: MinibatchData}. As in CNTK 2.7, a
+        size in sequences is refused (RuntimeError) and arguments of the wrong number or type raise
+        NotImplementedError, as its native overloads do."""
+        counts = (minibatch_size_in_sequences, minibatch_size_in_samples) + workers_and_device[:2]
+        device = workers_and_device[2:] if len(workers_and_device) > 1 else workers_and_device
+        if len(workers_and_device) > 3 or len(workers_and_device) == 2 and workers_and_device[1] is None or \
+                any(isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0 for n in
+                    counts[:2 if len(workers_and_device) < 2 else 4]):
+            raise NotImplementedError("Wrong number or type of arguments for overloaded function "
+                                      "'MinibatchSource_get_next_minibatch'.")
+        if minibatch_size_in_sequences:
+            raise announced(RuntimeError, "GetNextMinibatch: Specifying minibatch size in #sequences is currently "
+                            "unsupported")
+        if not minibatch_size_in_samples:
+            raise announced(ValueError, "GetNextMinibatch: Requested minibatch size must be > 0.")
+        workers = workers_and_device[:2] if len(workers_and_device) >= 2 else (None, None)
+        return self.next_minibatch(int(minibatch_size_in_samples), None, device[0] if device else None,
+                                   *workers)
+
     def next_minibatch(self, minibatch_size_in_samples, input_map=None, device=None, num_data_partitions=None,
                        partition_index=None):
         """Read the next minibatch of about ``minibatch_size_in_samples`` samples (at least one sequence).
