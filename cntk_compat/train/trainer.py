@@ -11,7 +11,7 @@ from ..core.engine import evaluate_tensors, to_numpy
 from ..core.function import Function, as_variable, keyed_as_requested
 from ..core.graph import node_inputs_and_body, walk
 from ..core.hooks import hook
-from ..core.native_errors import RuntimeValueError
+from ..core.native_errors import RuntimeValueError, announced
 from ..distributed.communicator import Communicator, all_gather_object, all_reduce_sum
 from ..distributed.learner import DistributedLearner, MinibatchInfo
 from ..learners.learner import OwnedGradients
@@ -115,7 +115,7 @@ class Trainer(object):
         for learner_parameters in self._learner_parameters:
             for p in learner_parameters:
                 if p in owner:
-                    raise ValueError("Trainer: parameter %r is covered by two different learners" % (p,))
+                    raise announced(ValueError, "Parameter '%r' is covered by 2 different learners" % (p,))
                 owner[p] = learner_parameters
         # CNTK 2.7: a learner's parameter must be one of the model's, the loss's or the metric's. One the loss
         # does not reach (a parameter of the model only) is accepted and gets zero gradients (CNTK's own
@@ -125,8 +125,8 @@ class Trainer(object):
             known.update(self._model.parameters)
         foreign = [p for p in owner if p not in known]
         if foreign:
-            raise ValueError("Trainer ctor: %d of the learner parameters '%s' are not part of the model specified"
-                             % (len(foreign), ", ".join(repr(p) for p in foreign)))
+            raise announced(ValueError, "Trainer ctor: %d of the learner parameters '%s' are not part of the model "
+                            "specified" % (len(foreign), ", ".join(repr(p) for p in foreign)))
         uncovered = len(known) - len(owner)
         if uncovered:   # CNTK's Trainer constructor says so on stderr
             sys.stderr.write("[Note:] Trainer ctor: %d of the model parameters are not covered by any of the "

@@ -87,7 +87,7 @@ def test_parameters_without_learner_stay_unchanged_and_disjoint_learners():
     t.train_minibatch({x: X, y: Y})
     assert np.array_equal(params["b"].value, b_before)
     assert not np.array_equal(params["W"].value, W_before)
-    with pytest.raises(ValueError, match="two different learners"):
+    with pytest.raises(ValueError, match="covered by 2 different learners"):
         C.Trainer(z, crit, [C.sgd([params["W"]], C.learning_parameter_schedule(0.1)),
                             C.sgd(z.parameters, C.learning_parameter_schedule(0.1))])
 
