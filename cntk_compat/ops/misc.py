@@ -30,7 +30,10 @@ def combine(*operands, **kw_name):
 
 def as_composite(root_function, name=""):
     """A composite Function over ``root_function``'s outputs; ``name`` names the composite (the root keeps
-    its own name; without one the composite's name is empty, as in CNTK)."""
+    its own name; without one the composite's name is empty, as in CNTK). A composite given is returned itself,
+    its name unchanged, as CNTK 2.7 returns it."""
+    if root_function.is_composite:
+        return root_function
     return Function._composite(root_function.outputs, name=name or "")
 
 
