@@ -1,4 +1,5 @@
 """The parts of CNTK's native module (cntk.cntk_py) that scripts call directly."""
+import importlib as _importlib
 import os as _os
 import warnings as _warnings
 
@@ -425,3 +426,43 @@ def save_as_legacy_model(root_op, filename):
     """Writes ``root_op`` to ``filename`` in CNTK's legacy v1 model format (cntk.debugging.save_as_legacy_model
     calls it); a graph with an op the v1 writer has no node type for raises ValueError naming it."""
     _hook("save_as_legacy_model")(root_op, filename)
+
+
+# CNTK's native op constructors whose arguments are the Python op's operands and then a name, which scripts import
+# from here (``from cntk.cntk_py import squared_error``): native name -> (the op in cntk, operands, whether the
+# name must be given). Like CNTK's, they take Variables and Functions only (a number or an array raises its
+# overload error, NotImplementedError) and return the op's Function (CNTK's return a bare native Function that
+# its Trainer and ops accept).
+_NATIVE_OPS = dict(
+    [(name, (name, 1, False)) for name in (
+        "abs", "acos", "asin", "asinh", "atan", "atanh", "ceil", "cos", "cosh", "exp", "floor", "log", "negate",
+        "reciprocal", "round", "sigmoid", "sin", "sinh", "softplus", "softsign", "sqrt", "square", "tan", "tanh",
+        "elu", "element_not", "stop_gradient", "log_softmax", "softmax", "hardmax", "alias")] +
+    [(name, (name, 2, False)) for name in (
+        "plus", "minus", "element_times", "element_divide", "equal", "not_equal", "less", "less_equal", "greater",
+        "greater_equal", "element_and", "element_or", "element_xor", "log_add_exp", "pow", "squared_error",
+        "binary_cross_entropy", "cosine_distance")] +
+    [("re_lu", ("relu", 1, False)), ("pre_lu", ("param_relu", 2, False)),
+     ("element_max", ("element_max", 2, True)), ("element_min", ("element_min", 2, True))])
+
+
+def _native_op(native_name, op_name, operands, name_required):
+    def native(*args):
+        if name_required and len(args) != operands + 1:
+            raise TypeError("%s() takes exactly %d arguments (%d given)" % (native_name, operands + 1, len(args)))
+        from . import ops
+        if len(args) not in (operands, operands + 1) or \
+                not all(isinstance(a, (_variables.Variable, ops.functions.Function)) for a in args[:operands]) or \
+                (len(args) > operands and not isinstance(args[operands], str)):
+            raise NotImplementedError("Wrong number or type of arguments for overloaded function '%s'." % native_name)
+        op = getattr(ops, op_name, None) or getattr(_importlib.import_module(__package__ + ".losses"), op_name)
+        return op(*args[:operands], name=args[operands] if len(args) > operands else "")
+    native.__name__ = native_name
+    native.__doc__ = "CNTK's native %s(%s, name=''): cntk.%s." % (
+        native_name, ", ".join("operand%d" % i for i in range(operands)), op_name)
+    return native
+
+
+for _name, (_op, _operands, _name_required) in _NATIVE_OPS.items():
+    globals()[_name] = _native_op(_name, _op, _operands, _name_required)
+del _name, _op, _operands, _name_required
