@@ -11,6 +11,7 @@ import operator
 import torch
 import torch.fx
 
+from . import loop_steps
 from .carried_state import carried_state_of
 from .graph import strongly_connected_components
 from .dtypes import to_torch_dtype
@@ -111,10 +112,12 @@ class RecurrentLoop(torch.nn.Module):
         per_step = [e.split(1, 1) if on else None for e, on in zip(externals, self.on_axis)]
         step_masks = mask.split(1, 1)
         step = self.step.forward
-        for t in order:
-            step_inputs = [e if p is None else p[t] for e, p in zip(externals, per_step)]
-            delayed = [self._delayed(history, mask, t, steps, d, head) for d, head in zip(self.delays, heads)]
-            history[t] = step(*step_inputs, *delayed, step_masks[t])
+        with loop_steps.running(loop_steps.LoopCall(mask, self.backward)) as call:
+            for t in order:
+                step_inputs = [e if p is None else p[t] for e, p in zip(externals, per_step)]
+                delayed = [self._delayed(history, mask, t, steps, d, head) for d, head in zip(self.delays, heads)]
+                call.t = t
+                history[t] = step(*step_inputs, *delayed, step_masks[t])
         n_vars = len(history[0])
         if self._free_dimensions:
             # before the first step reads real data, a free dimension of a delayed value has size 1 (the

@@ -1,7 +1,8 @@
 """A dropout inside a recurrent loop (on the delayed state, as Keras' recurrent_dropout puts it) is applied step
-by step, as CNTK 2.7 does: each step draws its batch's mask in the node's stream, which for sequences that do not
-share one of CNTK's packing slots is CNTK's own order, so the masks and the trained weights are CNTK's. Before,
-the lowering refused it ("Dropout cannot be used inside a recurrent loop"). Golden numbers printed by CNTK 2.7."""
+by step, as CNTK 2.7 does: CNTK's loop runs over its packed layout one time step of all slots at a time, each step
+drawing its slots' masks in the node's stream, so the masks and the trained weights are CNTK's, also where two
+sequences share a packing slot. Before, the lowering refused it ("Dropout cannot be used inside a recurrent
+loop"). Golden numbers printed by CNTK 2.7."""
 import numpy as np
 
 import cntk as C
@@ -40,3 +41,40 @@ def test_dropout_in_a_loop_trains_with_cntks_masks():
         np.testing.assert_allclose(w.value.ravel(), expected, atol=1e-5)
     trainer.train_minibatch({x: [np.ones((2, 3), np.float32), np.ones((4, 3), np.float32) * 0.5]})
     np.testing.assert_allclose(w.value.ravel(), RAGGED, atol=1e-5)
+
+
+# CNTK 2.7's masks of a dropout on the delayed state, over minibatches whose sequences share packing slots
+# (lengths 2, 2, 4: the second sequence runs in the first one's slot after it), recovered from each step's output
+SHARED_SLOT_MASKS = {
+    'past': [
+        [[[1, 1, 0], [1, 1, 0]], [[0, 0, 1], [1, 0, 1]], [[1, 0, 0], [1, 1, 1], [0, 1, 1], [0, 0, 0]]],
+        [[[0, 0, 0], [1, 0, 0]], [[0, 1, 1], [1, 0, 1], [1, 0, 1], [1, 0, 0]]],
+        [[[1, 1, 0], [0, 0, 1], [0, 1, 1], [1, 0, 1]], [[1, 1, 1], [0, 0, 0]], [[0, 0, 0], [0, 1, 1]]],
+        [[[1, 1, 0]], [[0, 0, 1]], [[0, 1, 0]], [[0, 0, 0], [0, 1, 0], [1, 0, 0]]],
+        [[[1, 1, 0], [0, 1, 0], [1, 1, 0]], [[0, 1, 1]], [[0, 0, 0], [0, 1, 0]]],
+        [[[0, 0, 1], [1, 1, 1]], [[1, 0, 0], [1, 1, 0]], [[0, 1, 1], [1, 0, 0], [0, 0, 0], [0, 0, 0]]]],
+    'future': [
+        [[[1, 0, 1], [0, 0, 1]], [[1, 1, 0], [1, 1, 0]], [[0, 0, 0], [0, 1, 1], [1, 1, 1], [1, 0, 0]]],
+        [[[1, 0, 0], [1, 0, 0]], [[1, 0, 0], [1, 0, 1], [1, 0, 1], [0, 1, 1]]],
+        [[[1, 0, 1], [0, 1, 1], [0, 0, 1], [1, 1, 0]], [[0, 1, 1], [0, 0, 0]], [[0, 0, 0], [1, 1, 1]]],
+        [[[0, 1, 0]], [[0, 0, 1]], [[1, 1, 0]], [[1, 0, 0], [0, 1, 0], [0, 0, 0]]],
+        [[[1, 1, 0], [0, 1, 0], [1, 1, 0]], [[0, 1, 0]], [[0, 0, 0], [0, 1, 1]]],
+        [[[1, 1, 0], [1, 0, 0]], [[1, 1, 1], [0, 0, 1]], [[0, 0, 0], [0, 0, 0], [1, 0, 0], [0, 1, 1]]]],
+}
+
+
+def test_dropout_in_a_loop_over_sequences_sharing_a_slot_draws_cntks_masks():
+    for direction, expected in SHARED_SLOT_MASKS.items():
+        x = C.sequence.input_variable(3)
+        ph = C.placeholder(shape=(3,))
+        p = C.parameter((1,), init=1.0)
+        delay = C.sequence.past_value if direction == 'past' else C.sequence.future_value
+        h = x + C.dropout(delay(ph, initial_state=1.0), 0.5, seed=7) * 1e-3
+        h.replace_placeholders({ph: h.output})
+        edge = C.sequence.last if direction == 'past' else C.sequence.first
+        trainer = C.Trainer(h, (C.reduce_sum(edge(h) * p), None), [C.sgd([p], C.learning_parameter_schedule(0.0))])
+        for lengths, masks in zip([(2, 2, 4), (2, 4), (4, 2, 2), (1, 1, 1, 3), (3, 1, 2), (2, 2, 4)], expected):
+            data = [np.full((n, 3), 10.0 * (i + 1), np.float32) + np.arange(n, dtype=np.float32)[:, None]
+                    for i, n in enumerate(lengths)]
+            out = trainer.train_minibatch({x: data}, outputs=[h])[1][h]
+            assert [((a - d) != 0).astype(int).tolist() for a, d in zip(out, data)] == masks, (direction, lengths)
