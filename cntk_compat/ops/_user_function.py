@@ -101,7 +101,7 @@ class _UserAutograd(torch.autograd.Function):
     @staticmethod
     def _forward(ctx, udf, masks, *tensors):
         args = [_to_user(udf.as_numpy, t, m) for t, m in zip(tensors, masks)]
-        arguments = args[0] if len(args) == 1 else args
+        arguments = args[0] if len(args) == 1 else tuple(args)   # CNTK 2.7 hands several inputs over as a tuple
         outputs = udf.outputs
         device = tensors[0].device if tensors else _device.resolve(None)
         # as CNTK calls them: forward(arguments, device, outputs_to_retain), or with several outputs

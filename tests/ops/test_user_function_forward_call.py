@@ -44,3 +44,35 @@ def test_forward_gets_device_and_outputs_to_retain():
     assert u.calls == [("DeviceDescriptor", "CPU", "list", 0), ("DeviceDescriptor", "CPU", "list", 1)]
     assert v.calls == [("DeviceDescriptor", "CPU", "list", 1), ("DeviceDescriptor", "CPU", "list", 0)]
     np.testing.assert_allclose(p.value, [0.8, 0.8])
+
+
+class _Product(UserFunction):
+    """Two inputs: forward gets them as one tuple (CapsNet-CNTK's user_matmul returns `args + (extra,)` as its
+    state)."""
+
+    def __init__(self, a, b, name='Product'):
+        super(_Product, self).__init__([a, b], name=name)
+
+    def infer_outputs(self):
+        return [C.output_variable(self.inputs[1].shape, self.inputs[1].dtype, self.inputs[1].dynamic_axes)]
+
+    def forward(self, args, device=None, outputs_to_retain=None):
+        return args + (type(args).__name__,), args[0] * args[1]
+
+    def backward(self, state, root_gradients, variables):
+        a, b, kind = state
+        assert kind == 'tuple'
+        for v in variables:
+            variables[v] = root_gradients * (b if v == self.inputs[0] else a)
+
+
+def test_several_inputs_arrive_as_a_tuple():
+    # CNTK 2.7: the arguments of a user function with several inputs are a tuple (values from CNTK 2.7)
+    p = C.parameter(2, init=3.0)
+    x = C.input_variable(2, needs_gradient=True)
+    f = C.user_function(_Product(p, x))
+    X = np.array([[1, 2]], np.float32)
+    np.testing.assert_array_equal(f.eval({x: X}), [[3, 6]])
+    g = f.grad({x: X}, wrt=[p, x])
+    np.testing.assert_array_equal(g[p], [1, 2])
+    np.testing.assert_array_equal(g[x], [[3, 3]])
