@@ -17,7 +17,8 @@ from .graph import strongly_connected_components
 from .dtypes import to_torch_dtype
 from .fused_gru import FusedGRU, match_gru
 from .fused_recurrence import FusedRNN, match_lstm, match_rnn, store_for_kernel
-from .initial_state import initial_state_steps
+from .initial_state import initial_state_steps, sequence_initial_steps, steps_as_initial_state
+from .sequence_masks import gather_steps
 from .loop_hoisting import hoist
 
 
@@ -83,7 +84,8 @@ class RecurrentLoop(torch.nn.Module):
     step: the fx module for one step, called as step(*step_inputs, *delayed_values, step_mask);
     on_axis[k]: whether external input k lies on the loop's sequence axis (then it is sliced per step);
     delays: per delay node (index of the loop variable it delays, time_step, index of its initial state
-    among the external inputs, whether that state has a batch axis, static shape, torch dtype);
+    among the external inputs, whether that state has a batch axis ("steps": a sequence's items, laid out as
+    time_step steps), static shape, torch dtype);
     carried: per delay node its CarriedState (past_value loops), used when slots (SequenceSlots) is given.
     """
 
@@ -136,15 +138,21 @@ class RecurrentLoop(torch.nn.Module):
         """What a delay reads before its sequence's first step: the initial state as one step (B, 1, ...), or
         with slots its time_step values (B, time_step, ...), carried over for continuing sequences."""
         _, time_step, init_index, init_dynamic, shape, dtype = delay
+        init = externals[init_index]
+        if init_dynamic == "steps":   # a sequence's items, already time_step steps
+            initial = steps_as_initial_state(init, init.shape[:2], shape, dtype)
+            return initial if slots is None else self.carried[k].head(initial, slots)
         if slots is None:
-            return initial_state_steps(externals[init_index], init_dynamic, batch, 1, shape, dtype)
-        initial = initial_state_steps(externals[init_index], init_dynamic, batch, time_step, shape, dtype)
+            return initial_state_steps(init, init_dynamic, batch, 1, shape, dtype)
+        initial = initial_state_steps(init, init_dynamic, batch, time_step, shape, dtype)
         return self.carried[k].head(initial, slots)
 
     def _delayed(self, history, mask, t, steps, delay, head):
         var_index, time_step, shape = delay[0], delay[1], delay[4]
         if self.backward:
             src = t + time_step
+            if head.shape[1] > 1:   # a sequence's first items: the one this step reaches past its sequence's end
+                head = gather_steps(head, (src - mask.sum(1))[:, None])
             if src >= steps:
                 return head
             valid = mask[:, src].reshape((mask.shape[0], 1) + (1,) * len(shape))
@@ -158,14 +166,19 @@ class RecurrentLoop(torch.nn.Module):
 
 
 def _loop_inputs(loop):
-    """The loop module's inputs: (Variable, whether it enters as a sequence initial state) per input. A delay's
-    initial state that is a sequence enters as its last item (its first, running backwards); a sequence that
-    the loop also reads step by step enters twice, sliced per step and as that initial state."""
-    inits = {d._inputs[1].uid for d in loop.delays if d._inputs[1]._sequence_axis is not None}
+    """The loop module's inputs: (Variable, None) per input read as it is (sliced per step when on the loop's
+    axis), and (Variable, time_step) per sequence that is a delay's initial state, which enters as that many of
+    its items (the last ones; the first ones running backwards). A sequence that the loop also reads step by step
+    enters both ways."""
+    inits = []
+    for d in loop.delays:
+        entry = (d._inputs[1], d._attributes["time_step"])
+        if entry[0]._sequence_axis is not None and (entry[0].uid, entry[1]) not in [(v.uid, k) for v, k in inits]:
+            inits.append(entry)
     read = {i.uid for n in loop.nodes for i in (n._inputs[:1] if n in loop.delays else n._inputs)}
-    inputs = [(e, e.uid in inits and e.uid not in read) for e in loop.external_inputs]
-    inputs += [(e, True) for e in loop.external_inputs if e.uid in inits and e.uid in read]
-    return inputs
+    initial = {v.uid for v, _ in inits}
+    plain = [(e, None) for e in loop.external_inputs if e.uid not in initial or e.uid in read]
+    return plain + inits
 
 
 def lower_loop(builder, loop, make_builder):
@@ -173,31 +186,34 @@ def lower_loop(builder, loop, make_builder):
     inputs = _loop_inputs(loop)
     step = make_builder()
     outer_values = []
-    for k, (e, initial) in enumerate(inputs):
+    for k, (e, steps) in enumerate(inputs):
         placeholder = step.graph.placeholder("in%d" % k)
         value = builder.env[e.uid]
-        if initial:
-            edge = loop.delays[0]._op.sequence_initial_state
-            value = builder.graph.call_function(edge, (value, builder.mask(e._sequence_axis, loop.delays[0])))
+        if steps is not None:
+            value = builder.graph.call_function(sequence_initial_steps, (
+                value, builder.mask(e._sequence_axis, loop.delays[0]), steps, not loop.backward,
+                "%s %s" % (loop.delays[0].uid, loop.delays[0]._op_name)))
         else:
             step.env[e.uid] = placeholder
             if e._sequence_axis is not None and e._sequence_axis.name != loop.axis.name:
                 raise ValueError("a recurrent loop over sequence axis %r reads an input on another sequence axis "
                                  "%r" % (loop.axis.name, e._sequence_axis.name))
         outer_values.append(value)
-    # where each delay's initial state enters: a sequence's own entry as initial state, else its only entry
-    init_index = {e.uid: k for k, (e, initial) in enumerate(inputs) if initial or e._sequence_axis is None}
+    # where each delay's initial state enters: a sequence's items as initial state, else its only entry
+    init_index = {(e.uid, steps): k for k, (e, steps) in enumerate(inputs) if steps is not None}
+    init_index.update({(e.uid, None): k for k, (e, steps) in enumerate(inputs) if e._sequence_axis is None})
     var_index = {v.uid: k for k, v in enumerate(loop.variables)}
     delays = []
     for k, d in enumerate(loop.delays):
         step.env[d._outputs[0].uid] = step.graph.placeholder("delayed%d" % k)
-        init, out = d._inputs[1], d._outputs[0]
-        delays.append((var_index[d._inputs[0].uid], d._attributes["time_step"], init_index[init.uid],
-                       init._n_dynamic > 0, tuple(out._shape), to_torch_dtype(out._dtype)))
+        init, out, time_step = d._inputs[1], d._outputs[0], d._attributes["time_step"]
+        as_steps = init._sequence_axis is not None
+        delays.append((var_index[d._inputs[0].uid], time_step, init_index[(init.uid, time_step if as_steps else None)],
+                       "steps" if as_steps else init._n_dynamic > 0, tuple(out._shape), to_torch_dtype(out._dtype)))
     step.masks[loop.axis.name] = step.graph.placeholder("step_mask")
     results = [step.value(v) for v in loop.variables]
     step.graph.output(tuple(results))
-    on_axis = [e._sequence_axis is not None and not initial for e, initial in inputs]
+    on_axis = [e._sequence_axis is not None and steps is None for e, steps in inputs]
     prelude, hoisted_on_axis = hoist(step.graph, len(inputs), on_axis)
     prelude_module = None if prelude is None else torch.fx.GraphModule(step.root, prelude, class_name="LoopPrelude")
     step_module = torch.fx.GraphModule(step.root, step.graph, class_name="RecurrentStep")
@@ -206,7 +222,7 @@ def lower_loop(builder, loop, make_builder):
     name = "loop%d" % len([m for m in builder.root.children() if isinstance(m, _LOOP_MODULES)])
     mask = builder.mask(loop.axis, loop.delays[0])
     slots = builder.slots.get(loop.axis.name)
-    sequence_inits = {e.uid for e, initial in inputs if initial}
+    sequence_inits = {e.uid for e, steps in inputs if steps is not None}
     fused = None if loop.lowered_generic else _fused(builder, loop, sequence_inits, module, var_index)
     if fused is not None:
         fused_module, fused_inputs, h_var = fused

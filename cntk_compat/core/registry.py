@@ -45,8 +45,6 @@ class OpDef(object):
     stepwise: although it sees masks, it acts on each step by itself, so it may sit inside a recurrent loop.
     delay: "past" or "future" for an op that reads its first input time_step steps earlier or later (input 1
         is the initial state): the only ops a recurrent loop may pass through.
-    sequence_initial_state(value, mask) -> (B, ...): for a delay, what a whole sequence given as initial
-        state contributes to a loop (its last step for past, its first for future).
     carries_state: compute receives carried= (its node's CarriedState) and slots= (the batch's SequenceSlots)
         when the batch has sequences continuing from the previous call (truncated BPTT).
     outputs_are_inputs: a structural node (Combine) whose outputs are its inputs; nothing is computed.
@@ -82,7 +80,7 @@ class OpDef(object):
 
     def __init__(self, name, infer, compute, prepare=None, elementwise=False, infer_partial=None,
                  uses_training=False, uses_mask=False, uses_masks=False, makes_mask=False, stepwise=False,
-                 delay=None, sequence_initial_state=None, carries_state=False, outputs_are_inputs=False,
+                 delay=None, carries_state=False, outputs_are_inputs=False,
                  save_state=None, load_node=None, uses_random=False, algebra=None, owned_state=None,
                  public_attributes=None, sparse_gradient=None, spatial_transform=None, public_name=None,
                  uid_prefix=None,
@@ -106,7 +104,6 @@ class OpDef(object):
         self.owned_state = owned_state
         self.stepwise = stepwise
         self.delay = delay
-        self.sequence_initial_state = sequence_initial_state
         self.carries_state = carries_state
         self.outputs_are_inputs = outputs_are_inputs
         self.save_state = save_state

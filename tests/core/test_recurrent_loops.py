@@ -52,6 +52,32 @@ def test_time_step_two_and_initial_state():
     np.testing.assert_allclose(out[0].ravel(), [11, 12, 14, 16, 19])
 
 
+def test_time_step_two_from_a_sequence_initial_state():
+    # CNTK 2.7: a loop's delay of time_step k reads the last k items of an initial-state sequence (past_value) or
+    # its first k (future_value, counted from its own sequence's end); a sequence of one item is repeated, and one
+    # of another length shorter than k is refused
+    y = C.sequence.input_variable(1)
+    z = C.sequence.input_variable(1)
+    data = [np.array([[1], [2], [3], [4]], np.float32), np.array([[10]], np.float32),
+            np.array([[100], [200]], np.float32)]
+    init = [np.array([[-1], [-2], [-3], [-4]], np.float32), np.array([[-10]], np.float32),
+            np.array([[-100], [-200]], np.float32)]
+    golden = {C.sequence.past_value: [[-29, -38, -287, -376], [-90], [-900, -1800]],
+              C.sequence.future_value: [[-69, -158, -7, -16], [-90], [-900, -1800]]}
+    for delay, expected in golden.items():
+        ph = C.placeholder(1)
+        h = delay(ph, initial_state=z, time_step=2) * 10 + y
+        h.replace_placeholders({ph: h})
+        out = h.eval({y: data, z: init})
+        assert [o.ravel().tolist() for o in out] == expected
+        ph = C.placeholder(1)
+        h = delay(ph, initial_state=z, time_step=3) * 10 + y
+        h.replace_placeholders({ph: h})
+        with pytest.raises(RuntimeError, match='operation requires second argument \\(initialState\\) sequences to '
+                                               'be either of length 1 or at least as long as the timestep \\(3\\)'):
+            h.eval({y: data, z: init})
+
+
 def test_gradient_flows_through_the_unrolled_steps():
     x = C.sequence.input_variable(1)
     a = C.parameter(shape=(1,), init=0.5)

@@ -3,9 +3,9 @@ import numpy as np
 import torch
 
 from ...core.function import as_variable
-from ...core.recurrence import initial_state_steps
+from ...core.initial_state import initial_state_steps, sequence_initial_steps
 from ...core.registry import register_op
-from ...core.sequence_masks import expand_mask, first_step, gather_steps, last_step
+from ...core.sequence_masks import expand_mask, gather_steps
 from ...core.variables import InferredDimension
 from .._common import broadcast_shape, make, sanitize_operand, spec_like
 
@@ -39,42 +39,37 @@ def _make_infer(op_name):
     return infer
 
 
-def _initial_block(x, init, init_dyn, steps, init_mask, from_end):
+def _initial_block(x, init, init_dyn, steps, init_mask, from_end, node):
     """initial_state laid out as (B, steps, *shape) for the sequence batch x (B, T, *shape).
 
     An initial_state with a sequence axis gives its last (past_value) or first (future_value) steps; one of
     length 1 is repeated.
     """
-    b_size, shape = x.shape[0], tuple(x.shape[2:])
     if init_mask is not None:
-        lengths = init_mask.sum(1, keepdim=True)
-        offsets = torch.arange(steps, device=x.device)[None, :]
-        index = (lengths - steps + offsets) if from_end else offsets.expand(b_size, steps)
-        init = gather_steps(init, torch.where(lengths > 1, index, torch.zeros_like(index)))
-        return init.to(x.dtype)
-    return initial_state_steps(init, init_dyn, b_size, steps, shape, x.dtype)
+        return sequence_initial_steps(init, init_mask, steps, from_end, node).to(x.dtype)
+    return initial_state_steps(init, init_dyn, x.shape[0], steps, tuple(x.shape[2:]), x.dtype)
 
 
-def _past_value(x, init, time_step, init_dyn, masks, carried=None, slots=None):
+def _past_value(x, init, time_step, init_dyn, node, masks, carried=None, slots=None):
     """carried: the node's CarriedState; slots: the batch's SequenceSlots, or None when nothing is carried."""
     if time_step == 0:  # CNTK 2.7: the operand itself
         return x
     if slots is None:
         steps = min(time_step, x.shape[1])
-        head = _initial_block(x, init, init_dyn, steps, masks[1], True)
+        head = _initial_block(x, init, init_dyn, steps, masks[1], True, node)
         return torch.cat([head, x[:, :x.shape[1] - steps]], 1)
-    head = carried.head(_initial_block(x, init, init_dyn, time_step, masks[1], True), slots)
+    head = carried.head(_initial_block(x, init, init_dyn, time_step, masks[1], True, node), slots)
     full = torch.cat([head, x], 1)
     carried.keep(full, masks[0], time_step, slots)
     return full[:, :x.shape[1]]
 
 
-def _future_value(x, init, time_step, init_dyn, masks):
+def _future_value(x, init, time_step, init_dyn, node, masks):
     if time_step == 0:
         return x
     mask, t_size = masks[0], x.shape[1]
     steps = min(time_step, t_size)
-    tail = _initial_block(x, init, init_dyn, steps, masks[1], False)
+    tail = _initial_block(x, init, init_dyn, steps, masks[1], False, node)
     shifted = torch.cat([x[:, steps:], tail], 1)
     valid = torch.cat([mask[:, steps:], mask.new_zeros((mask.shape[0], steps))], 1)
     # a shorter sequence ends inside the padding: its gap starts at its own end
@@ -85,7 +80,9 @@ def _future_value(x, init, time_step, init_dyn, masks):
 
 
 def _prepare(node):
-    return {"time_step": node._attributes["time_step"], "init_dyn": node._inputs[1]._n_dynamic}
+    # node: how CNTK names the delay in its errors (uid and op)
+    return {"time_step": node._attributes["time_step"], "init_dyn": node._inputs[1]._n_dynamic,
+            "node": "%s %s" % (node.uid, node._op_name)}
 
 
 def _delay_public(attrs, node):
@@ -95,9 +92,9 @@ def _delay_public(attrs, node):
 # only past_value carries state across calls: future_value would need the next batch (a piece's end takes its
 # initial state, where CNTK reads zeros past the end of the minibatch)
 register_op("PastValue", _make_infer("PastValue"), _past_value, prepare=_prepare, uses_masks=True, delay="past",
-            sequence_initial_state=last_step, carries_state=True, public_attributes=_delay_public)
+            carries_state=True, public_attributes=_delay_public)
 register_op("FutureValue", _make_infer("FutureValue"), _future_value, prepare=_prepare, uses_masks=True, delay="future",
-            sequence_initial_state=first_step, public_attributes=_delay_public)
+            public_attributes=_delay_public)
 
 
 def _delay_op(op_name, x, initial_state, time_step, name):
