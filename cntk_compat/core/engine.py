@@ -1,4 +1,5 @@
 """Evaluating Functions on data: feeding, running the lowered module, and converting results back."""
+import sys
 import weakref
 
 import numpy as np
@@ -213,6 +214,12 @@ def prepare_inputs(outputs, arguments, device=None, plan=None, requested=None):
                        "not been provided." % (len(missing), ", ".join(repr(a) for a in reversed(missing)),
                                                requested or ", ".join(repr(o) for o in outputs)))
             raise announced(ValueError, message)
+        unused = sum(1 for a in args if a not in plan.needed_set)
+        if unused:
+            # CNTK 2.7's native Forward says so on stderr, each time
+            sys.stderr.write("WARNING: Function::Forward provided values for (%d) extra arguments which are not "
+                             "required for evaluating the specified Function outputs!\n" % unused)
+            sys.stderr.flush()
         extra = [a for a in args if a not in plan.needed_set and (a.is_input or a.is_placeholder)]
         order, layout = needed + extra, layout + [_layout(a) for a in extra]
         inferred = plan.inferred + [a for a in extra if _has_inferred_dimension(a)]

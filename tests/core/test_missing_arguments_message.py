@@ -37,3 +37,24 @@ def test_several_missing_inputs_come_in_reverse_argument_order(capfd):
     assert _message(k, {x: np.ones((2, 2), np.float32)}, capfd) == (
         "Values for 2 required arguments 'Input('y', [#], [3]), Input('z', [#], [3])', that the requested output(s) "
         "'Output('k', [#], [2])' depend on, have not been provided.")
+
+
+def test_extra_arguments_are_reported_on_stderr_each_time(capfd):
+    # CNTK 2.7's Forward prints this line on stderr for every call given data for inputs its outputs do not need
+    # (eval, forward, grad, Trainer, Evaluator), with the number of such inputs; nothing when all are needed
+    x = C.input_variable(2, needs_gradient=True)
+    y = C.input_variable(1)
+    w = C.input_variable(3)
+    z = C.layers.Dense(1)(x)
+    data = {x: np.ones((3, 2), np.float32), y: np.zeros((3, 1), np.float32)}
+    line = ("WARNING: Function::Forward provided values for (%d) extra arguments which are not required for "
+            "evaluating the specified Function outputs!\n")
+    z.eval({x: data[x]})
+    assert capfd.readouterr().err == ""
+    z.eval(data)
+    z.eval({x: data[x], y: data[y], w: np.ones((3, 3), np.float32)})
+    z.forward(data)
+    z.grad(data, wrt=[x])
+    C.Trainer(z, (C.reduce_sum(z), None), C.sgd(z.parameters, 0.1)).train_minibatch(data)
+    C.Evaluator(C.reduce_sum(z)).test_minibatch(data)
+    assert capfd.readouterr().err == line % 1 + line % 2 + line % 1 * 4
