@@ -258,7 +258,9 @@ class TrainingSession(object):
         while True:
             left = 0 if early_exit else self._max_samples - trainer.total_number_of_samples_seen
             if left <= 0 and not self._blockwise:
-                _hook_answer(self.on_minibatch_end())     # after CNTK's final, empty minibatch
+                if not self._distributed:
+                    trainer.train_minibatch({}, device=device)   # CNTK's final, empty minibatch
+                _hook_answer(self.on_minibatch_end())
                 break
             # a distributed worker out of data (or past max_samples by its count) trains empty minibatches until
             # the distributed learner says that all workers are: they stop together. A blockwise learner's workers
@@ -274,7 +276,8 @@ class TrainingSession(object):
             args = read_minibatch(self._source, size, self._inputs_to_streams, device,
                                   partitions, partition, from_native=True) if size > 0 else {}
             if not args and not self._distributed:
-                _hook_answer(self.on_minibatch_end())     # CNTK trains the empty minibatch too, then calls the hook
+                trainer.train_minibatch({}, device=device)   # CNTK trains the empty minibatch too, then calls the hook
+                _hook_answer(self.on_minibatch_end())
                 break
             updated = trainer.train_minibatch(args or {}, device=device)
             early_exit |= _hook_answer(self.on_minibatch_end()) is False

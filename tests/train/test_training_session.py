@@ -109,3 +109,20 @@ def test_sources_without_limit_are_refused():
         C.training_session(trainer, (X, Y), 32, None, max_samples=64,
                            cv_config=C.CrossValidationConfig(endless, model_inputs_to_streams=streams)).train()
     assert trainer.total_number_of_samples_seen == 0
+
+
+def test_the_session_ends_with_cntks_empty_minibatch(tmp_path):
+    # CNTK 2.7's session trains a last, empty minibatch when max_samples is reached: the trainer forgets the
+    # previous minibatch (golden: 15 samples seen, previous count 0, the loss average refused)
+    from cntk.io import CTFDeserializer, MinibatchSource, StreamDef, StreamDefs
+    path = tmp_path / 'd.ctf'
+    path.write_text(''.join('|x %d %d |y %d\n' % (i, -i, i % 2) for i in range(20)))
+    src = MinibatchSource(CTFDeserializer(str(path), StreamDefs(x=StreamDef(field='x', shape=2),
+                                                                y=StreamDef(field='y', shape=1))), randomize=False)
+    x, y = C.input_variable(2), C.input_variable(1)
+    z = C.layers.Dense(1, init=C.glorot_uniform(seed=1))(x)
+    trainer = C.Trainer(z, (C.squared_error(z, y), None), [C.sgd(z.parameters, C.learning_parameter_schedule(0.01))])
+    C.training_session(trainer, src, 6, {x: src.streams.x, y: src.streams.y}, max_samples=15).train()
+    assert (trainer.total_number_of_samples_seen, trainer.previous_minibatch_sample_count) == (15, 0)
+    with pytest.raises(RuntimeError, match='no preceding call to TrainMinibatch or the minibatch was empty'):
+        trainer.previous_minibatch_loss_average
