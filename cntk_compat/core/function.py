@@ -18,7 +18,7 @@ from . import graph_version
 from .axis import Axis, dynamic_axes_checks_deferred
 from .dtypes import check_operand_dtypes, promote
 from .graph import _as_found, find_all_with_name as _find_all, find_by_name as _find_one, node_inputs_native_order, walk
-from .hooks import hook, provide
+from .hooks import hook
 from .lowering import lower
 from .native_dictionary import native_order
 from .native_errors import announced
@@ -28,7 +28,7 @@ from .block_arguments import block_argument_of, note_block_arguments
 from .reinference import infer_in_place, substitute_in_place
 from .uid import new_uid
 from .variable_type import VariableType, input_from_type, sanitize_type, variable_from_annotation
-from .variables import (Constant, Parameter, Placeholder, Variable, make_output, typed_placeholder)
+from .variables import (Constant, Parameter, Variable, make_output, new_placeholder, typed_placeholder)
 
 
 class CloneMethod(enum.Enum):
@@ -300,10 +300,10 @@ class Function(TensorOpsMixin):
             building = Function._placeholders_under_construction
             found = [a for a in result._argument_leaves() if a not in building]
             if set(found) == set(args) and found != args:
-                inner = [Placeholder(name=a.name) for a in args]
+                inner = [new_placeholder(name=a.name) for a in args]
                 result = invoke(as_block(Function._combine_vars(inner), list(zip(inner, args)), "Tuple").outputs)
         if make_block:
-            return as_block(result, [(a, Placeholder(name=a.name)) for a in args], op_name or f.__name__,
+            return as_block(result, [(a, new_placeholder(name=a.name)) for a in args], op_name or f.__name__,
                             name or "")
         used = set(result._leaf_list())
         unused = [a.name for a in args if a not in used]
@@ -875,7 +875,7 @@ def _cloned(v, subs, memo):
 def _clone_leaf(v, method):
     if (v.is_input or v.is_placeholder) and method != CloneMethod.share:
         # as in CNTK, cloning or freezing also gives the graph its own inputs and placeholders
-        new = Variable.__new__(Placeholder if v.is_placeholder else Variable)
+        new = Variable.__new__(Variable)
         new._init_variable(v._kind, v._shape, v._dtype, v._is_sparse, v._dynamic_axes, v._name, v._needs_gradient)
         return new
     if v.is_parameter and method == CloneMethod.clone and v._tensor is None and hasattr(v._init, "generate"):
@@ -968,7 +968,6 @@ def _not_lowered(*args, **kwargs):
     raise RuntimeError("Combine and Block nodes are inlined by the lowering and never computed directly")
 
 
-provide(combine=Function._combine_vars)  # Variable.eval
 _COMBINE_OP = register_op("Combine", infer=None, compute=_not_lowered, outputs_are_inputs=True)
 _BLOCK_OP = register_op("Block", infer=None, compute=_not_lowered)
 

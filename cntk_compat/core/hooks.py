@@ -18,7 +18,7 @@ PROVIDERS = {
     "train": "cntk_compat.train", "test": "cntk_compat.train",
     "evaluate": "cntk_compat.core.engine", "forward": "cntk_compat.core.engine",
     "backward": "cntk_compat.core.engine", "grad": "cntk_compat.core.engine", "has_run": "cntk_compat.core.engine",
-    "to_value": "cntk_compat.core.feeding", "create_value": "cntk_compat.core.feeding", "combine": "cntk_compat.core.function",
+    "to_value": "cntk_compat.core.feeding", "create_value": "cntk_compat.core.feeding",
     "save": "cntk_compat.core.serialization", "load": "cntk_compat.core.serialization",
     "restore": "cntk_compat.core.serialization",
     "save_as_legacy_model": "cntk_compat.model_formats",

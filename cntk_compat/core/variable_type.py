@@ -4,7 +4,7 @@ import numpy as np
 from ..default_options import default_override_or, get_default_override
 from .axis import Axis
 from .type_string import type_string
-from .variables import Placeholder, Variable, sanitize_shape
+from .variables import Variable, new_placeholder, sanitize_shape
 
 
 class VariableType(dict):
@@ -66,7 +66,7 @@ def variable_from_annotation(name, annotation):
     t = sanitize_type(annotation)
     if isinstance(t, VariableType):
         return input_from_type(t, name)
-    return Placeholder(name=name)
+    return new_placeholder(name=name)
 
 
 def input_from_type(t, name=""):

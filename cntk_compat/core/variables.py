@@ -10,7 +10,6 @@ from . import device as _device
 from ..default_options import default_override_or, get_default_override
 from .axis import Axis, BATCH_AXIS_NAME, UNKNOWN_AXES_NAME, dynamic_axes_text
 from .dtypes import data_type_code, is_storage_only, sanitize_dtype, to_torch_dtype
-from .hooks import hook
 from .operators import TensorOpsMixin
 from .uid import new_uid
 
@@ -188,14 +187,6 @@ class Variable(VariableMixin, TensorOpsMixin):
             raise TypeError("%s is not a Constant and cannot be converted into one" % self._uid)
         return self
 
-    @property
-    def output(self):
-        return self
-
-    @property
-    def outputs(self):
-        return [self]
-
     # -- engine-side helpers
     @property
     def _n_dynamic(self):
@@ -228,9 +219,6 @@ class Variable(VariableMixin, TensorOpsMixin):
             else:
                 merged.append(have)
         self._shape = tuple(merged)
-
-    def eval(self, arguments=None, device=None):
-        return hook("combine")([self]).eval(arguments, device=device)
 
     def __repr__(self):
         """As CNTK prints a variable: ``Input('x', [#, *], [2 x 3])``: kind, name (else uid), dynamic axes
@@ -465,20 +453,21 @@ class Constant(_TensorHolder):
         return self._materialize(requires_grad=False)
 
 
-class Placeholder(Variable):
-    def __init__(self, shape=None, dynamic_axes=None, name=""):
-        if isinstance(shape, str):
-            # placeholder("name") passes the name as the shape: CNTK 2.7 makes an unnamed placeholder with one
-            # inferred dimension then (its own test suite does this)
-            shape = (InferredDimension,)
-        self._init_variable(VariableKind.PLACEHOLDER, None if shape is None else sanitize_shape(shape),
-                            None, False, sanitize_dynamic_axes(dynamic_axes), name)
+def new_placeholder(shape=None, dynamic_axes=None, name=""):
+    """A placeholder Variable (as in CNTK, a plain Variable of kind Placeholder), its type to come from what
+    replaces it."""
+    if isinstance(shape, str):
+        # placeholder("name") passes the name as the shape: CNTK 2.7 makes an unnamed placeholder with one
+        # inferred dimension then (its own test suite does this)
+        shape = (InferredDimension,)
+    return typed_placeholder(None if shape is None else sanitize_shape(shape), None, False,
+                             sanitize_dynamic_axes(dynamic_axes), name)
 
 
 def typed_placeholder(shape, dtype, is_sparse, dynamic_axes, name=""):
-    """A Placeholder that already has a type (a stand-in for a Variable whose type is known), unlike the public
+    """A placeholder that already has a type (a stand-in for a Variable whose type is known), unlike the public
     placeholder(), whose type comes from what replaces it."""
-    v = Variable.__new__(Placeholder)
+    v = Variable.__new__(Variable)
     v._init_variable(VariableKind.PLACEHOLDER, shape, dtype, is_sparse, dynamic_axes, name)
     return v
 
@@ -516,7 +505,7 @@ def sequence_input_variable(shape, dtype=np.float32, needs_gradient=False, is_sp
 
 
 def placeholder(shape=None, dynamic_axes=None, name=""):
-    return Placeholder(shape, dynamic_axes, name)
+    return new_placeholder(shape, dynamic_axes, name)
 
 
 def parameter(shape=None, init=None, dtype=None, device=None, name=""):

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..core.function import Function
 from ..core.reinference import infer_in_place, substitute_in_place
-from ..core.variables import Constant, Parameter, Placeholder
+from ..core.variables import Constant, Parameter, new_placeholder
 from .cntkv1_stream import Stream, V1FormatError
 from .cntkv2_ops import BUILDERS, OP_NAMES
 from .cntkv2_values import Shape, StoredAxis
@@ -234,7 +234,7 @@ class _Builder(object):
         if v is None:
             node = self.nodes[name]
             if name in self.building:  # a loop: a delay reads what is being built
-                v = self.stand_ins.setdefault(name, Placeholder(name=""))
+                v = self.stand_ins.setdefault(name, new_placeholder(name=""))
                 return v
             self.building.add(name)
             v = self.env[name] = self.build(node)

@@ -18,7 +18,7 @@ from ..core import uid as _uid
 from ..core.function import Function, as_block
 from ..core.reinference import infer_in_place, substitute_in_place
 from ..core.dtypes import is_storage_only
-from ..core.variables import Constant, OwnedValue, Parameter, Placeholder, Variable
+from ..core.variables import Constant, OwnedValue, Parameter, Variable, new_placeholder
 from . import cntkv2_wire as wire
 from .cntkv2_ops import BUILDERS, OP_NAMES, dynamic_axes
 from .cntkv2_values import DTYPE_OF_CODE, StoredArray, plain_values
@@ -144,7 +144,7 @@ class _Reader(object):
             v = Variable(shape, dtype or np.float32, bool(record.get("needs_gradient", False)),
                          bool(record.get("is_sparse", False)), axes, name)
         elif kind == _KIND_PLACEHOLDER:
-            v = Placeholder(None if shape == (-2,) else shape, axes, name)  # (-2,): NDShape::Unknown()
+            v = new_placeholder(None if shape == (-2,) else shape, axes, name)  # (-2,): NDShape::Unknown()
             v._dtype = dtype
             v._is_sparse = bool(record.get("is_sparse", False))
         else:
@@ -163,7 +163,7 @@ class _Reader(object):
             v = self.env[uid] = self._leaf(record)
             return v
         if _OUTPUT_UID.match(uid):  # read by a loop before its function is rebuilt
-            v = self._leaf(record) if record is not None else Placeholder(name="")
+            v = self._leaf(record) if record is not None else new_placeholder(name="")
             self.env[uid] = self.stand_ins[uid] = v
             return v
         raise ValueError("%s: a function reads %r, which the file does not define" % (self.what, uid))
