@@ -182,7 +182,9 @@ def gather(reference, indices, axis=None, name=""):
         return make("Gather", [reference, indices], {"axis": None}, name)
     from_end = isinstance(axis, (int, np.integer)) and int(axis) < 0
     a = normalize_axis(axis, len(reference._shape) if reference._shape is not None else None, "gather")
-    return make("Gather", [reference, indices], {"axis": a, "from_end": from_end}, name)
+    # (reported under the name of CNTK's block, GatherOp)
+    node = Function._primitive("Gather", [reference, indices], {"axis": a, "from_end": from_end}, name, "GatherOp")
+    return Function._composite(node.outputs)
 
 
 # -- top_k ------------------------------------------------------------------------------------------

@@ -377,11 +377,15 @@ def _transpose_prepare(node):
 
 
 def _transpose_public(attrs, node):
-    """CNTK's permutation, innermost axis first: output axis i is input axis axisVec[i] (column-major indices)."""
+    """swapaxes: CNTK's two axes (column-major indices); transpose: CNTK's permutation, innermost axis first (output
+    axis i is input axis axisVec[i])."""
     x = node._inputs[0]
     if x._shape is None:
         return dict(attrs)
     r = len(x._shape)
+    if attrs.get("swap") is not None:
+        a1, a2 = (normalize_axis(a, r, "swapaxes") for a in attrs["swap"])
+        return {"axis1": Axis(r - 1 - a1), "axis2": Axis(r - 1 - a2)}
     perm = transpose_perm(attrs, r)
     return {"axisVec": [Axis(r - 1 - perm[r - 1 - i]) for i in range(r)]}
 
@@ -399,11 +403,10 @@ def transpose(x, perm, name=""):
 
 def swapaxes(x, axis1=0, axis2=1, name=""):
     (x,) = sanitize_operands(x, names=["x"])
-    if x._shape is None:     # known once the placeholder is replaced
-        swap = tuple(a.static_axis_index() if isinstance(a, Axis) else int(a) for a in (axis1, axis2))
-        return make("Transpose", [x], {"perm": None, "swap": swap}, name)
-    return make("Transpose", [x], {"perm": transpose_perm({"perm": None, "swap": (axis1, axis2)}, len(x._shape))},
-                name)
+    # the two axes are kept (CNTK reports them); the permutation once the rank is known (a placeholder's is not)
+    swap = tuple(a.static_axis_index() if isinstance(a, Axis) else int(a) for a in (axis1, axis2))
+    perm = None if x._shape is None else transpose_perm({"perm": None, "swap": swap}, len(x._shape))
+    return make("Transpose", [x], {"perm": perm, "swap": swap}, name)
 
 
 # -- squeeze / expand_dims / flatten: all pure reshapes ---------------------------------------------

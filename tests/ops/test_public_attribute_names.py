@@ -18,6 +18,10 @@ def test_axes_as_cntk_keeps_them():
     assert attrs(C.softmax(x, axis=-2)) == {'axis': ('ordered', 'static', 1)}
     ref = C.constant(np.arange(12., dtype=np.float32).reshape(3, 4))
     assert attrs(C.gather(ref, C.input_variable(1), axis=1)) == {'axis': ('ordered', 'static', -2)}
+    assert C.gather(ref, C.input_variable(1), axis=1).root_function.op_name == 'GatherOp'
+    assert C.gather(ref, C.input_variable(1)).root_function.op_name == 'Gather'
+    assert attrs(C.swapaxes(x, 0, 2)) == {'axis2': ('ordered', 'static', 0), 'axis1': ('ordered', 'static', 2)}
+    assert list(attrs(C.swapaxes(C.input_variable((2, 3))))) == ['axis2', 'axis1']
     assert attrs(C.gather(ref, C.input_variable(1))) == {}
     assert attrs(C.squeeze(C.input_variable((1, 3, 1)), axes=[0])) == {'axisVec': [('ordered', 'static', -1)]}
     assert attrs(C.squeeze(C.input_variable((1, 3)))) == {}
