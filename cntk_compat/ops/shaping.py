@@ -6,6 +6,7 @@ import torch
 _pyslice = slice
 
 from ..core.axis import Axis
+from ..core.native_errors import announced
 from ..default_options import default_override_or, get_default_override, get_global_option
 from ..core.registry import OutputSpec, register_op
 from ..core.variables import FreeDimension
@@ -338,6 +339,11 @@ def splice(*inputs, **kw_axis_name):
             axis = _NEW_LEADING  # kept as such; splice_axis places it once the inputs' shapes are known
         else:
             axis = axis.static_axis_index()
+    if not ops:
+        # CNTK 2.7 refuses a splice of nothing by its axis, counted from the end of a rank-0 shape (with a
+        # negative axis its native code crashes instead)
+        raise announced(ValueError, "Axis 'Axis('staticAxisIdx=%d')' is out of bounds for the rank '0' it applies "
+                                    "to." % (-1 - int(axis)))
     return make("Splice", ops, {"axis": int(axis)}, name)
 
 

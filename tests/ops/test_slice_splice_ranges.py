@@ -45,3 +45,12 @@ def test_splice_new_axes_only_in_front():
     assert C.splice(x, x, axis=-4).shape == (2, 1, 2, 3)
     data = np.ones((2,), np.float32)
     np.testing.assert_array_equal(C.splice(a, b, axis=-1).eval({a: data, b: data}), np.ones((2, 2)))
+
+
+def test_a_splice_of_nothing_is_refused_by_its_axis(capsys):
+    # Keras' repeat_elements splices an empty list when a dimension is unknown: CNTK 2.7 refuses it so
+    with pytest.raises(ValueError, match=r"Axis 'Axis\('staticAxisIdx=-1'\)' is out of bounds for the rank '0'"):
+        C.splice(axis=0)
+    with pytest.raises(ValueError, match=r"staticAxisIdx=-2'\)' is out of bounds for the rank '0'"):
+        C.splice(*[], axis=1)
+    assert "About to throw exception 'Axis 'Axis('staticAxisIdx=-2')'" in capsys.readouterr().err
