@@ -2,26 +2,32 @@
 reads the reference's old value, whatever order the nodes run in (Keras' CNTK backend computes Adam's step from
 the iteration count that the same update graph increments)."""
 import threading
-from contextlib import contextmanager
 
 import torch
 
 _local = threading.local()
 
 
-@contextmanager
-def one_pass():
-    """A forward (or forward and backward) pass: the writes deferred inside happen, in order, when it succeeds."""
-    stack = _local.__dict__.setdefault("stack", [])
-    pending = []
-    stack.append(pending)
-    try:
-        yield
-    finally:
-        stack.pop()
-    with torch.no_grad():
-        for ref, value in pending:
-            ref.copy_(value)
+class one_pass(object):
+    """A forward (or forward and backward) pass, as a context: the writes deferred inside happen, in order, when it
+    succeeds. (A plain class: it is entered on every call of every Function.)"""
+    __slots__ = ("pending",)
+
+    def __enter__(self):
+        self.pending = []
+        stack = getattr(_local, "stack", None)
+        if stack is None:
+            stack = _local.stack = []
+        stack.append(self.pending)
+        return self
+
+    def __exit__(self, error_type, error, traceback):
+        _local.stack.pop()
+        if self.pending and error_type is None:
+            with torch.no_grad():
+                for ref, value in self.pending:
+                    ref.copy_(value)
+        return False
 
 
 def write_after_pass(ref, value):

@@ -156,12 +156,15 @@ def _apply(kind, t, dims, keepdim):
     if not dims:
         return t
     if kind == "sum":
-        return _accumulated(t, lambda t: t.sum(dim=dims, keepdim=keepdim))
-    if kind == "mean":  # the rounded sum times the rounded 1/n, as CNTK computes it
-        count = 1
+        if t.dtype in (torch.float32, torch.float16, torch.bfloat16) and t.device.type == "cpu":
+            # _accumulated's rule in one kernel: the sum accumulates the operand's values in double
+            return t.sum(dim=dims, keepdim=keepdim, dtype=torch.float64).to(t.dtype)
+        return t.sum(dim=dims, keepdim=keepdim)
+    if kind == "mean":  # the rounded sum times the rounded 1/n, as CNTK computes it (torch rounds the Python
+        count = 1       # scalar to the tensor's type)
         for d in dims:
             count *= t.shape[d]
-        return _apply("sum", t, dims, keepdim) * torch.tensor(1.0 / count, dtype=t.dtype, device=t.device)
+        return _apply("sum", t, dims, keepdim) * (1.0 / count)
     if kind in ("max", "min"):
         return _Extreme.apply(t, tuple(dims), keepdim, kind == "max")
     if kind == "log_sum_exp":
