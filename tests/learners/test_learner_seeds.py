@@ -88,9 +88,8 @@ def test_fixed_seed_is_not_advanced_by_learners():
     assert _next_dense_sum() == pytest.approx(SEED5_SUM, abs=1e-5)
 
 
-def test_noise_injection_draws_cntks_numbers():
-    # CNTK 2.7, this script: each parameter gets N(0, std) noise seeded with the learner's seed plus a counter
-    # advanced by every parameter of every update, in the learner's parameter order
+def _noisy_parameters(noise):
+    """The parameters of a small net after 3 sgd steps with gaussian_noise_injection_std_dev=noise."""
     x = C.input_variable(4)
     y = C.input_variable(2)
     z = C.layers.Sequential([C.layers.Dense(3, activation=C.tanh, init=C.glorot_uniform(seed=1)),
@@ -98,13 +97,20 @@ def test_noise_injection_draws_cntks_numbers():
     loss = C.squared_error(z, y)
     rs = np.random.RandomState(0)
     X, Y = rs.rand(5, 4).astype(np.float32), rs.rand(5, 2).astype(np.float32)
-    learner = C.sgd(z.parameters, C.learning_parameter_schedule(0.1), gaussian_noise_injection_std_dev=0.01)
+    learner = C.sgd(z.parameters, C.learning_parameter_schedule(0.1), gaussian_noise_injection_std_dev=noise)
     trainer = C.Trainer(z, (loss, loss), [learner])
     for _ in range(3):
         trainer.train_minibatch({x: X, y: Y})
+    return z.parameters
+
+
+def test_noise_injection_draws_cntks_numbers():
+    # CNTK 2.7, this script: each parameter gets N(0, std) noise seeded with the learner's seed plus a counter
+    # advanced by every parameter of every update, in the learner's parameter order
+    parameters = _noisy_parameters(0.01)
     expected = {(3, 2): [0.6452896, 0.41709894, 0.25732854], (2,): [0.39941442, 0.5888658],
                 (4, 3): [-0.50910586, -0.5598995, -0.32260752], (3,): [0.45942515, 0.21247873, -0.46861312]}
-    for p in z.parameters:
+    for p in parameters:
         np.testing.assert_allclose(p.value.ravel()[:3], expected[p.shape], rtol=2e-6, atol=1e-7)
 
 
@@ -118,16 +124,6 @@ def test_noise_injection_std_dev_as_a_list_schedule(noise, expected):
     # CNTK 2.7 takes the noise's std-dev as a schedule list too (CapsNet-CNTK passes [0.0] to adam); values from
     # CNTK 2.7 on the model of the test above (a list's unit is a sweep: [0.01, 0.0] injects the noise of 0.01
     # there, [0.0] none)
-    x = C.input_variable(4)
-    y = C.input_variable(2)
-    z = C.layers.Sequential([C.layers.Dense(3, activation=C.tanh, init=C.glorot_uniform(seed=1)),
-                             C.layers.Dense(2, init=C.glorot_uniform(seed=2))])(x)
-    loss = C.squared_error(z, y)
-    rs = np.random.RandomState(0)
-    X, Y = rs.rand(5, 4).astype(np.float32), rs.rand(5, 2).astype(np.float32)
-    learner = C.sgd(z.parameters, C.learning_parameter_schedule(0.1), gaussian_noise_injection_std_dev=noise)
-    trainer = C.Trainer(z, (loss, loss), [learner])
-    for _ in range(3):
-        trainer.train_minibatch({x: X, y: Y})
-    for p in z.parameters:
+    parameters = _noisy_parameters(noise)
+    for p in parameters:
         np.testing.assert_allclose(p.value.ravel()[:3], expected[p.shape], rtol=1e-5, atol=2e-6)

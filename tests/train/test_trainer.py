@@ -65,18 +65,6 @@ def test_name_keys_outputs_and_empty_minibatch():
     assert trainer.train_minibatch({}) is False
 
 
-def test_outputs_are_keyed_by_the_objects_listed():
-    # CNTK 2.7 keys the fetched values by what the caller listed: a Function listed is its own key (and its output
-    # Variable is not one); akamotaco/normalizing_flow_cntk reads `train_minibatch(..., outputs=[loss])[1][loss]`
-    X, Y = data(8)
-    trainer, crit, z, x, y = _trainer()
-    updated, values = trainer.train_minibatch({x: X, y: Y}, outputs=[z, crit.outputs[0]])
-    assert [type(k).__name__ for k in values] == ["Function", "Variable"]
-    assert values[z].shape == (8, 2) and len(values[crit.outputs[0]]) == 8
-    with pytest.raises(KeyError):
-        values[z.output]
-
-
 def test_parameters_without_learner_stay_unchanged_and_disjoint_learners():
     X, Y = data(64)
     crit, z, x, y = logistic_regression()

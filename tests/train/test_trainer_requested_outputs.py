@@ -1,5 +1,6 @@
 """Trainer.train_minibatch(..., outputs=[...]) returns the values keyed by the objects asked for (a Function
-given is its value's key), as CNTK 2.7 does; golden values from CNTK 2.7."""
+given is its value's key, and its output Variable is not one), as CNTK 2.7 does; golden values from CNTK 2.7.
+akamotaco/normalizing_flow_cntk reads ``train_minibatch(..., outputs=[loss])[1][loss]``."""
 import numpy as np
 import pytest
 
