@@ -457,7 +457,8 @@ class MinibatchSource(object):
                                       "=%r, num_data_partitions=%r, partition_index=%r; each must be a non-negative "
                                       "int)" % arguments)
         if minibatch_size_in_samples == 0:
-            raise announced(ValueError, 'GetNextMinibatch: Requested minibatch size must be > 0.')
+            raise announced(ValueError, 'GetNextMinibatch: Requested minibatch size must be > 0.\n\n(cntk-compat: '
+                                        'next_minibatch: minibatch_size_in_samples=0)')
         if self._max_samples == 0 or self._max_sweeps == 0:
             raise ReaderError('Epoch size cannot be 0.')   # CNTK 2.7 fails on every call
         parts = 1 if num_data_partitions is None else int(num_data_partitions)

@@ -56,10 +56,13 @@ def test_an_empty_file_is_named(tmp_path):
         CTFDeserializer(str(tmp_path / "empty.ctf"), StreamDefs(a=StreamDef(field="a", shape=1)))
 
 
-@pytest.mark.parametrize("shape", [-1, 0, 2 ** 62, (3, -2), 2.5, True])
-def test_stream_shapes_are_checked_before_anything_is_allocated(tmp_path, shape):
+@pytest.mark.parametrize("shape, error", [(-1, NotImplementedError), (0, ValueError), (2 ** 62, ValueError),
+                                          ((3, -2), NotImplementedError), (2.5, NotImplementedError)])
+def test_stream_shapes_are_checked_before_anything_is_allocated(tmp_path, shape, error):
+    # the types CNTK 2.7's SWIG layer raises (a dimension that is not a non-negative Python int is its overload
+    # NotImplementedError), the stream and its shape named
     (tmp_path / "one.ctf").write_text("|feature 3\n")
-    with pytest.raises(ValueError, match=r"CTFDeserializer: stream 'feature' has shape"):
+    with pytest.raises(error, match=r"CTFDeserializer: stream 'feature' has shape"):
         CTFDeserializer(str(tmp_path / "one.ctf"), StreamDefs(feature=StreamDef(field="feature", shape=shape)))
 
 

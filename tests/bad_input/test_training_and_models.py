@@ -54,8 +54,10 @@ def test_complex_data_is_refused_naming_the_argument(setup):
         z.eval({x: np.ones((1, 2), np.complex64)})
 
 
-@pytest.mark.parametrize("size, error", [(2.5, TypeError), ("4", TypeError), (True, TypeError), (0, ValueError)])
+@pytest.mark.parametrize("size, error", [(2.5, NotImplementedError), ("4", NotImplementedError), (-1, NotImplementedError),
+                                         (0, ValueError)])
 def test_next_minibatch_sizes(tmp_path, size, error):
+    # CNTK 2.7's types: its SWIG overload error for what is not a size_t, its ValueError for 0; the argument named
     (tmp_path / "a.ctf").write_text("|a 1\n|a 2\n")
     source = C.io.MinibatchSource(C.io.CTFDeserializer(str(tmp_path / "a.ctf"), C.io.StreamDefs(
         a=C.io.StreamDef(field="a", shape=1))), randomize=False)

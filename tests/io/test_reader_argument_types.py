@@ -46,6 +46,6 @@ def test_next_minibatch_takes_ints_only(tmp_path, size, parts, index):
     src = MinibatchSource(CTFDeserializer(str(path), StreamDefs(x=StreamDef(field='x', shape=1))), randomize=False)
     with pytest.raises(NotImplementedError, match=SWIG % 'MinibatchSource_get_next_minibatch'):
         src.next_minibatch(size, num_data_partitions=parts, partition_index=index)
-    with pytest.raises(ValueError, match='^GetNextMinibatch: Requested minibatch size must be > 0\\.$'):
+    with pytest.raises(ValueError, match='^GetNextMinibatch: Requested minibatch size must be > 0\\.\\n'):
         src.next_minibatch(0)
     assert src.next_minibatch(2, num_data_partitions=True, partition_index=False)[src['x']].num_samples == 2
