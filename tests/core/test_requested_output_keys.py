@@ -76,3 +76,20 @@ def test_a_single_output_function_equals_its_output():
     assert not (x == ce) and not (ce == x) and not (W == ce)
     assert not (ce == None) and not (ce == 3)  # noqa: E711
     assert hash(ce) != hash(ce.output)
+
+
+def test_train_minibatch_outputs_are_keyed_as_requested():
+    # akamotaco/normalizing_flow_cntk reads `train_minibatch(..., outputs=[loss])[1][loss]`; values from CNTK 2.7
+    x, y, W, z, ce, pe = _graph()
+    b = [p for p in z.parameters if p is not W][0]
+    trainer = C.Trainer(z, (ce, pe), [C.sgd([W, b], 0.1)])
+    updated, d = trainer.train_minibatch({x: X, y: Y}, outputs=[ce, pe.output, z])
+    assert updated
+    assert _names(d) == ['Function', 'Function', 'Variable']
+    np.testing.assert_allclose(d[ce], CE, rtol=1e-6)
+    np.testing.assert_allclose(d[pe.output], PE, rtol=1e-6)
+    np.testing.assert_allclose(d[z], [[0.1], [1.85], [0.22499999403953552]], rtol=1e-6)
+    with pytest.raises(KeyError):
+        d[ce.output]
+    np.testing.assert_allclose(W.value, [[0.24916663765907288], [0.052500009536743164]], rtol=1e-6)
+    np.testing.assert_allclose(b.value, [0.1550000011920929], rtol=1e-6)
