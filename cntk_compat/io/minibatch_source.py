@@ -6,6 +6,7 @@ import weakref
 
 import numpy as np
 
+from ..core.device import DeviceDescriptor
 from ..core.native_errors import announced, native_entry_point
 from ._blocks import BlockPlanner
 from ._deserializer import Deserializer, ReaderError
@@ -417,21 +418,21 @@ class MinibatchSource(object):
         number_of_workers, worker_rank][, device])`` -> {StreamInformation: MinibatchData}. As in CNTK 2.7, a
         size in sequences is refused (RuntimeError) and arguments of the wrong number or type raise
         NotImplementedError, as its native overloads do."""
-        counts = (minibatch_size_in_sequences, minibatch_size_in_samples) + workers_and_device[:2]
-        device = workers_and_device[2:] if len(workers_and_device) > 1 else workers_and_device
-        if len(workers_and_device) > 3 or len(workers_and_device) == 2 and workers_and_device[1] is None or \
-                any(isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0 for n in
-                    counts[:2 if len(workers_and_device) < 2 else 4]):
+        extra = len(workers_and_device)
+        workers = workers_and_device[:2] if extra >= 2 else ()
+        device = workers_and_device[2:] if extra >= 2 else workers_and_device
+        sizes = (minibatch_size_in_sequences, minibatch_size_in_samples) + workers
+        if extra > 3 or not all(_is_size_t(n) for n in sizes) or \
+                any(d is not None and not isinstance(d, DeviceDescriptor) for d in device):
             raise NotImplementedError("Wrong number or type of arguments for overloaded function "
                                       "'MinibatchSource_get_next_minibatch'.")
+        if device and device[0] is None:
+            raise ValueError("invalid null reference in method 'MinibatchSource_get_next_minibatch', argument %d of "
+                             "type 'CNTK::DeviceDescriptor const &'" % (len(sizes) + 2))
         if minibatch_size_in_sequences:
             raise announced(RuntimeError, "GetNextMinibatch: Specifying minibatch size in #sequences is currently "
                             "unsupported")
-        if not minibatch_size_in_samples:
-            raise announced(ValueError, "GetNextMinibatch: Requested minibatch size must be > 0.")
-        workers = workers_and_device[:2] if len(workers_and_device) >= 2 else (None, None)
-        return self.next_minibatch(int(minibatch_size_in_samples), None, device[0] if device else None,
-                                   *workers)
+        return self.next_minibatch(minibatch_size_in_samples, None, device[0] if device else None, *workers)
 
     def next_minibatch(self, minibatch_size_in_samples, input_map=None, device=None, num_data_partitions=None,
                        partition_index=None):

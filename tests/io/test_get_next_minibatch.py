@@ -1,5 +1,6 @@
 """MinibatchSource.get_next_minibatch, the native method under next_minibatch that scripts call (a third-party
 evaluation script printed the bound method): its argument forms, refusals and results, golden from CNTK 2.7."""
+import numpy as np
 import pytest
 
 import cntk as C
@@ -29,6 +30,7 @@ def _summary(r):
     ((0, 3, C.device.cpu()), [('x', 1, 2, False), ('y', 1, 1, False)]),
     ((0, 5, 2, 1, C.device.cpu()), [('x', 1, 2, False), ('y', 1, 1, False)]),
     ((0, 5, 1, 0), [('x', 2, 5, False), ('y', 2, 2, False)]),
+    ((False, 4, True, False), [('x', 1, 2, False), ('y', 1, 1, False)]),   # bools are ints to SWIG's size_t
 ])
 def test_get_next_minibatch_forms(ctf, args, expected):
     m = _source(ctf)
@@ -48,6 +50,9 @@ def test_get_next_minibatch_values_and_end(ctf):
 @pytest.mark.parametrize('args, error', [
     ((2, 0), RuntimeError), ((2, 3), RuntimeError), ((0, 0), ValueError),
     ((0, -1), NotImplementedError), ((0, 4.0), NotImplementedError),
+    ((np.int64(0), 2), NotImplementedError), ((0, 2, 2, np.int64(1)), NotImplementedError),
+    ((0, 2, 1), NotImplementedError), ((0, 2, 1, 0, 1), NotImplementedError), ((0, 2, None, 0), NotImplementedError),
+    ((0, 2, None), ValueError), ((0, 2, 1, 0, None), ValueError),
 ])
 def test_get_next_minibatch_refusals(ctf, args, error):
     with pytest.raises(error) as e:
