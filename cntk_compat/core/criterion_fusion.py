@@ -15,7 +15,7 @@ results read by nothing else) as one call each:
   ``-y·log_softmax(z)`` this way; the values agree with the composed form to rounding). A row without a 1
   (padding, a skipped sample) gets ``log_sum_exp(z)`` as in the composed form. Any other case -- labels without a
   record or that need a gradient, a reduction over another axis, a graph being traced -- computes the composed
-  ops exactly as before.
+  ops' values and gradients bit for bit, in one autograd node where ``y`` has ``z``'s shape and type.
 - ``classification_error``: ``reduce_sum(hardmax(z) * y)`` is ``y`` at ``z``'s argmax (every other product is
   a zero), so the metric is ``1 - y.gather(argmax(z))``, with the same values (for finite labels) and the same
   gradient with respect to ``y`` (``-hardmax(z)``) for any labels, one-hot or not.
@@ -26,8 +26,8 @@ import torch
 
 from .one_hot import recorded_one_hot_columns
 
-# the ops' computations the patterns are made of, by role ("reduce": ops.reductions' reduction, "hardmax":
-# ops.softmax's hardmax), registered by the ops (the core does not import them; importing any part of the
+# the ops' computations the patterns are made of, by role ("reduce": ops.reductions' reduction,
+# "log_sum_exp_minus_dot": its one-node form of the loss pattern, "hardmax": ops.softmax's hardmax), registered by the ops (the core does not import them; importing any part of the
 # package imports the ops, so they are registered wherever a lowered module runs)
 _COMPUTATIONS = {}
 
@@ -60,6 +60,8 @@ def softmax_cross_entropy(z, y, dim, keepdims):
             and not y.requires_grad and z.dtype.is_floating_point:
         record = recorded_one_hot_columns(y)
     if record is None:
+        if y.shape == z.shape and y.dtype == z.dtype:
+            return _COMPUTATIONS["log_sum_exp_minus_dot"](z, y, dim, keepdims)
         reduce = _COMPUTATIONS["reduce"]
         return torch.sub(reduce(z, "log_sum_exp", (dim,), (), keepdims),
                          reduce(torch.mul(y, z), "sum", (dim,), (), keepdims))

@@ -184,8 +184,9 @@ def _fix_inferred_dimensions(outputs, values):
 
 def prepare_inputs(outputs, arguments, device=None, plan=None, requested=None):
     """(call plan, lowering arguments, their tensors + masks, BatchInfo, per-axis lengths) for a computation;
-    the plan is made again when the data fixed inferred dimensions of the graph's inputs. ``requested``: the
-    outputs as CNTK's error for missing data names them, when they are not ``outputs`` (a Trainer's)."""
+    the plan is made again when the data fixed inferred dimensions of the graph's inputs. ``requested``: when
+    they are not ``outputs`` (a Trainer's), a function giving the outputs as CNTK's error for missing data names
+    them (only that error calls it)."""
     plan = plan or call_plan(outputs)
     needed = plan.needed
     args, seq_starts = normalize_arguments(needed, arguments)
@@ -212,7 +213,8 @@ def prepare_inputs(outputs, arguments, device=None, plan=None, requested=None):
             # reverse of the Function's argument order
             message = ("Values for %d required arguments '%s', that the requested output(s) '%s' depend on, have "
                        "not been provided." % (len(missing), ", ".join(repr(a) for a in reversed(missing)),
-                                               requested or ", ".join(repr(o) for o in outputs)))
+                                               requested() if requested else
+                                               ", ".join(repr(o) for o in outputs)))
             raise announced(ValueError, message)
         unused = sum(1 for a in args if a not in plan.needed_set)
         if unused:

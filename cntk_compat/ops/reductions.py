@@ -152,6 +152,34 @@ class _LogSumExp(torch.autograd.Function):
         return g * torch.exp(t - y), None, None
 
 
+class _LogSumExpMinusDot(torch.autograd.Function):
+    """``log_sum_exp(z) - reduce_sum(y * z)`` along one axis (cross_entropy_with_softmax's composition) as those
+    two reductions and the subtraction compute it, values and gradients bit for bit, in one autograd node instead
+    of seven: the Trainer's usual criterion runs at each minibatch, where their dispatch cost adds up."""
+
+    @staticmethod
+    def forward(ctx, z, y, dim, keepdim):
+        lse = _accumulated(z, lambda u: torch.logsumexp(u, dim=dim, keepdim=True))
+        loss = lse - _apply("sum", y * z, (dim,), True)
+        ctx.save_for_backward(z, y, lse)
+        ctx.dim = dim
+        return loss if keepdim else loss.squeeze(dim)
+
+    @staticmethod
+    def backward(ctx, g):
+        z, y, lse = ctx.saved_tensors
+        if g.dim() < z.dim():
+            g = g.unsqueeze(ctx.dim)
+        negated = -g
+        grad_y = negated * z if ctx.needs_input_grad[1] else None
+        return g * torch.exp(z - lse) + negated * y, grad_y, None, None
+
+
+def log_sum_exp_minus_dot(z, y, dim, keepdim):
+    """log_sum_exp(z) - reduce_sum(y * z) along tensor axis ``dim`` (``y`` of z's shape and type)."""
+    return _LogSumExpMinusDot.apply(z, y, dim % z.dim(), keepdim)
+
+
 def _apply(kind, t, dims, keepdim):
     if not dims:
         return t
@@ -195,6 +223,7 @@ def _reduce(x, kind, static_dims, dyn_dims, keepdims):
 
 
 register_computation("reduce", _reduce)
+register_computation("log_sum_exp_minus_dot", log_sum_exp_minus_dot)
 
 
 def _reduce_prepare(node):

@@ -125,7 +125,7 @@ def summed_without_gradients(output, args, device):
     """(sum over the samples, number of samples) of ``output`` on one minibatch, evaluated without gradients."""
     with torch.no_grad():
         (value,), info = evaluate_tensors([output], args, device=device,
-                                          requested="%s, %r" % (AGGREGATE_METRIC, output))
+                                          requested=lambda: "%s, %r" % (AGGREGATE_METRIC, output))
         return summed(output, value, info), sample_count(output, value, info)
 
 

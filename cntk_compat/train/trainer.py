@@ -248,10 +248,11 @@ class Trainer(object):
         listed, as CNTK 2.7 keys them (a Function listed is its key, not its output)."""
         outputs = list(outputs or ())
         extra = [as_variable(o, "outputs") for o in outputs]
-        # CNTK's error for missing data names what its Trainer's network computes: the loss, its aggregation
-        # nodes and the requested outputs
-        requested = ", ".join([repr(self._loss.output), "Output('aggregateLoss', [], [])"] +
-                              ([AGGREGATE_METRIC] if self._metric is not None else []) + [repr(o) for o in extra])
+
+        def requested():    # CNTK's error for missing data names what its Trainer's network computes: the loss,
+            # its aggregation nodes and the requested outputs
+            return ", ".join([repr(self._loss.output), "Output('aggregateLoss', [], [])"] +
+                             ([AGGREGATE_METRIC] if self._metric is not None else []) + [repr(o) for o in extra])
         results, info = evaluate_tensors(self._outputs + extra, args, requires_grad=True, training=True,
                                          device=device, requested=requested)
         if self._per_sample_criterion():    # one value per sample: what sample_count and summed come to

@@ -148,3 +148,47 @@ def test_a_product_read_elsewhere_keeps_the_composed_ops():
     out = f.eval({x: np.array([[1.0, 2.0, 3.0]], np.float32), y: np.array([[0, 1, 0]], np.float32)})
     assert criterion_fusion.softmax_cross_entropy not in _targets(f)
     np.testing.assert_allclose(list(out.values())[0].reshape(-1), [np.log(np.exp([1.0, 2, 3]).sum()) - 2], rtol=1e-6)
+
+
+def _composed_loss(z, y, dim, keepdims):
+    reduce = criterion_fusion._COMPUTATIONS["reduce"]
+    return torch.sub(reduce(z, "log_sum_exp", (dim,), (), keepdims), reduce(torch.mul(y, z), "sum", (dim,), (), keepdims))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("keepdims", [True, False])
+@pytest.mark.parametrize("dim", [1, 2, -1])
+def test_dense_labels_take_one_autograd_node_with_the_composed_ops_bits(dtype, keepdims, dim):
+    g = torch.Generator().manual_seed(0)
+    z0 = torch.randn(4, 5, 7, generator=g, dtype=dtype) * 4
+    y0 = torch.rand(4, 5, 7, generator=g, dtype=dtype)
+    grad_out = torch.rand(z0.shape[:dim % 3] + ((1,) if keepdims else ()) + z0.shape[dim % 3 + 1:], generator=g,
+                          dtype=dtype)
+    results = []
+    for loss_of in (_composed_loss, criterion_fusion._COMPUTATIONS["log_sum_exp_minus_dot"]):
+        z, y = z0.clone().requires_grad_(), y0.clone().requires_grad_()
+        loss = loss_of(z, y, dim, keepdims)
+        results.append((loss.detach(),) + torch.autograd.grad(loss, (z, y), grad_out))
+    for composed, one_node in zip(*results):
+        assert torch.equal(composed, one_node)
+    z = z0.clone().requires_grad_()
+    loss = criterion_fusion._COMPUTATIONS["log_sum_exp_minus_dot"](z, y0, dim, keepdims)
+    assert [type(f).__name__ for f, _ in loss.grad_fn.next_functions] == ["AccumulateGrad", "NoneType"]
+
+
+def test_a_trainer_fed_dense_labels_uses_the_one_node_loss(monkeypatch):
+    calls = []
+    one_node = criterion_fusion._COMPUTATIONS["log_sum_exp_minus_dot"]
+
+    def spy(*args):
+        calls.append(args[2:])
+        return one_node(*args)
+    monkeypatch.setitem(criterion_fusion._COMPUTATIONS, "log_sum_exp_minus_dot", spy)
+    x, y = C.input_variable(3), C.input_variable(4)
+    z = C.times(x, C.parameter((3, 4), init=C.glorot_uniform(seed=1)))
+    loss = C.cross_entropy_with_softmax(z, y)
+    trainer = C.Trainer(z, (loss, C.classification_error(z, y)), [C.sgd(z.parameters, 0.1)])
+    X = np.arange(6, dtype=np.float32).reshape(2, 3) / 6
+    Y = np.eye(4, dtype=np.float32)[[1, 3]]
+    trainer.train_minibatch({x: X, y: Y})
+    assert calls == [(1, True)]
