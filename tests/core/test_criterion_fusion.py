@@ -118,6 +118,32 @@ def test_float32_one_hot_labels_without_a_sequence_axis(fast_path):
     np.testing.assert_allclose(fused[2], composed[2], rtol=1e-5, atol=1e-6)
 
 
+# float32 logits and their label where torch's float32 cross_entropy misses CNTK 2.7's loss by one ulp, and the
+# loss CNTK 2.7 computes (its CPU log-sum-exp accumulates in double)
+_CNTK27_ROWS = [
+    ([4.873035907745361, -1.8352692127227783, -1.5845152139663696, -3.2189059257507324, 2.5962228775024414,
+      -6.904615879058838, 5.234435081481934, -2.283620595932007, 0.9571172595024109, -0.7481111288070679], 3,
+     9.034046173095703),
+    ([4.386323928833008, -6.180422306060791, -0.9672515988349915, -1.152163028717041, 3.401308298110962,
+      -3.2996737957000732, -0.517284631729126, -2.633575201034546, 0.12664124369621277, 1.7484456300735474], 9,
+     3.0275769233703613),
+    ([-3.3018574714660645, 3.434171199798584, 2.7047722339630127, 1.5074830055236816, 2.7025678157806396,
+      -2.0511834621429443, -0.36867067217826843, -2.8073081970214844, -0.8036642670631409, 1.5910663604736328], 1,
+     0.8378176689147949),
+]
+
+
+def test_float32_losses_against_dense_labels_are_cntk27s_to_the_bit():
+    z = C.input_variable(10)
+    y = C.input_variable(10)
+    loss = C.cross_entropy_with_softmax(z, y)
+    logits = np.array([r[0] for r in _CNTK27_ROWS], np.float32)
+    labels = np.array([r[1] for r in _CNTK27_ROWS])
+    one_hot = np.eye(10, dtype=np.float32)[labels]
+    got = np.asarray(loss.eval({z: logits, y: one_hot})).reshape(-1)
+    np.testing.assert_array_equal(got, np.array([r[2] for r in _CNTK27_ROWS], np.float32))
+
+
 def test_soft_labels_keep_the_composed_loss_and_the_metric_its_gradient_with_respect_to_the_labels():
     rng = np.random.default_rng(3)
     classes = 4
