@@ -831,7 +831,9 @@ def _clone_outputs(outputs, method, subs, memo):
         memo.stand_ins = {}
         substitute_in_place(new_outputs, closing)
         new_outputs = [closing.get(o, o) for o in new_outputs]
-        infer_in_place(new_outputs)
+        # the copied loops were typed through stand-ins of the original's types: they take their types afresh
+        # from their new inputs (a sequence on another axis), as the loops were typed when first closed
+        infer_in_place(new_outputs, retyped_loops={id(v.owner) for v in memo.values() if v.is_output})
     return new_outputs
 
 

@@ -146,12 +146,19 @@ def refresh_block(node):
         _infer_node(node, 0)
 
 
-def infer_in_place(outputs, cycle_guess=None):
+def infer_in_place(outputs, cycle_guess=None, retyped_loops=None):
     """Infer the types of every node below ``outputs`` again, until nothing changes (loops need several
     passes: a delayed value learns its type from the result it delays). cycle_guess: these nodes are the inside
-    of a block on a cycle, inferred at that guess level (see _infer_node)."""
+    of a block on a cycle, inferred at that guess level (see _infer_node). retyped_loops: ids of nodes whose
+    types, where they lie on a loop, are forgotten first and found again from what the loop reads from outside
+    (a clone's loops, typed from stand-ins with the original's types, over inputs that may now differ)."""
     nodes = primitive_nodes(outputs, into_blocks=False)
     cyclic = None if cycle_guess is not None else _nodes_on_cycles(nodes)
+    if retyped_loops and cyclic:
+        for node in nodes:
+            if id(node) in cyclic and id(node) in retyped_loops:
+                for o in node._outputs:
+                    o._shape = o._dynamic_axes = None
     guess = 1
     for _ in range(2 * len(nodes) + 4):
         changed = False

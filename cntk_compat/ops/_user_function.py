@@ -373,9 +373,10 @@ class _FoundUserFunction(Function):
 
 
 def user_function(user_func):
-    """The Function computing a UserFunction instance (a Function passes through unchanged)."""
+    """The Function computing a UserFunction instance (a Function passes through unchanged). As in CNTK, the
+    composite made here has no name of its own (its root keeps the user function's)."""
     if isinstance(user_func, UserFunction):
-        return Function._composite(user_func.outputs)
+        return Function._composite(user_func.outputs, name="")
     if isinstance(user_func, Function):
         return user_func
     raise TypeError("user_function: expected a UserFunction instance, got %s" % type(user_func).__name__)
