@@ -2,6 +2,8 @@
 import contextlib
 import threading
 
+from .native_errors import announced
+
 BATCH_AXIS_NAME = "defaultBatchAxis"
 SEQUENCE_AXIS_NAME = "defaultDynamicAxis"
 UNKNOWN_AXES_NAME = "UnknownAxes"
@@ -135,9 +137,10 @@ def dynamic_axes_text(axes):
 
 
 def dynamic_axes_mismatch(op_name, operand, expected):
-    """CNTK 2.7's error for an op whose operand lies on dynamic axes other than those of the operands before it."""
-    return RuntimeError("Operation '%s': Operand '%r' has dynamic axes, that do not match the dynamic axes '%s' of "
-                        "the other operands." % (op_name, operand, dynamic_axes_text(expected)))
+    """CNTK 2.7's error for an op whose operand lies on dynamic axes other than those of the operands before it
+    (announced on stderr, as CNTK's native library announces it)."""
+    return announced(RuntimeError, "Operation '%s': Operand '%r' has dynamic axes, that do not match the dynamic axes "
+                     "'%s' of the other operands." % (op_name, operand, dynamic_axes_text(expected)))
 
 
 _deferred = threading.local()

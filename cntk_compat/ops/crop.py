@@ -1,34 +1,58 @@
 """crop_manual, and crop_automatic (with_ancestors), which derive the offsets from the graph's geometry."""
 import math
 
+from ..core.native_errors import announced
 from ..core.registry import OutputSpec, register_op
-from ._common import make, sanitize_operands
+from ._common import make, require_matching_dynamic_axes, sanitize_operands
+
+
+def _native_call(inputs):
+    """How CNTK 2.7 names a Crop it refuses while building it: its operands (parameters and constants aside),
+    its output still unknown."""
+    operands = [i for i in inputs if not (i.is_parameter or i.is_constant)]
+    return "Function 'Crop: %s -> Unknown'" % ", ".join(repr(i) for i in operands)
 
 
 def _crop_infer(inputs, attributes):
     x, ref = inputs
+    axes = require_matching_dynamic_axes("Crop", inputs) if x._dynamic_axes is not None else None
     if x._shape is None or ref._shape is None:
-        return [OutputSpec(None, x._dtype, x._dynamic_axes)]
-    if len(x._shape) < 2 or len(ref._shape) < 2:
-        raise ValueError("crop: node_input and node_referent need two spatial axes (..., height, width), got "
-                         "shapes %s and %s" % (x._shape, ref._shape))
-    (height, width), (in_h, in_w) = ref._shape[-2:], x._shape[-2:]
-    top, left = attributes["offset_y"], attributes["offset_x"]
-    if min(top, left) < 0 or (in_h >= 0 and top + height > in_h) or (in_w >= 0 and left + width > in_w):
-        raise ValueError("crop: a %dx%d window at offset (y=%d, x=%d) does not fit the input of shape %s"
-                         % (height, width, top, left, x._shape))
-    return [OutputSpec(tuple(x._shape[:-2]) + (height, width), x._dtype, x._dynamic_axes)]
+        return [OutputSpec(None, x._dtype, axes)]
+    if len(x._shape) != len(ref._shape):
+        raise announced(RuntimeError, "%s: cropped input '%r' and reference input '%r' have different ranks."
+                        % (_native_call(inputs), x, ref))
+    if len(x._shape) < 2:
+        raise announced(RuntimeError, "%s: cropped input '%r' must have rank at least 2." % (_native_call(inputs), x))
+    # a window outside the input is refused when the graph is evaluated (CNTK validates it then), see _crop_prepare
+    return [OutputSpec(tuple(x._shape[:-2]) + tuple(ref._shape[-2:]), x._dtype, axes)]
 
 
-def _crop(x, ref, top, left, height, width):
+def _check_window(node_name, in_h, in_w, top, left, height, width):
+    """CNTK 2.7 refuses, when it evaluates the graph, a crop window reaching past the input: columns first."""
+    for axis, offset, size, extent in (("x", left, width, in_w), ("y", top, height, in_h)):
+        if offset + size > extent:
+            raise announced(RuntimeError, "Input is small to be cropped along %s dimension in crop node.\n\n"
+                            "(cntk-compat: %s takes %d elements from offset %d of the %s axis, which has %d)"
+                            % (axis, node_name, size, offset, axis, extent))
+
+
+def _crop(x, ref, top, left, height, width, node_name):
     # a free (-3) size of the referent, e.g. of sequence.unpack, is its size in this minibatch
     height, width = (ref.shape[-2] if height < 0 else height), (ref.shape[-1] if width < 0 else width)
+    if node_name is not None:   # a free size of the input or the referent: the window is checked on the data
+        _check_window(node_name, x.shape[-2], x.shape[-1], top, left, height, width)
     return x[..., top:top + height, left:left + width]
 
 
 def _crop_prepare(node):
-    a, ref = node._attributes, node._inputs[1]
-    return {"top": a["offset_y"], "left": a["offset_x"], "height": ref._shape[-2], "width": ref._shape[-1]}
+    a, x, ref = node._attributes, node._inputs[0], node._inputs[1]
+    top, left = a["offset_y"], a["offset_x"]
+    (in_h, in_w), (height, width) = x._shape[-2:], ref._shape[-2:]
+    node_name = "crop '%s'" % (node.name or node.uid)
+    if min(in_h, in_w, height, width) < 0:
+        return {"top": top, "left": left, "height": height, "width": width, "node_name": node_name}
+    _check_window(node_name, in_h, in_w, top, left, height, width)
+    return {"top": top, "left": left, "height": height, "width": width, "node_name": None}
 
 
 def _crop_public(attrs, node):
@@ -43,6 +67,10 @@ register_op("Crop", _crop_infer, _crop, prepare=_crop_prepare, public_attributes
 def crop_manual(node_input, node_referent, offset_x, offset_y, name=''):
     """node_input cropped over its last two (spatial) axes to the spatial size of node_referent, starting at
     column offset_x and row offset_y."""
+    for argument, offset in (("offset_x", offset_x), ("offset_y", offset_y)):
+        if not (isinstance(offset, int) and 0 <= offset < 2 ** 64):   # CNTK's size_t arguments
+            raise NotImplementedError("Wrong number or type of arguments for overloaded function 'crop': %s=%r is "
+                                      "not a size_t (a non-negative Python int)" % (argument, offset))
     x, ref = sanitize_operands(node_input, node_referent, names=["node_input", "node_referent"])
     return make("Crop", [x, ref], {"offset_x": int(offset_x), "offset_y": int(offset_y)}, name)
 
