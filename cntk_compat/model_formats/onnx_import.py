@@ -466,7 +466,7 @@ def _conv_transpose(ctx, ins):
     def build(sample):
         attrs = _attributes("convolution_transpose", strides, [True], (False,), dilation, 1, 1,
                             lower_pad=(0,) + tuple(pads[0]), upper_pad=(0,) + tuple(pads[1]))
-        attrs["output_shape"] = out
+        attrs["output_shape"] = (w.shape[1],) + out   # as CNTK's: the output channels too
         y = Function._primitive("ConvolutionTranspose", [w, sample], attrs, ctx.inner() if has_bias else
                                 ctx.name + "_convT", display_name="Convolution").outputs[0]
         if has_bias:
@@ -492,7 +492,8 @@ def _crop(ctx, ins):
         if height < 0 or width < 0:
             raise Unsupported("Crop of free spatial dimensions")
         height, width = height - top - bottom, width - left - right
-    referent = C.Constant(np.zeros((height, width), x.dtype), name=ctx.inner())
+    # of the sample's rank, as CNTK's crop requires
+    referent = C.Constant(np.zeros((1,) * (len(x.shape) - 3) + (height, width), x.dtype), name=ctx.inner())
     return _per_sample(ctx, x, lambda s: make("Crop", [s, referent], {"offset_x": left, "offset_y": top},
                                               ctx.name + "_crop"))
 

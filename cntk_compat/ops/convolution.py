@@ -4,7 +4,9 @@ import torch.nn.functional as F
 
 from ..core.dtypes import promote
 from ..core.function import Function
+from ..core.native_errors import announced
 from ..core.registry import OutputSpec, register_op
+from ..core.variables import shape_text
 from ._common import make, sanitize_operands
 from ._geometry import axis_geometry, kernel_padding, per_axis, torch_pad_list
 from .sequential_convolution import sequential_attributes
@@ -65,11 +67,13 @@ def _when_shapes_known(infer_shape):
     return infer
 
 
-def _check_kernel_fits(k_shape, spatial):
-    """CNTK 2.7 refuses a kernel (or pooling window) larger than the operand along an axis, padding or not."""
-    for k, n in zip(k_shape, spatial):
+def _check_kernel_fits(k_shape, spatial, note=""):
+    """CNTK 2.7 refuses a kernel (or pooling window) larger than the operand along an axis, padding or not (the
+    axes in its order: the last first)."""
+    for k, n in reversed(list(zip(k_shape, spatial))):
         if n >= 0 and k > n:
-            raise ValueError("Convolution operation requires that kernel dim %d <= input dim %d." % (k, n))
+            raise announced(ValueError, "Convolution operation requires that kernel dim %d <= input dim %d.%s"
+                            % (k, n, note))
 
 
 @_when_shapes_known
@@ -295,8 +299,38 @@ def _transpose_infer(w, x, dtype, attributes):
         out = tuple((n - 1) * s + 1 if a else (n - 1) * s + (k - 1) * d + 1
                     for n, k, s, a, d in zip(spatial, k_shape, strides, auto, dil))
     else:
+        _check_output_shape(w, x, attributes, out_c, k_shape, tuple(out))
         out = tuple(out)[len(out) - len(k_shape):]
     return [OutputSpec((out_c,) + tuple(out), dtype, x._dynamic_axes)]
+
+
+def _check_output_shape(w, x, attributes, out_c, k_shape, out):
+    """CNTK 2.7 accepts the output_shape of a transposed convolution only if the convolution it transposes maps
+    that shape (its channel axis a convolution axis like the others, under the first per-axis option) back to the
+    operand's shape (with reduction_rank 0 the operand has one channel)."""
+    rank = len(k_shape) + 1
+    note = "\n\n(cntk-compat: convolution_transpose of the operand %r by the kernel %s, output_shape %s)" \
+        % (x, shape_text(w._shape), shape_text(out))
+    if len(out) < rank:
+        raise announced(ValueError, "Convolution input and kernel tensors must have the same rank." + note)
+    if len(out) > rank:
+        raise announced(ValueError, "Convolution map tensor must have rank 1 or the same as the input tensor." + note)
+    kernel = (out_c,) + tuple(k_shape)     # the kernel of the convolution transposed: its input is our output
+    maps = w._shape[0] if attributes["reduction_rank"] else 1
+    if maps < 0 or out_c < 0:
+        return
+    _check_kernel_fits(kernel, out, note)
+    op_name = attributes["op_name"]
+    options = zip(*(per_axis(attributes[k] or (0,), rank, k, op_name)
+                    for k in ("strides", "dilation", "auto_padding", "lower_pad", "upper_pad")))
+    convolved = [n if n < 0 else axis_geometry(n, k, *o)[0] for n, k, o in zip(out, kernel, options)]
+    convolved[0] *= maps
+    operand = tuple(x._shape) if attributes["reduction_rank"] else (1,) + tuple(x._shape)
+    if tuple(convolved) != operand:
+        raise announced(RuntimeError, "Convolution transpose: The shape '%s' of the convolution transpose operand "
+                        "'%r' is different than the resulting shape '%s' from convolving the specified output shape "
+                        "'%s' using the provided options." % (shape_text(operand), x, shape_text(convolved),
+                                                               shape_text(out)))
 
 
 def _convolution_transpose(w, x, n_dyn, in_c, los, out_spatial, strides, dilation, out_shape):
@@ -320,6 +354,13 @@ def _transpose_prepare(node):
     rr = a["reduction_rank"]
     in_c, _, k_shape, spatial = _split_transpose(w._shape, x._shape, rr, a["op_name"])
     out_spatial = tuple(out_shape[1:])
+    note = "\n\n(cntk-compat: the transposed convolution '%s' of the operand %r by the kernel %s)" \
+        % (node.name or node.uid, x, shape_text(w._shape))
+    if rr and w._shape[0] != in_c >= 0:
+        raise RuntimeError("The kernel's %d input channels do not match the %d channels of the operand.%s"
+                           % (w._shape[0], in_c, note))
+    # when it evaluates the graph, CNTK 2.7 checks the kernel against the output, as the convolution's input
+    _check_kernel_fits(k_shape, out_spatial, note)
     geo = _geometry(a, k_shape, out_spatial)
     options = _axis_options(a, len(k_shape))
     return {"n_dyn": x._n_dynamic, "in_c": in_c, "los": [g[1] for g in geo],
