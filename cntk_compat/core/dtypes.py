@@ -2,6 +2,8 @@
 import numpy as np
 import torch
 
+from .native_errors import announced
+
 _TO_TORCH = {
     np.dtype(np.float32): torch.float32,
     np.dtype(np.float64): torch.float64,
@@ -101,31 +103,32 @@ def operands_dtype(variables):
 _DATA_TYPE_NAMES = {np.dtype(np.float64): "Double", np.dtype(np.float32): "Float", np.dtype(np.float16): "Float16"}
 
 
-def check_operand_dtypes(op_name, operands, accepts=False):
+def check_operand_dtypes(op_name, operands, accepts=False, constants_convert=True):
     """CNTK 2.7 refuses a primitive op whose operands (``operands`` in its C++ order) differ in precision, Constants
     aside (a Constant is converted to its consumer's precision, or refused at evaluation if that narrows it);
-    ``accepts``: an OpDef's mixed_dtypes (True: any; accepts(first, other): the pairs the op takes nevertheless)."""
+    ``accepts``: an OpDef's mixed_dtypes (True: any; accepts(first, other): the pairs the op takes nevertheless);
+    ``constants_convert`` False: Constants count like the other operands (CNTK reads them through another op)."""
     if accepts is True:
         return
     first = None
     for v in operands:
-        if v._dtype is None or v.is_constant:
+        if v._dtype is None or (v.is_constant and constants_convert):
             continue
         if first is None:
             first = v
         elif np.dtype(v._dtype) != np.dtype(first._dtype) and not (
                 accepts and accepts(np.dtype(first._dtype), np.dtype(v._dtype))):
-            raise ValueError("Primitive op '%s' passed operands '%s' with different DataTypes '%s' and '%s'."
-                             % (op_name, ", ".join(repr(o) for o in operands),
-                                _DATA_TYPE_NAMES.get(np.dtype(first._dtype), first._dtype),
-                                _DATA_TYPE_NAMES.get(np.dtype(v._dtype), v._dtype)))
+            raise announced(ValueError, "Primitive op '%s' passed operands '%s' with different DataTypes '%s' and "
+                            "'%s'." % (op_name, ", ".join(repr(o) for o in operands),
+                                       _DATA_TYPE_NAMES.get(np.dtype(first._dtype), first._dtype),
+                                       _DATA_TYPE_NAMES.get(np.dtype(v._dtype), v._dtype)))
 
 
 def narrowed_constant_error(constant, dtype):
     """CNTK 2.7's error for a Constant whose precision its consumer would have to narrow."""
-    return ValueError("Constant::Clone: Cannot clone Constant '%r' with DataType '%s' to DataType '%s'."
-                      % (constant, _DATA_TYPE_NAMES.get(np.dtype(constant._dtype), constant._dtype),
-                         _DATA_TYPE_NAMES.get(np.dtype(dtype), dtype)))
+    return announced(ValueError, "Constant::Clone: Cannot clone Constant '%r' with DataType '%s' to DataType '%s'."
+                     % (constant, _DATA_TYPE_NAMES.get(np.dtype(constant._dtype), constant._dtype),
+                        _DATA_TYPE_NAMES.get(np.dtype(dtype), dtype)))
 
 
 def promote(*dtypes):

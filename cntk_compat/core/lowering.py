@@ -20,7 +20,9 @@ import torch.fx
 
 from . import affine_fusion, criterion_fusion
 from .carried_state import carried_state_of
-from .dtypes import narrowed_constant_error
+from .dtypes import narrowed_constant_error, operands_dtype, to_torch_dtype
+from .graph import node_inputs_native_order
+from .native_errors import announced
 from .random_stream import random_stream_of
 from .fused_recurrence import fused_kernels_enabled, stack_layers, use_final_states
 from .loop_hoisting import mark_step_node
@@ -30,6 +32,10 @@ from .variables import FreeDimension, InferredDimension
 
 _CACHE = weakref.WeakKeyDictionary()
 _CHECKED = {"on": False}   # CNTK's checked mode: networks compiled while it is on check their nodes for NaN
+
+
+def _to_dtype(tensor, dtype):
+    return tensor.to(dtype)
 
 
 def _duplicate_uid(v):
@@ -402,6 +408,27 @@ class _Builder(object):
             return [self._resolved(i) for i in node._inputs]
         return node._inputs
 
+    def _in_operands_precision(self, node, args):
+        """As CNTK 2.7 compiles a graph: an op computes in its operands' precision (core.dtypes.operands_dtype); a
+        Constant of a narrower one is converted to it, one of a wider one refused (Constant::Clone), and Constants
+        alone of different precisions are refused too."""
+        typed = [i for i in node._inputs if i._dtype is not None]
+        if len({np.dtype(i._dtype) for i in typed}) < 2:
+            return args
+        if all(i.is_constant for i in typed):
+            raise announced(ValueError, "an ComputationNodeBasePtr of mismatching precision was passed\n\n"
+                            "(cntk-compat: %s '%s' reads Constants of different precisions: %s)"
+                            % (node._op_name, node._name or node.uid, ", ".join(repr(i) for i in typed)))
+        dtype = operands_dtype(node_inputs_native_order(node))
+        converted = []
+        for a, i in zip(args, node._inputs):
+            if i.is_constant and i._dtype is not None and np.dtype(i._dtype) != dtype:
+                if np.dtype(i._dtype).itemsize > dtype.itemsize:
+                    raise narrowed_constant_error(i, dtype)
+                a = self.graph.call_function(_to_dtype, (a, to_torch_dtype(dtype)))
+            converted.append(a)
+        return converted
+
     def emit(self, node):
         op = node._op
         if op.outputs_are_inputs:
@@ -436,14 +463,13 @@ class _Builder(object):
             raise ValueError("%s cannot be used inside a recurrent loop (it works on whole sequences)"
                              % node._op_name)
         args = [self.env[i.uid] for i in node._inputs]
+        if not op.mixed_dtypes:
+            args = self._in_operands_precision(node, args)
         if op.elementwise:
             out = node._outputs[0]
             n_out, rank = out._n_dynamic, len(out._shape)
             aligned = []
             for a, i in zip(args, node._inputs):
-                if i.is_constant and out._dtype is not None and i._dtype is not None and \
-                        np.dtype(i._dtype).itemsize > np.dtype(out._dtype).itemsize:
-                    raise narrowed_constant_error(i, out._dtype)
                 n_in = i._n_dynamic
                 new_dyn = (n_out - n_in) if n_in else 0
                 pad = (rank - len(i._shape)) if n_in else 0

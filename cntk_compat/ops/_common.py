@@ -59,6 +59,11 @@ def _numpy_operands_dtype(xs):
     return None
 
 
+def data_type_of(x):
+    """CNTK 2.7's get_data_type of one operand: a Variable's dtype, numpy data's float type (None: float32)."""
+    return operands_dtype([as_variable(x)]) if is_symbolic(x) else _numpy_operands_dtype([_as_data(x)])
+
+
 def sanitize_operands(*xs, names=None, numpy_precision=True):
     """Variables for the operands of one op. Without a symbolic operand, numpy data keep their widest float type
     when the op takes several operands and ``numpy_precision`` holds (CNTK 2.7's binary ops); otherwise they

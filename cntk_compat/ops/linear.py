@@ -3,7 +3,7 @@ import math
 
 import torch
 
-from ..core.dtypes import promote
+from ..core.dtypes import operands_dtype
 from ..core.one_hot import recorded_one_hot_columns, recorded_present_rows
 from ..core.registry import OutputSpec, register_op
 from ._common import make, operand_dynamic_axes, reconciling, refuse_integer_arrays, sanitize_operands
@@ -35,7 +35,7 @@ def _times_infer(inputs, attributes):
     output_rank = attributes["output_rank"]
     inferred = w._shape is not None and any(d < 0 for d in w._shape)
     _resolve_right(x, w, output_rank, attributes["infer_input_rank_to_map"])
-    dtype = promote(x._dtype, w._dtype)
+    dtype = operands_dtype((w, x))
     axes = operand_dynamic_axes("Times", (w, x))
     if x._shape is None or w._shape is None:
         return [OutputSpec(None, dtype, axes)]
@@ -157,7 +157,7 @@ def times(left, right, output_rank=1, infer_input_rank_to_map=TIMES_NO_INFERRED_
 
 def _times_transpose_infer(inputs, attributes):
     x, w = inputs
-    dtype = promote(x._dtype, w._dtype)
+    dtype = operands_dtype((w, x))
     axes = operand_dynamic_axes("TransposeTimes", (w, x))
     if x._shape is None or w._shape is None:
         return [OutputSpec(None, dtype, axes)]

@@ -4,11 +4,11 @@ import torch
 
 from ..core.deferred_writes import write_after_pass
 from ..core.axis import Axis
-from ..core.dtypes import data_type_code, sanitize_dtype, to_torch_dtype
+from ..core.dtypes import check_operand_dtypes, data_type_code, operands_dtype, sanitize_dtype, to_torch_dtype
 from ..core.function import Function, as_block, as_variable
 from ..core.registry import OutputSpec, register_op
 from ..core.variables import FreeDimension
-from ._common import make, native_axis, normalize_axis, sanitize_operands
+from ._common import data_type_of, make, native_axis, normalize_axis, sanitize_operand, sanitize_operands
 from ._partial_sort import top_k_indices
 
 
@@ -126,15 +126,16 @@ def _swapped(shape, i, j):
 def _gather_infer(inputs, attributes):
     ref, idx = inputs
     axes = idx._dynamic_axes if idx._dynamic_axes else ref._dynamic_axes
+    dtype = operands_dtype((idx, ref))
     if ref._shape is None or idx._shape is None:
-        return [OutputSpec(None, ref._dtype, axes)]
+        return [OutputSpec(None, dtype, axes)]
     a = attributes["axis"]
     if a is None:
         shape = tuple(idx._shape) + tuple(ref._shape[1:])
     else:
         a, b = gather_axes(len(ref._shape), len(idx._shape), a, attributes.get("from_end", False))
         shape = tuple(_swapped(tuple(idx._shape) + tuple(_swapped(ref._shape, 0, a)[1:]), 0, b))
-    return [OutputSpec(shape, ref._dtype, axes)]
+    return [OutputSpec(shape, dtype, axes)]
 
 
 def _gather(ref, idx, axis, result_axis, ref_dyn, idx_dyn):
@@ -177,9 +178,14 @@ def gather(reference, indices, axis=None, name=""):
     """CNTK's gather: without an axis, the indices select along the reference's first axis (result: indices' shape
     + the reference's other axes); with an axis, CNTK's GatherOp (see gather_axes: numpy's take when the indices
     are a vector)."""
-    reference, indices = sanitize_operands(reference, indices, names=["reference", "indices"])
+    # CNTK 2.7 types both operands by the reference alone (numpy data keep their float type)
+    dtype = data_type_of(reference)
+    reference = sanitize_operand(reference, dtype, "reference")
+    indices = sanitize_operand(indices, dtype, "indices")
     if axis is None:
         return make("Gather", [reference, indices], {"axis": None}, name)
+    # CNTK's GatherOp reads the reference through TransposeAxes: a Constant is not converted to the indices' type
+    check_operand_dtypes("Gather", [indices, reference], constants_convert=False)
     from_end = isinstance(axis, (int, np.integer)) and int(axis) < 0
     a = normalize_axis(axis, len(reference._shape) if reference._shape is not None else None, "gather")
     # (reported under the name of CNTK's block, GatherOp)

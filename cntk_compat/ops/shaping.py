@@ -11,7 +11,7 @@ from ..default_options import default_override_or, get_default_override, get_glo
 from ..core.registry import OutputSpec, register_op
 from ..core.variables import FreeDimension
 from ._common import make, native_axis, normalize_axis, operand_dynamic_axes, sanitize_operands
-from ..core.dtypes import promote
+from ..core.dtypes import operands_dtype
 
 
 def _n_dyn_kwargs(node):
@@ -265,7 +265,7 @@ def splice_axis(attributes, inputs):
 
 
 def _splice_infer(inputs, attributes):
-    dtype = promote(*[i._dtype for i in inputs])
+    dtype = operands_dtype(inputs)
     axes = operand_dynamic_axes("Splice", inputs, broadcast=False)
     if any(i._shape is None for i in inputs):
         return [OutputSpec(None, dtype, axes)]
