@@ -90,6 +90,19 @@ class DeviceDescriptor(object):
     def all_devices():
         return all_devices()
 
+    @staticmethod
+    def try_set_default_device(new_default_device, acquire_device_lock=False):
+        # CNTK's end-to-end tests call it on the class (DeviceDescriptor.try_set_default_device(cpu()))
+        return try_set_default_device(new_default_device, acquire_device_lock)
+
+    @staticmethod
+    def set_excluded_devices(excluded_devices):
+        return set_excluded_devices(excluded_devices)
+
+    @staticmethod
+    def get_gpu_properties(device):
+        return get_gpu_properties(device)
+
 
 def cpu():
     return DeviceDescriptor(DeviceKind.CPU)

@@ -1,5 +1,5 @@
 """cntk.device as CNTK 2.7 answers a script: GPU properties of the CPU refused, try_set_default_device's errors for
-what is not a device, DeviceDescriptor's static constructors. Expected values: CNTK 2.7, probed on the same calls."""
+what is not a device, DeviceDescriptor's static methods. Expected values: CNTK 2.7, probed on the same calls."""
 import pytest
 
 import cntk as C
@@ -25,3 +25,15 @@ def test_device_descriptor_static_constructors():
     assert D.DeviceDescriptor.cpu_device() == D.cpu() == C.cpu()
     assert D.DeviceDescriptor.use_default_device() == D.use_default_device()
     assert D.DeviceDescriptor.all_devices() == D.all_devices()
+
+
+def test_device_descriptor_static_methods_of_the_device_module():
+    # CNTK's end-to-end tests call DeviceDescriptor.try_set_default_device(...); CNTK 2.7 answers as cntk.device does
+    DD = C.DeviceDescriptor
+    assert DD.try_set_default_device(D.cpu()) is True
+    assert DD.try_set_default_device(D.cpu(), True) is False
+    with pytest.raises(NotImplementedError):
+        DD.try_set_default_device('cpu')
+    assert DD.set_excluded_devices([]) is None
+    with pytest.raises(ValueError, match="GPU properties cannot be obtained for a CPU device"):
+        DD.get_gpu_properties(D.cpu())
