@@ -231,6 +231,11 @@ class Trainer(object):
                              "(the sweep end comes from the data)")
         sweep_end = bool(from_reader if from_reader is not None else is_sweep_end)
         if self._distributed is not None:
+            if len(self._learners) > 1:
+                # CNTK 2.7 marks its only distributed learner as the one that aggregates the metric; with several
+                # it marks none, and every update fails (after updating the parameters: here before)
+                raise RuntimeError("Update failed: Metric aggregation did not happen, none of the learners was "
+                                   "marked as metric aggregator.")
             return self._train_distributed_minibatch(args, outputs, device, sweep_end)
         if not args:
             self._prev = (None, None, 0)    # CNTK 2.7 forgets the previous minibatch
@@ -600,11 +605,13 @@ def _is_cntk_checkpoint(filename):
 
 
 def _distributed_learner(learners):
-    """The distributed learner among ``learners`` (None if there is none); it must be the only one."""
+    """The distributed learner among ``learners`` (None if there is none). CNTK 2.7 refuses a distributed learner
+    beside a local one when the Trainer is made; several distributed learners it takes, and then fails at the first
+    update, since none of them aggregates the metric (``_several_distributed_learners``)."""
     distributed = [learner for learner in learners if isinstance(learner, DistributedLearner)]
-    if distributed and len(learners) > 1:
-        raise ValueError("Trainer: a distributed learner must be the only parameter learner, got %d learners"
-                         % len(learners))
+    if distributed and len(distributed) < len(learners):
+        raise ValueError("Cannot use a non-distributed learner for some parameters together with a distributed "
+                         "learner for other parameters, in a single Trainer.")
     return distributed[0] if distributed else None
 
 

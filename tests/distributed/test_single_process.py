@@ -128,12 +128,28 @@ def test_distributed_after_must_be_a_non_negative_integer(after):
         C.distributed.data_parallel_distributed_learner(sgd(z.parameters), distributed_after=after)
 
 
-def test_a_distributed_learner_must_be_the_trainers_only_learner():
+def test_a_distributed_learner_beside_a_local_one_is_refused():
+    # CNTK 2.7 refuses the pair in either order when the Trainer is made, with this sentence
     z, loss, x, y = regression()
     params = sorted(z.parameters, key=lambda p: p.name)
-    distributed = C.distributed.data_parallel_distributed_learner(sgd(params[:1]))
-    with pytest.raises(ValueError, match="only parameter learner"):
-        C.Trainer(z, (loss, loss), [distributed, sgd(params[1:])])
+    for make_first, make_second in ((C.distributed.data_parallel_distributed_learner, lambda l: l),
+                                    (lambda l: l, C.distributed.data_parallel_distributed_learner)):
+        learners = [make_first(sgd(params[:1])), make_second(sgd(params[1:]))]
+        with pytest.raises(ValueError, match="Cannot use a non-distributed learner for some parameters together "
+                                             "with a distributed learner for other parameters, in a single Trainer"):
+            C.Trainer(z, (loss, loss), learners)
+
+
+def test_several_distributed_learners_fail_at_the_update():
+    # CNTK 2.7 (its end-to-end multiple_distributed_learners_test): the Trainer is made, and train_minibatch
+    # raises this RuntimeError, since none of the learners aggregates the metric
+    z, loss, x, y = regression()
+    params = sorted(z.parameters, key=lambda p: p.name)
+    learners = [C.distributed.data_parallel_distributed_learner(sgd([p])) for p in params]
+    trainer = C.Trainer(z, (loss, loss), learners)
+    with pytest.raises(RuntimeError, match="Update failed: Metric aggregation did not happen, none of the "
+                                           "learners was marked as metric aggregator."):
+        trainer.train_minibatch({x: np.ones((1,) + x.shape, np.float32), y: np.zeros((1,) + y.shape, np.float32)})
 
 
 def test_the_learner_must_be_local():
