@@ -161,23 +161,45 @@ def _unpooling_infer(inputs, attributes):
     return [OutputSpec(ref._shape, x._dtype, x._dynamic_axes)]
 
 
-def _unpool(x, ref, window, strides, auto):
-    """Each value of x goes where its window's maximum was in ref (the pooling input)."""
-    rank = len(window)
-    full = ref.shape
-    spatial = tuple(ref.shape[ref.dim() - rank:])
+def _unpooling_geometry(ref, window, strides, auto):
+    """(spatial sizes, torch pad list) of the unpooling windows over ref's trailing axes."""
+    spatial = tuple(ref.shape[ref.dim() - len(window):])
     geo = _window_geometry(spatial, window, strides, auto, False)
-    pads = torch_pad_list([g[1] for g in geo], [g[2] for g in geo])
-    ref = ref.reshape((-1, 1) + spatial)
-    if any(pads):
-        ref = F.pad(ref, pads, value=-math.inf)
-    _, idx = _MAX[rank](ref, window, strides, return_indices=True)
-    flat = torch.zeros(ref.shape[0], 1, ref[0, 0].numel(), dtype=x.dtype, device=x.device)
-    flat.scatter_(2, idx.reshape(idx.shape[0], 1, -1), x.reshape(idx.shape[0], 1, -1))
-    y = flat.reshape(ref.shape)
-    if any(pads):
-        y = F.pad(y, [-p for p in pads])
-    return y.reshape(full)
+    return spatial, torch_pad_list([g[1] for g in geo], [g[2] for g in geo])
+
+
+class _MaxUnpooling(torch.autograd.Function):
+    """Each value of x goes where its window's maximum was in ref (the pooling input). The gradient is CNTK 2.7's:
+    x's gradient is the maximum of the output gradient over each window (CNTK max-pools the incoming gradient,
+    instead of reading it where the value went), and ref, which only places the values, gets none."""
+
+    @staticmethod
+    def forward(ctx, x, ref, window, strides, auto):
+        spatial, pads = _unpooling_geometry(ref, window, strides, auto)
+        full = ref.shape
+        ref = ref.reshape((-1, 1) + spatial)
+        if any(pads):
+            ref = F.pad(ref, pads, value=-math.inf)
+        _, idx = _MAX[len(window)](ref, window, strides, return_indices=True)
+        flat = torch.zeros(ref.shape[0], 1, ref[0, 0].numel(), dtype=x.dtype, device=x.device)
+        flat.scatter_(2, idx.reshape(idx.shape[0], 1, -1), x.reshape(idx.shape[0], 1, -1))
+        y = flat.reshape(ref.shape)
+        if any(pads):
+            y = F.pad(y, [-p for p in pads])
+        ctx.geometry = (tuple(x.shape), spatial, pads, window, strides)
+        return y.reshape(full)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x_shape, spatial, pads, window, strides = ctx.geometry
+        g = grad.reshape((-1, 1) + spatial)
+        if any(pads):
+            g = F.pad(g, pads, value=-math.inf)
+        return _MAX[len(window)](g, window, strides).reshape(x_shape), None, None, None, None
+
+
+def _unpool(x, ref, window, strides, auto):
+    return _MaxUnpooling.apply(x, ref, window, strides, auto)
 
 
 def _unpooling_prepare(node):
