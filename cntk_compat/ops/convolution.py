@@ -4,7 +4,7 @@ import torch.nn.functional as F
 
 from ..core.dtypes import promote
 from ..core.function import Function
-from ..core.native_errors import announced
+from ..core.native_errors import RuntimeValueError, announced
 from ..core.registry import OutputSpec, register_op
 from ..core.variables import shape_text
 from ._common import make, sanitize_operands
@@ -170,9 +170,10 @@ def _convolution_prepare(node):
         # the kernel moves along the channel axis: CNTK computes that only for a kernel with one output channel
         stride, padded = _channel_options(a, len(k_shape))
         if out_c != 1 or a["groups"] != 1 or len(k_shape) > 2:
-            raise ValueError("%s Convolution operation: detected padding over channel axis. This is not supported. "
-                             "Please try setting autoPadding to false for channel axis."
-                             % (node.name or node.uid))
+            # CNTK 2.7 validates the node when it first computes it, and refuses with this RuntimeError
+            raise announced(RuntimeValueError, "%s Convolution operation: detected padding over channel axis. This is "
+                            "not supported in cuDnn. Please try setting autoPadding to false for channel axis. "
+                            % (node.name or node.uid))
         kc = w._shape[len(w._shape) - len(k_shape) - 1]
         return {"n_dyn": x._n_dynamic, "in_c": 1, "kernel_shape": (1, 1, kc) + k_shape,
                 "options": [(stride, 1, padded, 0, 0)] + list(options), "groups": 1, "channel_axis": True}

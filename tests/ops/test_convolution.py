@@ -178,9 +178,20 @@ def test_a_kernel_moving_along_the_channel_axis(kernel, options, expected):
 def test_several_output_channels_moving_along_the_channel_axis_cannot_be_computed():
     x = C.input_variable((4, 2))
     y = C.convolution(C.constant(np.ones((2, 4, 1), np.float32)), x)
-    assert y.shape == (8, 2)  # CNTK infers it, then refuses to compute it
-    with pytest.raises(ValueError, match="padding over channel axis"):
+    assert y.shape == (8, 2)  # CNTK infers it, then refuses to compute it, with a RuntimeError (CNTK 2.7's text)
+    with pytest.raises(RuntimeError, match="detected padding over channel axis. This is not supported in cuDnn. "
+                                           "Please try setting autoPadding to false for channel axis. "):
         y.eval({x: np.ones((1, 4, 2), np.float32)})
+
+
+def test_grouped_convolution_with_default_padding_over_the_channel_axis_cannot_be_computed():
+    # C.convolution's default auto_padding=[True] pads the channel axis too; a grouped kernel cannot move along it
+    # (CNTK 2.7: shape (16, 8, 8), then the same RuntimeError when computing; LGCN's grouped 45x45 smoothing)
+    y = C.input_variable((4, 8, 8))
+    g = C.convolution(C.constant(np.ones((4, 1, 5, 5), np.float32) / 25), y, groups=4)
+    assert g.shape == (16, 8, 8)
+    with pytest.raises(RuntimeError, match="padding over channel axis"):
+        g.eval({y: np.ones((1, 4, 8, 8), np.float32)})
 
 
 def test_ceil_out_dim_with_auto_padding_counts_like_cntk27_and_caffe():
