@@ -11,6 +11,7 @@ functions resolve only through callbacks the user registered or classes the prog
 """
 import io
 import re
+import sys
 
 import numpy as np
 
@@ -29,6 +30,7 @@ _OP_WHERE, _OP_PACKED_INDEX, _OP_GATHER_PACKED, _OP_SCATTER_PACKED = 13, 28, 29,
 _OP_COMBINE, _OP_BLOCK, _OP_USER = 44, 57, None
 _OP_TRANSPOSE, _OP_CONVOLUTION, _OP_STOP_GRADIENT, _OP_TO_SEQUENCE, _OP_UNPACK_SEQUENCE = 12, 33, 64, 70, 72
 _OP_CONVOLUTION_SEQUENCE_SHAPE = 97
+_STATEFUL_OPS = (15, 45, 46, 76)  # Dropout, RandomSample, RandomSampleInclusionFrequency, RandomDistribution
 
 
 def _sequential_convolutions(records):
@@ -172,6 +174,8 @@ class _Reader(object):
     def composite(self, record, arguments=()):
         """Rebuild a composite (the model, or a block's body); its output Variables."""
         records = record.get("primitive_functions", ())
+        if records and record.get("version", 3) < 3:
+            _warn_missing_random_states(record, records)
         found, inner = _sequential_convolutions(records)
         for pf in records:
             if pf["uid"] in inner:
@@ -388,6 +392,20 @@ class _Reader(object):
             raise TypeError("%s: the deserializer of %r returned %s, expected a Function"
                             % (self.what, op_name, type(f).__name__))
         return f
+
+
+def _warn_missing_random_states(record, records):
+    """Composites saved before version 3 (CNTK 2.0's files) keep the random state of their stateful functions
+    (dropout, random sampling) in the composite's 'state' dictionary, by uid, rather than in each function's
+    attributes. For a stateful function without an entry there CNTK 2.7 says so on stderr (without a line end), and
+    the function draws from a fresh state."""
+    state = record.get("state") or {}
+    for pf in records:
+        if pf.get("op") in _STATEFUL_OPS and pf["uid"] not in state:
+            sys.stderr.write("WARNING: no state information found for the stateful function (%s) when deserializing "
+                             "from a dictionary (version=%d). Reproducibility not guaranteed."
+                             % (OP_NAMES[pf["op"]], record["version"]))
+            sys.stderr.flush()
 
 
 def load(data, what, udf_callbacks, device=None, top=None):
