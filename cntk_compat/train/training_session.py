@@ -316,8 +316,9 @@ class TrainingSession(object):
     def _agreed_sample_count(self):
         """Whether all workers know the same total_number_of_samples_seen now. A blockwise learner's workers
         agree on it only at its aggregations; progress counted in samples is reported only then, so that every
-        worker writes (and averages) the same summaries."""
-        if not self._blockwise:
+        worker writes (and averages) the same summaries. A single worker always agrees with itself (CNTK 2.7
+        summarizes its block momentum training where the count passes the frequency, as without the learner)."""
+        if not self._blockwise or self._workers == 1:
             return True
         agreements = self.trainer._distributed.agreements
         changed, self._agreements = agreements != self._agreements, agreements
