@@ -2,8 +2,10 @@
 
 dump_function prints one line per node, found by a depth-first walk into blocks:
 ``  <op name, 20 wide> <name, 30 wide> <inputs> -> <outputs>``. Unnamed nodes get letter names (a, b, ...,
-z, ba, ...); a type is ``[dynamic axes](static shape)`` with the batch axis as ``b*`` and every other
-dynamic axis a letter from ``m*`` on, announced by an ``  Axis <name> == <letter>*`` line when first met.
+z, ba, ...; a Function's outputs are named before its inputs, as CNTK names them); a type is
+``[dynamic axes](static shape)`` with the batch axis as ``b*``, unknown axes as ``?`` and every other dynamic axis
+the letter 12 places after the number of axes named so far (``m*`` when it is the first, ``n*`` after ``b*``),
+announced by an ``  Axis <name> == <letter>*`` line when first met.
 """
 from ..core.function import Function
 from ..core.graph import depth_first_search
@@ -26,11 +28,11 @@ class _Namer(object):
     """Names nodes and dynamic axes for one dump, announcing each new axis name."""
 
     _FIRST_AXIS_LETTER = 12  # 'm'
+    _KNOWN_AXES = {"defaultBatchAxis": "b*", "UnknownAxes": "?"}
 
     def __init__(self):
         self.nodes = {}
-        self.axes = {"defaultBatchAxis": "b*", "UnknownAxes": "?"}
-        self.invented_axes = 0
+        self.axes = {}      # every axis named so far, the batch and unknown axes included (they count)
 
     def node(self, item):
         if item.name:
@@ -41,9 +43,10 @@ class _Namer(object):
 
     def axis(self, axis):
         if axis.name not in self.axes:
-            letter = _letters(self.invented_axes + self._FIRST_AXIS_LETTER) + "*"
-            self.invented_axes += 1
-            print("  Axis", axis.name, "==", letter)
+            letter = self._KNOWN_AXES.get(axis.name)
+            if letter is None:
+                letter = _letters(len(self.axes) + self._FIRST_AXIS_LETTER) + "*"
+                print("  Axis", axis.name, "==", letter)
             self.axes[axis.name] = letter
         return self.axes[axis.name]
 
@@ -66,11 +69,14 @@ def _leaf_kind(var):
 def _line(item, namer):
     if isinstance(item, Function):
         f = item.root_function  # a block's inner graph is reached as a composite: show its root op
-        return f.op_name, namer.node(f), namer.typed(f.inputs) + " -> " + namer.typed(f.outputs)
+        name = namer.node(f)
+        outputs = namer.typed(f.outputs)    # named before the inputs, as CNTK's dump names them
+        return f.op_name, name, namer.typed(f.inputs) + " -> " + outputs
+    # a leaf's line has CNTK's empty inputs column before its type, so its type stands one space further right
     name = namer.node(item)
     if isinstance(item, (Constant, Parameter)):
-        return type(item).__name__, name, namer.type_of(item)
-    return _leaf_kind(item), name + " " + item.uid, namer.type_of(item)
+        return type(item).__name__, name, " " + namer.type_of(item)
+    return _leaf_kind(item), name + " " + item.uid, " " + namer.type_of(item)
 
 
 def dump_function(root, tag=None):
