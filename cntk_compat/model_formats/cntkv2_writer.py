@@ -160,8 +160,9 @@ def _transpose(node):
     x = node._inputs[0]
     r = _rank(x)
     perm = transpose_perm(node._attributes, r)
+    n = len(perm)   # the operand's rank, or fewer axes (a permutation CNTK 2.7 builds and refuses to evaluate)
     # CNTK's permutation, innermost first: output axis i (CNTK) is input axis axisVec[i] (CNTK)
-    cntk = [r - 1 - perm[r - 1 - i] for i in range(r)]
+    cntk = [n - 1 - perm[n - 1 - i] for i in range(n)]
     return 12, [x], {"axisVec": [StoredAxis(k, "staticAxisIdx=%d" % k, True) for k in cntk]}
 
 

@@ -365,11 +365,16 @@ def _transpose_infer(inputs, attributes):
     (x,) = inputs
     if x._shape is None:
         return [OutputSpec(None, x._dtype, x._dynamic_axes)]
-    perm = transpose_perm(attributes, len(x._shape))
-    if sorted(perm) != list(range(len(x._shape))):
-        raise ValueError("transpose: perm %s is not a permutation of the %d axes of %s"
-                         % (perm, len(x._shape), x._shape))
-    return [OutputSpec(tuple(x._shape[p] for p in perm), x._dtype, x._dynamic_axes)]
+    rank = len(x._shape)
+    perm = transpose_perm(attributes, rank)
+    if len(perm) > rank:    # CNTK 2.7's native code indexes the operand's axes by the permutation
+        raise announced(RuntimeError, "vector::_M_range_check: __n (which is %d) >= this->size() (which is %d)\n\n"
+                        "(cntk-compat: transpose: the permutation %s has more axes than its operand %s)"
+                        % (rank, rank, perm, x._shape))
+    # a shorter permutation (CNTK 2.7 builds it, permuting the last axes, and refuses it when it evaluates)
+    lead = rank - len(perm)
+    return [OutputSpec(tuple(x._shape[:lead]) + tuple(x._shape[lead + p] for p in perm), x._dtype,
+                       x._dynamic_axes)]
 
 
 def _transpose(x, dims):
@@ -379,7 +384,12 @@ def _transpose(x, dims):
 def _transpose_prepare(node):
     x = node._inputs[0]
     n = x._n_dynamic
-    return {"dims": tuple(range(n)) + tuple(n + p for p in transpose_perm(node._attributes, len(x._shape)))}
+    perm = transpose_perm(node._attributes, len(x._shape))
+    if len(perm) != len(x._shape):
+        raise announced(ValueError, "%s TransposeDimensions operation: Specified permutation doesn't match operand"
+                        "\n\n(cntk-compat: the permutation %s of transpose '%s' has %d axes, its operand %s %d)"
+                        % (node.uid, perm, node._name or node.uid, len(perm), x._shape, len(x._shape)))
+    return {"dims": tuple(range(n)) + tuple(n + p for p in perm)}
 
 
 def _transpose_public(attrs, node):
@@ -393,7 +403,8 @@ def _transpose_public(attrs, node):
         a1, a2 = (normalize_axis(a, r, "swapaxes") for a in attrs["swap"])
         return {"axis1": Axis(r - 1 - a1), "axis2": Axis(r - 1 - a2)}
     perm = transpose_perm(attrs, r)
-    return {"axisVec": [Axis(r - 1 - perm[r - 1 - i]) for i in range(r)]}
+    n = len(perm)   # r, or fewer (see _transpose_infer)
+    return {"axisVec": [Axis(n - 1 - perm[n - 1 - i]) for i in range(n)]}
 
 
 register_op("Transpose", _transpose_infer, _transpose, prepare=_transpose_prepare, public_name="TransposeAxes",
@@ -402,8 +413,17 @@ register_op("Transpose", _transpose_infer, _transpose, prepare=_transpose_prepar
 
 def transpose(x, perm, name=""):
     (x,) = sanitize_operands(x, names=["x"])
-    rank = len(x._shape) if x._shape is not None else len(perm)
-    perm = tuple(normalize_axis(p, rank, "transpose", "perm") for p in perm)
+    if isinstance(perm, (int, Axis)):
+        raise TypeError("transpose expects a permutation; to swap two axes use swapaxes")
+    # CNTK 2.7 checks the permutation by itself (its elements index its own length, negative ones from its end)
+    # before it looks at the operand
+    n = len(perm)
+    if not all(-n <= p < n for p in perm):
+        raise ValueError("invalid permutation element: elements must be from {-len(perm), ..., len(perm)-1} "
+                         "(transpose: perm %s)" % (tuple(perm),))
+    perm = tuple(int(p) + n if p < 0 else int(p) for p in perm)
+    if len(set(perm)) != n:
+        raise ValueError("duplicate item in permutation (transpose: perm %s)" % (perm,))
     return make("Transpose", [x], {"perm": perm}, name)
 
 
