@@ -8,14 +8,13 @@ MLF entries ``"key.lab"`` (or ``"*/key.lab"``; the key is the quoted name withou
 last '.') list ``start end label`` lines (times in 100 ns, 10 ms frames) up to ".".
 Binary MLF files (HTKMLFBinaryDeserializer) are parsed by ``htk_mlf_binary``.
 """
-import os
 import re
 import sys
 
 import numpy as np
 import scipy.sparse as sp
 
-from ..core.native_errors import native_entry_point
+from ..core.native_errors import MissingFileError, native_entry_point
 from ._deserializer import Chunk, Deserializer
 from ._sequences import SequenceData
 from .htk_mlf_binary import read_binary_mlf
@@ -39,25 +38,31 @@ def _without_extension(name):
 def _read_scp(scp):
     entries = []
     for scp_file in ([scp] if isinstance(scp, str) else scp):
-        folder = os.path.dirname(os.path.abspath(scp_file))
         with open(scp_file) as f:
             for number, line in enumerate(f):
                 line = line.strip()
                 if not line:
                     continue
                 m = _SCP_LINE.match(line)
-                path = m.group('path')
-                if not os.path.isabs(path) and not os.path.exists(path):
-                    path = os.path.join(folder, path)
+                path = m.group('path')     # a relative path is the working directory's, as CNTK reads it
                 key = _without_extension(m.group('key') or m.group('path'))
                 rng = (int(m.group('first')), int(m.group('last'))) if m.group('first') else None
                 entries.append((key, path, rng, '%s:%d' % (scp_file, number + 1)))
     return entries
 
 
+def _open_features(path):
+    """An HTK feature file opened for reading; one that cannot be opened is CNTK 2.7's RuntimeError (also an
+    IOError here), with the path as the SCP file gives it."""
+    try:
+        return open(path, 'rb')
+    except OSError as e:
+        raise MissingFileError("error opening file '%s': %s" % (path, e.strerror or e))
+
+
 def _htk_header(path):
     """(frames, sample period in 100 ns, bytes per frame, parameter kind) of an HTK feature file."""
-    with open(path, 'rb') as f:
+    with _open_features(path) as f:
         head = f.read(12)
     if len(head) < 12:
         raise IOError("HTK feature file '%s' is truncated: %d bytes, the header alone has 12" % (path, len(head)))
@@ -90,11 +95,8 @@ def _chunk_starts(frames):
 
 def read_htk(path, expected_dim=None):
     """Frames (n, dim) float32 of an HTK feature file."""
-    try:
-        with open(path, 'rb') as f:
-            data = f.read()
-    except OSError as e:
-        raise IOError("HTK feature file '%s' cannot be read: %s" % (path, e))
+    with _open_features(path) as f:
+        data = f.read()
     if len(data) < 12:
         raise IOError("HTK feature file '%s' is truncated: %d bytes, the header alone has 12" % (path, len(data)))
     frames, _, frame_bytes, kind = np.frombuffer(data[:12], dtype='>i4,>i4,>i2,>i2')[0]
@@ -182,10 +184,8 @@ class _HTKFeatures(Deserializer):
                              "size: %.1f utterances, %.1f frames (for I/O: %.1f utterances, %.1f frames)\n"
                              % (n, chunks, n / chunks, frames / chunks, n / chunks, frames / chunks))
             if entries:
-                try:
-                    _, period, frame_bytes, kind = _htk_header(entries[0][1])
-                except OSError:
-                    continue
+                # CNTK reads the first utterance's header here: a file it cannot open fails the MinibatchSource
+                _, period, frame_bytes, kind = _htk_header(entries[0][1])
                 sys.stderr.write("HTKDeserializer: determined feature kind as '%d'-dimensional '%s' with frame "
                                  "shift %.1f ms\n" % (frame_bytes // 4, _kind_name(kind), period / 1e4))
         sys.stderr.flush()

@@ -94,3 +94,24 @@ def test_opening_prints_cntks_reader_lines(tmp_path, monkeypatch, capsys):
         "Total (5) state names in state list 'states.list'",
         "MLF Deserializer: '3' utterances with '18' frames",
     ]
+
+
+def test_a_feature_file_is_found_from_the_working_directory(tmp_path, monkeypatch):
+    # CNTK 2.7 (its AN4 examples chdir into the data folder first): the SCP's relative path 'a.htk' is the working
+    # directory's, not the SCP file's folder's; opening the MinibatchSource reads the first file and fails
+    _small_corpus(tmp_path)
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    with pytest.raises(RuntimeError, match=r"^error opening file 'a.htk': No such file or directory\n"):
+        C.io.MinibatchSource([C.io.HTKFeatureDeserializer(
+            C.io.StreamDefs(x=C.io.StreamDef(shape=2, scp=str(tmp_path / "f.scp"))))])
+
+
+def test_a_missing_feature_file_fails_the_minibatch_source(tmp_path, monkeypatch, capsys):
+    # CNTK 2.7: a RuntimeError while the MinibatchSource is made (not at the first minibatch), announced on stderr
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "f.scp").write_text("a.mfc=nothere.chunk[0,9]\n")
+    with pytest.raises(RuntimeError, match=r"^error opening file 'nothere.chunk': No such file or directory\n"):
+        C.io.MinibatchSource([C.io.HTKFeatureDeserializer(C.io.StreamDefs(x=C.io.StreamDef(shape=3, scp="f.scp")))])
+    assert "About to throw exception 'error opening file 'nothere.chunk': No such file or directory'" in \
+        capsys.readouterr().err
