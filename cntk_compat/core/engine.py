@@ -459,8 +459,8 @@ def _check_gradients_wanted(function, wanted, kept=None):
     output inside it, a parameter of another graph), one of a leaf without a gradient (a Constant, an input
     without needs_gradient)."""
     if not wanted:
-        raise announced(ValueError, "Function '%r' Backward: List of inputs to compute gradients for, must not be empty."
-                       % (function,))
+        raise announced(ValueError, "Function '%r' Backward: List of inputs to compute gradients for, must not be "
+                        "empty." % (function,))
     leaves = None
     for v in wanted:
         if kept is not None and v in kept:
@@ -468,12 +468,13 @@ def _check_gradients_wanted(function, wanted, kept=None):
         if leaves is None:
             leaves = {leaf.uid for leaf in function._leaves()}
         if v.is_output or v.uid not in leaves:
-            raise announced(ValueError, "Gradient requested for Variable '%r' which is not a leaf input (Input, Parameter or "
-                           "Constant) of the Function '%r'; this is currently unsupported." % (v, function))
+            raise announced(ValueError, "Gradient requested for Variable '%r' which is not a leaf input (Input, "
+                            "Parameter or Constant) of the Function '%r'; this is currently unsupported."
+                            % (v, function))
         if kept is not None or not (v.is_parameter or (v.is_input and v.needs_gradient)):
-            raise announced(ValueError, "Gradient value incorrectly requested for Variable '%r', an Output or Constant or Input "
-                           "Variable with NeedsGradient setting of false, or an input for which gradient "
-                           "computation was explicitly excluded." % (v,))
+            raise announced(ValueError, "Gradient value incorrectly requested for Variable '%r', an Output or "
+                            "Constant or Input Variable with NeedsGradient setting of false, or an input for which "
+                            "gradient computation was explicitly excluded." % (v,))
 
 
 def _sparse_gradients(roots):
