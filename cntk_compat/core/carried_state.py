@@ -18,6 +18,7 @@ import numpy as np
 import torch
 
 from .device import copy_to
+from .native_errors import RuntimeValueError, announced
 
 
 class SequenceSlots(object):
@@ -73,10 +74,13 @@ class CarriedState(object):
         missing = slots.continuing[~np.isin(slots.slots[slots.continuing], self.present)]
         if len(missing):
             i = int(missing[0])
-            raise ValueError("%s: sequence %d does not start in this batch (its start flag is False), but the previous "
-                             "forward call of this graph with start flags left no sequence in its slot %d to "
-                             "continue; the first batch must start its sequences, and later ones use the same slots"
-                             % (self.describe, i, int(slots.slots[i])))
+            # CNTK 2.7's RuntimeError (a ValueError here before)
+            raise announced(RuntimeValueError, "No matching sequence found in the saved previous MBLayout to determine "
+                            "the real tBegin from for a truncated sequence in the current MBLayout\n\n(cntk-compat: "
+                            "%s: sequence %d does not start in this batch (its start flag is False), but the previous "
+                            "forward call of this graph with start flags left no sequence in its slot %d to "
+                            "continue; the first batch must start its sequences, and later ones use the same slots)"
+                            % (self.describe, i, int(slots.slots[i])))
         rows, from_slots, _, _ = slots.index_tensors(initial.device)
         carried = self.values.index_select(0, from_slots).to(initial.dtype)
         if carried.shape[1:] != initial.shape[1:]:

@@ -11,7 +11,7 @@ from . import graph_version
 from .deferred_writes import one_pass
 from .feeding import to_value
 from .function import Function, as_variable, keyed_as_requested, output_variables
-from .graph import walk
+from .graph import node_inputs_and_body, walk
 from .fused_recurrence import fused_kernels_enabled
 from .hooks import provide
 from .lowering import lower
@@ -260,8 +260,26 @@ def prepare_inputs(outputs, arguments, device=None, plan=None, requested=None):
             n_samples = int(sum(v.lengths)) if v.lengths is not None else n_seq
             info = BatchInfo(n_samples, n_seq, v.lengths)
     # sequence slots (truncated BPTT) follow the masks only when some batch has them
-    tail = masks + slots if any(s is not None for s in slots) else masks
+    if any(s is not None for s in slots):
+        _refuse_continued(plan, [axis for axis, s in zip(lengths_by_axis, slots)
+                                 if s is not None and len(s.continuing)])
+        tail = masks + slots
+    else:
+        tail = masks
     return plan, order, [v.tensor for v in values] + tail, info or BatchInfo(0, 0, None), lengths_by_axis
+
+
+def _refuse_continued(plan, axes):
+    """CNTK 2.7's error where an op that refuses a sequence continuing from the previous call (the registry's
+    refuses_continued) reads one on ``axes`` (the first such node in the order CNTK evaluates them)."""
+    if not axes:
+        return
+    for node in walk(plan.outputs, node_inputs_and_body).nodes:
+        template = node._op.refuses_continued
+        if template and any(i._sequence_axis is not None and i._sequence_axis.name in axes for i in node._inputs):
+            raise announced(RuntimeError, template.format(uid=node.uid, op=node.op_name) +
+                            "\n\n(cntk-compat: %s '%s' reads a sequence whose start flag is False: it continues the "
+                            "previous call's, truncated)" % (node.op_name, node.name or node.uid))
 
 
 def _plain_inputs(plan, args, dev):

@@ -74,6 +74,12 @@ class OpDef(object):
     native_operand_order: the positions of the inputs in CNTK's C++ operands where they differ from Python's
         (times(x, W) is CNTK's Times(W, x): (1, 0)); CNTK lists a Function's parameters and constants, and a
         block's captured leaves, in that order. None: Python's order.
+    reconciles: a binary op that, as CNTK 2.7's binary ops, reads an operand without a sequence axis along the other's
+        sequence axis when it is built (through a ReconcileDynamicAxis node, ops._common.make); bound later (a
+        placeholder replaced by a sequence beside a batch-only operand), the two are refused (core.reinference).
+    refuses_continued: CNTK 2.7's error (a str.format template of the node's {uid} and {op}) for the op meeting a
+        sequence that continues from the previous call (truncated BPTT: its start flag False), as the ops CNTK
+        computes on whole unpacked sequences or by absolute steps raise it; None: the op takes such sequences.
     mixed_dtypes: True if the op accepts operands of different precisions (CNTK refuses them for other primitives), or
         accepts(first, other) -> bool, the pairs of dtypes it accepts (first: its first typed operand's).
     """
@@ -84,7 +90,7 @@ class OpDef(object):
                  save_state=None, load_node=None, uses_random=False, algebra=None, owned_state=None,
                  public_attributes=None, sparse_gradient=None, spatial_transform=None, public_name=None,
                  uid_prefix=None,
-                 native_operand_order=None, mixed_dtypes=False):
+                 native_operand_order=None, mixed_dtypes=False, reconciles=False, refuses_continued=None):
         if delay not in (None, "past", "future"):
             raise ValueError("op %s: delay must be None, 'past' or 'future', got %r" % (name, delay))
         if (save_state is None) != (load_node is None):
@@ -115,6 +121,8 @@ class OpDef(object):
         self.uid_prefix = uid_prefix
         self.native_operand_order = native_operand_order
         self.mixed_dtypes = mixed_dtypes
+        self.reconciles = reconciles
+        self.refuses_continued = refuses_continued
 
     @property
     def sees_whole_sequences(self):

@@ -6,6 +6,7 @@ clone of a graph that already has loops. Shape inference then has to run to a fi
 loop a node's input types can depend on its own outputs.
 """
 from . import graph_version
+from .axis import dynamic_axes_checks_active, dynamic_axes_mismatch, is_sequence_axis
 from .block_arguments import note_block_arguments
 from .dtypes import check_operand_dtypes
 from .graph import (node_inputs, node_inputs_and_body, node_inputs_native_order, strongly_connected_components,
@@ -172,8 +173,23 @@ def infer_in_place(outputs, cycle_guess=None, retyped_loops=None):
             guess = 2
         else:
             _check_settled(n for n in nodes if cyclic is None or id(n) in cyclic)
+            if cycle_guess is None:   # (the body of a block on a loop is checked once the loop is typed)
+                _check_reconciled(nodes)
             return
     raise ValueError("shape inference did not settle: the loop's types keep changing")
+
+
+def _check_reconciled(nodes):
+    """A binary op reads a batch-only operand along the other's sequence axis only through the ReconcileDynamicAxis
+    node made with it: operands typed so later (a placeholder bound to a sequence) are refused, as CNTK 2.7 refuses
+    them (naming the operand whose axes differ from the first's, in CNTK's operand order)."""
+    for node in nodes:
+        if not node._op.reconciles or not dynamic_axes_checks_active():
+            continue
+        operands = [i for i in node_inputs_native_order(node) if i._dynamic_axes and not _tentative(i)]
+        on_sequence = [any(is_sequence_axis(a) for a in i._dynamic_axes) for i in operands]
+        if len(operands) == 2 and on_sequence.count(True) == 1:
+            raise dynamic_axes_mismatch(node._op_name, operands[1], operands[0]._dynamic_axes)
 
 
 def _check_settled(nodes):

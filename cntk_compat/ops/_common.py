@@ -5,8 +5,16 @@ from ..core.axis import BATCH_AXIS_NAME, dynamic_axes_checks_active, dynamic_axe
 from ..core.dtypes import operands_dtype, promote
 from ..core.function import Function, as_block, as_variable
 from ..core.native_errors import RuntimeValueError
-from ..core.registry import OutputSpec, register_op
+from ..core.registry import OutputSpec, get_op, register_op
 from ..core.variables import Constant, Variable, typed_placeholder
+
+
+# CNTK 2.7's errors for an op meeting a sequence that continues from the previous call (OpDef.refuses_continued): the
+# ops it computes on whole unpacked sequences, and those that read steps by their place in the sequence
+CONTINUED_REDUCTION = ("Node '{uid}' ({op} operation): node cannot perform sequence axis reduction for truncated "
+                       "sequence.")
+CONTINUED_STEP_ACCESS = ("GetColumnIndex: Attempted to access a time step that is accessing a portion of a sequence "
+                         "that is not included in current minibatch.")
 
 
 def is_symbolic(x):
@@ -84,21 +92,9 @@ def native_axis(axis, rank):
     return Axis(rank - 1 - (axis + rank if axis < 0 else axis))
 
 
-# the binary ops that broadcast an operand without a sequence axis along the other's: the elementwise ones
-# (register_elementwise), and those that declare it (reconciling)
-_RECONCILING = set()
-
-
-def reconciling(op_name):
-    """Declares that op ``op_name`` (binary) reconciles its operands' dynamic axes as CNTK 2.7's binary ops do (see
-    make); returns the name."""
-    _RECONCILING.add(op_name)
-    return op_name
-
-
 def make(op_name, inputs, attributes=None, name=""):
     """Apply a registered op: the composite Function whose root is the new primitive."""
-    if op_name in _RECONCILING and len(inputs) == 2:
+    if get_op(op_name).reconciles and len(inputs) == 2:
         inputs = _reconciled([as_variable(v, "operand %d of %s" % (k, op_name)) for k, v in enumerate(inputs)])
     prim = Function._primitive(op_name, inputs, attributes, name)
     return Function._composite(prim.outputs)
@@ -285,10 +281,9 @@ def register_elementwise(op_name, compute, prepare=None, matching_axes_op=None, 
     """An elementwise op. Its operands' dynamic axes follow CNTK's binary ops (one without a sequence axis is
     broadcast along the other's), or, for ``matching_axes_op`` (the name of the CNTK primitive that refuses them: a
     CNTK block whose body sees its operands through placeholders, or an op of three operands), must match."""
-    if matching_axes_op is None:
-        _RECONCILING.add(op_name)
     return register_op(op_name, elementwise_infer(op_name, matching_axes_op), compute, prepare=prepare,
-                       elementwise=True, infer_partial=elementwise_infer_partial, **options)
+                       elementwise=True, infer_partial=elementwise_infer_partial,
+                       reconciles=matching_axes_op is None, **options)
 
 
 def static_dim(node, k=0):

@@ -6,7 +6,7 @@ import torch
 from ..core import rounding
 from ..core.dtypes import promote
 from ..core.registry import OutputSpec, register_op
-from ._common import make, operand_dynamic_axes, reconciling, sanitize_operands
+from ._common import make, operand_dynamic_axes, sanitize_operands
 from .elementwise import chain, guarded_divisor
 
 def _per_sample(t, static_rank):
@@ -54,7 +54,7 @@ def _infer(inputs, attributes):
     return [OutputSpec((), promote(x._dtype, y._dtype), operand_dynamic_axes("CosDistance", inputs))]
 
 
-register_op(reconciling("CosDistance"), _infer, _cos_distance,
+register_op("CosDistance", _infer, _cos_distance, reconciles=True,
             prepare=lambda node: {"n_dyn_x": node._inputs[0]._n_dynamic, "n_dyn_y": node._inputs[1]._n_dynamic,
                                   "static_rank": len(node._inputs[0]._shape)})
 

@@ -6,7 +6,7 @@ import torch
 from ..core.dtypes import operands_dtype
 from ..core.one_hot import recorded_one_hot_columns, recorded_present_rows
 from ..core.registry import OutputSpec, register_op
-from ._common import make, operand_dynamic_axes, reconciling, refuse_integer_arrays, sanitize_operands
+from ._common import make, operand_dynamic_axes, refuse_integer_arrays, sanitize_operands
 
 TIMES_NO_INFERRED_INPUT_RANK = -1
 TIMES_REDUCE_SEQUENCE_AXIS_WITHOUT_INFERRED_INPUT_RANK = -3
@@ -132,7 +132,8 @@ def _times_prepare(node):
     return {"k": k, "x_dyn": x._n_dynamic, "w_dyn": w._n_dynamic, "sparse_left": bool(x._is_sparse)}
 
 
-register_op(reconciling("Times"), _times_infer, _times, prepare=_times_prepare, algebra="matmul", native_operand_order=(1, 0),
+register_op("Times", _times_infer, _times, prepare=_times_prepare, reconciles=True, algebra="matmul",
+            native_operand_order=(1, 0),
             # a sparse left operand selects rows of the right one: their gradient is sparse (CNTK's)
             sparse_gradient=lambda node, k, output_sparse: k == 1 and bool(node._inputs[0]._is_sparse),
             public_attributes=lambda attrs, node: {"outputRank": int(attrs["output_rank"]),
@@ -191,8 +192,8 @@ def _times_transpose_prepare(node):
     return {"w_rank": len(w._shape), "x_dyn": x._n_dynamic, "w_dyn": w._n_dynamic, "x_rank": len(x._shape)}
 
 
-register_op(reconciling("TransposeTimes"), _times_transpose_infer, _times_transpose, prepare=_times_transpose_prepare,
-            native_operand_order=(1, 0), public_attributes=lambda attrs, node: {"outputRank": 1})
+register_op("TransposeTimes", _times_transpose_infer, _times_transpose, prepare=_times_transpose_prepare,
+            reconciles=True, native_operand_order=(1, 0), public_attributes=lambda attrs, node: {"outputRank": 1})
 
 
 def times_transpose(left, right, name=""):

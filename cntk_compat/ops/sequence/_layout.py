@@ -6,7 +6,7 @@ from ...core.axis import Axis
 from ...core.function import as_variable
 from ...core.registry import OutputSpec, register_op
 from ...core.variables import FreeDimension
-from .._common import make, sanitize_operand, spec_like
+from .._common import CONTINUED_REDUCTION, make, sanitize_operand, spec_like
 from ...core.sequence_masks import expand_mask, mask_from_lengths
 from ._select import sequence_operand, with_sequence_axis, without_sequence_axis
 
@@ -83,6 +83,7 @@ def _unpack(x, padding_value, no_mask_output, mask):
 
 
 register_op("UnpackSequence", _infer_unpack, _unpack, uses_mask=True, public_name="UnpackSequenceOp",
+            refuses_continued=CONTINUED_REDUCTION,
             prepare=lambda node: {"padding_value": node._attributes["padding_value"],
                                   "no_mask_output": node._attributes["no_mask_output"]},
             public_attributes=lambda attrs, node: {

@@ -2,7 +2,7 @@
 import torch
 
 from ...core.registry import register_op
-from .._common import make, spec_like
+from .._common import CONTINUED_REDUCTION, make, spec_like
 from ...core.sequence_masks import expand_mask
 from ._select import sequence_operand, without_sequence_axis
 
@@ -26,11 +26,11 @@ def _softmax(x, mask):
 
 # CNTK 2.7 builds these as blocks of primitives: their op_names and Block uids are CNTK's
 register_op("SequenceReduceSum", _infer_reduced, _reduce_sum, uses_mask=True,
-            public_name="Sequence::ReduceElements", uid_prefix="Block")
+            public_name="Sequence::ReduceElements", uid_prefix="Block", refuses_continued=CONTINUED_REDUCTION)
 register_op("SequenceReduceMax", _infer_reduced, _reduce_max, uses_mask=True,
-            public_name="Sequence::ReduceElements", uid_prefix="Block")
+            public_name="Sequence::ReduceElements", uid_prefix="Block", refuses_continued=CONTINUED_REDUCTION)
 register_op("SequenceSoftmax", lambda inputs, attributes: [spec_like(inputs[0], inputs[0]._shape)], _softmax,
-            uses_mask=True, public_name="Sequence::Softmax", uid_prefix="Block")
+            uses_mask=True, public_name="Sequence::Softmax", uid_prefix="Block", refuses_continued=CONTINUED_REDUCTION)
 
 
 def reduce_sum(seq, name=''):

@@ -5,7 +5,7 @@ import torch
 from ...core.axis import Axis, BATCH_AXIS_NAME
 from ...core.function import Function, as_variable
 from ...core.registry import OutputSpec, register_op
-from .._common import make, spec_like
+from .._common import CONTINUED_STEP_ACCESS, make, spec_like
 from ...core.sequence_masks import expand_mask, first_step, gather_steps, last_step, lengths_of, pack_by_counts
 
 
@@ -45,9 +45,9 @@ def _no_public_attributes(attrs, node):
 
 
 register_op("SequenceFirst", _infer_step, first_step, uses_mask=True, public_name="Sequence::Slice", uid_prefix="Block",
-            public_attributes=_no_public_attributes)
+            public_attributes=_no_public_attributes, refuses_continued=CONTINUED_STEP_ACCESS)
 register_op("SequenceLast", _infer_step, last_step, uses_mask=True, public_name="Sequence::Slice", uid_prefix="Block",
-            public_attributes=_no_public_attributes)
+            public_attributes=_no_public_attributes, refuses_continued=CONTINUED_STEP_ACCESS)
 
 
 def first(seq, name=''):
@@ -122,6 +122,7 @@ def _slice(x, begin_index, end_index, mask):
 
 register_op("SequenceSlice", _infer_new_axis, _slice, uses_mask=True, makes_mask=True,
             public_name="Sequence::Slice", uid_prefix="Block", public_attributes=_no_public_attributes,
+            refuses_continued=CONTINUED_STEP_ACCESS,
             prepare=lambda node: {"begin_index": node._attributes["begin_index"],
                                   "end_index": node._attributes["end_index"]})
 
@@ -213,7 +214,8 @@ def _infer_where(inputs, attributes):
     return [OutputSpec((), c._dtype, with_sequence_axis(c, attributes["new_axis"]), needs_gradient=False)]
 
 
-register_op("Where", _infer_where, _where_with_steps, uses_mask=True, makes_mask=True)
+register_op("Where", _infer_where, _where_with_steps, uses_mask=True, makes_mask=True,
+            refuses_continued=CONTINUED_STEP_ACCESS)
 
 
 # new_sequence_axis_typeinfo (0, 1) declares that every new sequence has one step: CNTK 2.7 then gives a result
