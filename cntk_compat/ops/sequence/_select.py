@@ -40,7 +40,7 @@ def _infer_step(inputs, attributes):
 
 
 def _no_public_attributes(attrs, node):
-    """CNTK's Sequence::Slice is a block: its attributes are empty."""
+    """CNTK's Sequence::Slice and Sequence::Gather are blocks: their attributes are empty."""
     return {}
 
 
@@ -270,7 +270,7 @@ def _gather_with_steps(seq, condition, masks):
 
 
 register_op("SequenceGather", _infer_new_axis, _gather_with_steps, uses_masks=True, makes_mask=True,
-            public_name="Sequence::Gather", uid_prefix="Block")
+            public_name="Sequence::Gather", uid_prefix="Block", public_attributes=_no_public_attributes)
 
 
 register_op("SequenceGatherSingleStep", _infer_step,
