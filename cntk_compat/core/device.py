@@ -108,8 +108,18 @@ def cpu():
     return DeviceDescriptor(DeviceKind.CPU)
 
 
-@native_entry_point
 def gpu(device_id):
+    # SWIG's check of the native unsigned int, before the native library is reached (so nothing is announced):
+    # a Python int (a bool too) from 0 to 2**32 - 1; anything else (floats, strings, numpy integers) is refused
+    if not isinstance(device_id, int):
+        raise TypeError("in method 'DeviceDescriptor_gpu_device', argument 1 of type 'unsigned int'")
+    if not 0 <= device_id <= 0xFFFFFFFF:
+        raise OverflowError("in method 'DeviceDescriptor_gpu_device', argument 1 of type 'unsigned int'")
+    return _gpu(int(device_id))
+
+
+@native_entry_point
+def _gpu(device_id):
     if not torch.cuda.is_available() or device_id >= torch.cuda.device_count():
         # CNTK 2.7's message first (scripts print it), then what torch sees
         raise ValueError("Specified GPU device id (%d) is invalid.\n\n(cntk-compat: torch sees %d CUDA devices)"

@@ -1,5 +1,6 @@
 """cntk.device as CNTK 2.7 answers a script: GPU properties of the CPU refused, try_set_default_device's errors for
 what is not a device, DeviceDescriptor's static methods. Expected values: CNTK 2.7, probed on the same calls."""
+import numpy as np
 import pytest
 
 import cntk as C
@@ -37,3 +38,15 @@ def test_device_descriptor_static_methods_of_the_device_module():
     assert DD.set_excluded_devices([]) is None
     with pytest.raises(ValueError, match="GPU properties cannot be obtained for a CPU device"):
         DD.get_gpu_properties(D.cpu())
+
+
+@pytest.mark.parametrize("device_id,error", [(-1, OverflowError), (2 ** 32, OverflowError), (1.5, TypeError),
+                                             ("0", TypeError), (None, TypeError), (np.int64(0), TypeError)])
+def test_gpu_ids_that_are_not_an_unsigned_int_are_swigs_errors(device_id, error, capsys):
+    # CNTK 2.7 (its AN4 example run with -device -1 calls gpu(-1)): SWIG refuses what is not a Python int in
+    # 0..2**32-1 before the native library is reached, so nothing is announced
+    for make in (D.gpu, D.DeviceDescriptor.gpu_device):
+        with pytest.raises(error, match=r"^in method 'DeviceDescriptor_gpu_device', argument 1 of type "
+                                        r"'unsigned int'$"):
+            make(device_id)
+    assert "About to throw" not in capsys.readouterr().err
