@@ -8,7 +8,7 @@ from ..core.native_errors import RuntimeValueError, announced
 from ..core.registry import OutputSpec, register_op
 from ..core.variables import shape_text
 from ._common import make, sanitize_operands
-from ._geometry import axis_geometry, kernel_padding, per_axis, torch_pad_list
+from ._geometry import axis_geometry, kernel_padding, per_axis
 from .sequential_convolution import sequential_attributes
 
 _CONV = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
@@ -93,7 +93,10 @@ def _convolution_infer(w, x, dtype, attributes):
         _resolve_kernel(w, tuple(w._shape[:len(w._shape) - len(k_shape) - 1]) + (in_c // groups,) + k_shape)
     elif rr == 0:
         _resolve_kernel(w, tuple(d if d != -1 else 1 for d in w._shape))
-    _check_kernel_fits(k_shape, spatial)
+    if rr == 1:     # the channel axis too (the last in CNTK's order): a kernel of the operand's rank can exceed it
+        _check_kernel_fits((w._shape[len(w._shape) - len(k_shape) - 1],) + k_shape, (in_c,) + spatial)
+    else:
+        _check_kernel_fits(k_shape, spatial)
     out = []
     for (o, _, _), n in zip(_geometry(attributes, k_shape, spatial), spatial):
         if n >= 0 and o < 1:
@@ -165,16 +168,22 @@ def _convolution_prepare(node):
     if in_c < 0:  # a free or inferred channel dimension: the kernel knows it
         in_c = w._shape[len(w._shape) - len(k_shape) - 1] * a["groups"]
     options = _axis_options(a, len(k_shape))
-    if a["reduction_rank"] == 1 and (_channel_outputs(w._shape, in_c, k_shape, a) > 1
-                                     or w._shape[len(w._shape) - len(k_shape) - 1] * a["groups"] != in_c):
+    kc = w._shape[len(w._shape) - len(k_shape) - 1]
+    stride, padded = _channel_options(a, len(k_shape))
+    if a["reduction_rank"] == 1 and a["groups"] == 1 and kc == in_c > 0 and padded and \
+            sum(axis_geometry(in_c, kc, stride, 1, True)[1:]) > 0:
+        # CNTK 2.7 validates the node when it first computes it: a kernel spanning the channels that auto padding
+        # pads along them is refused (no padding falls on them with one channel, or a stride of all of them)
+        raise announced(RuntimeValueError, "%s Convolution operation: detected padding over channel axis. This is "
+                        "not supported in cuDnn. Please try setting autoPadding to false for channel axis. "
+                        % (node.name or node.uid))
+    if a["reduction_rank"] == 1 and (_channel_outputs(w._shape, in_c, k_shape, a) > 1 or kc * a["groups"] != in_c):
         # the kernel moves along the channel axis: CNTK computes that only for a kernel with one output channel
-        stride, padded = _channel_options(a, len(k_shape))
         if out_c != 1 or a["groups"] != 1 or len(k_shape) > 2:
             # CNTK 2.7 validates the node when it first computes it, and refuses with this RuntimeError
             raise announced(RuntimeValueError, "%s Convolution operation: detected padding over channel axis. This is "
                             "not supported in cuDnn. Please try setting autoPadding to false for channel axis. "
                             % (node.name or node.uid))
-        kc = w._shape[len(w._shape) - len(k_shape) - 1]
         return {"n_dyn": x._n_dynamic, "in_c": 1, "kernel_shape": (1, 1, kc) + k_shape,
                 "options": [(stride, 1, padded, 0, 0)] + list(options), "groups": 1, "channel_axis": True}
     return {"n_dyn": x._n_dynamic, "in_c": in_c, "kernel_shape": (out_c, in_c // a["groups"]) + k_shape,
