@@ -124,6 +124,25 @@ def check_operand_dtypes(op_name, operands, accepts=False, constants_convert=Tru
                                        _DATA_TYPE_NAMES.get(np.dtype(v._dtype), v._dtype)))
 
 
+def refuse_object_data(value, ragged=True):
+    """CNTK 2.7 converts Python data with numpy's asarray (no dtype) and refuses what numpy can hold only as objects:
+    lists and tuples with None entries or ragged ones ("could not convert instance of type <class 'list'> to an
+    array"), numpy arrays of objects ('data type "object" is not supported'); a ValueError each. ``ragged`` False:
+    ragged lists are left to the caller (an op operand: numpy's own ValueError, as CNTK's sanitize_input gives)."""
+    if isinstance(value, np.ndarray):
+        if value.dtype == object:
+            raise ValueError('data type "object" is not supported')
+        return
+    if not isinstance(value, (list, tuple)):
+        return
+    try:
+        refused = np.asarray(value).dtype == object
+    except ValueError:   # numpy >= 1.24 refuses ragged lists itself
+        refused = ragged
+    if refused:
+        raise ValueError("could not convert instance of type %s to an array" % type(value))
+
+
 def narrowed_constant_error(constant, dtype):
     """CNTK 2.7's error for a Constant whose precision its consumer would have to narrow."""
     return announced(ValueError, "Constant::Clone: Cannot clone Constant '%r' with DataType '%s' to DataType '%s'."

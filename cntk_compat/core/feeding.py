@@ -4,7 +4,7 @@ import scipy.sparse as sparse
 import torch
 
 from .device import copy_to
-from .dtypes import to_torch_dtype
+from .dtypes import refuse_object_data, to_torch_dtype
 from .hooks import provide
 from .native_errors import announced
 from .one_hot import carry_one_hot_record, csr_one_hot_columns, record_one_hot_columns
@@ -227,6 +227,8 @@ def _from_list(var, data, device, dtype, shape, is_seq):
         warn_list_for_batch_input(var)
     for i, s in enumerate(data):
         warn_not_c_contiguous(s)
+        if isinstance(s, (list, tuple)):
+            refuse_object_data(s)
         arr = _as_dense_array(var, s)
         if isinstance(s, (list, tuple)):
             arr = _nested_list_array(var, s, dtype)  # Python numbers take the input's type, without a warning

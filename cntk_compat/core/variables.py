@@ -9,7 +9,7 @@ import torch
 from . import device as _device
 from ..default_options import default_override_or, get_default_override
 from .axis import Axis, BATCH_AXIS_NAME, UNKNOWN_AXES_NAME, dynamic_axes_text
-from .dtypes import data_type_code, is_storage_only, sanitize_dtype, to_torch_dtype
+from .dtypes import data_type_code, is_storage_only, refuse_object_data, sanitize_dtype, to_torch_dtype
 from .operators import TensorOpsMixin
 from .uid import new_uid
 
@@ -400,6 +400,7 @@ class Parameter(_TensorHolder):
                 dtype = _dtype_of_value(init)
                 unknown = False
             _warn_not_c_contiguous(init)
+            refuse_object_data(init)
             init = arr = np.array(init)  # a copy: callers may reshape or overwrite their array later
             if shape is None or (np.ndim(init) > 0 and not isinstance(init, (int, float))):
                 shape = arr.shape if np.ndim(init) > 0 else sanitize_shape(shape)
@@ -439,6 +440,7 @@ class Constant(_TensorHolder):
                 value = value.detach().cpu().numpy()
             value = _ndarrayview_values(value)
             _warn_not_c_contiguous(value)
+            refuse_object_data(value)
             arr = np.array(value)
             if dtype is None and not (unknown and np.isscalar(value)):
                 dtype = _dtype_of_value(value)

@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..core.axis import BATCH_AXIS_NAME, dynamic_axes_checks_active, dynamic_axes_mismatch, is_sequence_axis
-from ..core.dtypes import operands_dtype, promote
+from ..core.dtypes import operands_dtype, promote, refuse_object_data
 from ..core.function import Function, as_block, as_variable
 from ..core.native_errors import RuntimeValueError
 from ..core.registry import OutputSpec, get_op, register_op
@@ -37,6 +37,8 @@ def sanitize_operand(x, dtype=None, argument="operand"):
     # as CNTK's sanitize_input: data that numpy cannot read as floats is a ValueError
     if isinstance(x, list) and not x:
         raise ValueError("%s: input is empty" % argument)
+    if isinstance(x, (list, tuple)):
+        refuse_object_data(x, ragged=False)
     if not isinstance(x, (bool, int, float, np.number, np.ndarray, list, tuple)):
         raise ValueError("%s: could not convert instance of type %s to an array" % (argument, type(x)))
     arr = np.asarray(x)
