@@ -1,9 +1,10 @@
 """Reductions over static axes (and over the batch axis), argmax/argmin."""
 import torch
 
-from ..core.axis import Axis, BATCH_AXIS_NAME
+from ..core.axis import Axis, BATCH_AXIS_NAME, is_sequence_axis
 from ..core.criterion_fusion import register_computation
 from ..core.function import Function
+from ..core.native_errors import announced
 from ..core.registry import OutputSpec, register_op
 from ._common import make, native_axis, normalize_axis, resolve_axes, sanitize_operands
 
@@ -11,6 +12,10 @@ from ._common import make, native_axis, normalize_axis, resolve_axes, sanitize_o
 def _parse_axes(x, axis, keepdims, op_name):
     """(static axis indices, reduce over batch, reduce over all dynamic axes) from CNTK's axis forms."""
     listed = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+    for a in listed:
+        if isinstance(a, Axis) and is_sequence_axis(a):   # CNTK 2.7's sanitize_multi_axis_reduction_list
+            raise ValueError("Reduction operation over multiple axes can not contain sequence axis: %r\n\n"
+                             "(cntk-compat: %s; cntk.sequence.reduce_* reduce along a sequence axis)" % (a, op_name))
     if not keepdims and any(a is None or (isinstance(a, Axis) and a._index is None) for a in listed):
         # CNTK 2.7 drops reduced dimensions by their static index only
         raise ValueError("%s: keepdims=False needs static axes given by their index (cannot query the static axis "
@@ -23,8 +28,6 @@ def _parse_axes(x, axis, keepdims, op_name):
     if isinstance(axis, Axis) and axis == Axis.all_axes():
         return None, True, True
     if isinstance(axis, Axis) and axis.is_dynamic_axis:
-        if axis.name != BATCH_AXIS_NAME:
-            raise ValueError("%s: reducing over the sequence axis needs cntk.sequence.reduce_* ops" % op_name)
         _check_batch_reduction(x, op_name)
         return (), True, False
     static, batch = [], False
@@ -387,6 +390,9 @@ def _arg(op_name, x, axis, name):
     (x,) = sanitize_operands(x, names=["x"])
     rank = len(x._shape) if x._shape is not None else None
     everything = axis is None or (isinstance(axis, Axis) and axis == Axis.all_static_axes())
+    if isinstance(axis, Axis) and is_sequence_axis(axis):
+        raise announced(RuntimeError, "ReduceElements: operand %r; Invalid axis argument provided. To reduce an "
+                        "operand along its ordered dynamic axis use Sequence::ReduceElements." % (x,))
     a = None if everything else normalize_axis(axis, rank, op_name)
     return make(op_name, [x], {"axis": a}, name)
 
