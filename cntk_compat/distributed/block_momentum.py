@@ -98,9 +98,6 @@ class BlockMomentumDistributedLearner(DistributedLearner):
         self._block_samples = 0            # all workers', since the last aggregation (known at each agreement)
         self._local_samples_seen = 0       # this worker's, warm start included
         self._warm_start_samples = None    # None until this worker's distributed phase, then 0
-        #: how many times the workers have agreed on total_number_of_samples_seen (at each warm start minibatch
-        #: and each agreement); the training session acts on sample counts only when this changed
-        self.agreements = 0
 
     def _block_momentum(self):
         """The filter's momentum for the block now ending, as CNTK 2.7 computes it on each worker: from this
@@ -137,7 +134,6 @@ class BlockMomentumDistributedLearner(DistributedLearner):
                 updated = self._learner.update(gradient_values, n, info.is_sweep_end) if n else False
                 self._local_samples_seen += n
                 self._samples_seen += n     # this worker's count (or the sum agreed at a checkpoint, plus it)
-                self.agreements += 1
                 return updated      # (False for an empty minibatch: the data ended in the warm start)
             self._warm_start_samples = 0
         return self._distributed_minibatch(gradient_values, info)
@@ -234,7 +230,6 @@ class BlockMomentumDistributedLearner(DistributedLearner):
         aggregate, checkpoint, shutdown, metrics, samples, block_samples = votes.tolist()
         self._samples_seen = int(samples)
         self._block_samples = int(block_samples)
-        self.agreements += 1
         workers = Communicator.num_workers()
         for action, count in ((_METRICS, metrics), (_SHUTDOWN, shutdown), (_CHECKPOINT, checkpoint)):
             if count == workers:

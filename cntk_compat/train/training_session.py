@@ -175,11 +175,10 @@ class TestConfig(object):
 
 
 class _Action(object):
-    def __init__(self, frequency, unit, run, when_counts_agree=False):
+    def __init__(self, frequency, unit, run):
         self.frequency = frequency
         self.unit = unit
         self.run = run
-        self.when_counts_agree = when_counts_agree     # (blockwise learners) only where all workers agree on it
         self.index = 0
         self.last_count = 0
 
@@ -219,7 +218,6 @@ class TrainingSession(object):
         self._rank = Communicator.rank() if self._distributed else 0
         # the workers of a blockwise learner (BMUF) meet only at its aggregations: no other collectives between
         self._blockwise = self._distributed and not distributed.aggregates_every_minibatch
-        self._agreements = None
         self._minibatches = 0
         self._sweeps = 0
         self._actions = []
@@ -229,8 +227,7 @@ class TrainingSession(object):
         progress_frequency = sys.maxsize if progress_frequency is None else progress_frequency
         self._progress_unit = progress_unit
         if progress_frequency:
-            self._actions.append(_Action(progress_frequency, progress_unit, self._report_progress,
-                                         when_counts_agree=progress_unit == DataUnit.sample))
+            self._actions.append(_Action(progress_frequency, progress_unit, self._report_progress))
         if self._cv.frequency:
             self._actions.append(_Action(self._cv.frequency, self._cv.frequency_unit, self._cross_validate))
 
@@ -284,10 +281,7 @@ class TrainingSession(object):
             self._minibatches += 1
             if self._agreed(any(getattr(d, "end_of_sweep", False) for d in (args or {}).values())):
                 self._sweeps += 1
-            agreed = self._agreed_sample_count()
             for action in self._actions:
-                if action.when_counts_agree and not agreed:
-                    continue
                 count = self._count(action.unit)
                 index = count // action.frequency
                 if index != action.index:
@@ -313,17 +307,6 @@ class TrainingSession(object):
             return 1, 0
         return self._workers, self._rank
 
-    def _agreed_sample_count(self):
-        """Whether all workers know the same total_number_of_samples_seen now. A blockwise learner's workers
-        agree on it only at its aggregations; progress counted in samples is reported only then, so that every
-        worker writes (and averages) the same summaries. A single worker always agrees with itself (CNTK 2.7
-        summarizes its block momentum training where the count passes the frequency, as without the learner)."""
-        if not self._blockwise or self._workers == 1:
-            return True
-        agreements = self.trainer._distributed.agreements
-        changed, self._agreements = agreements != self._agreements, agreements
-        return changed
-
     def _agreed(self, flag):
         """Whether ``flag`` holds on some worker (all workers must ask together); a blockwise learner's worker
         decides alone."""
@@ -333,8 +316,9 @@ class TrainingSession(object):
 
     # ------------------------------------------------------------------ actions
     def _report_progress(self, index, device):
-        # a blockwise learner's workers summarize together (and average the loss and metric over the workers)
-        # only where they agree on the sample count; counted in minibatches or sweeps each summarizes alone
+        # CNTK 2.7: each worker summarizes where its own count passes the frequency; with the frequency in samples
+        # a blockwise learner's workers then average the loss and metric (a collective, which also agrees on the
+        # count of all workers' samples); counted in minibatches or sweeps each summarizes alone
         together = not self._blockwise or self._progress_unit == DataUnit.sample
         self.trainer._summarize_training_progress(average_over_workers=together)
 

@@ -225,6 +225,31 @@ def bmuf_session(rank, world, port, out, data_file, max_samples_list, checkpoint
     C.distributed.Communicator.finalize()
 
 
+def bmuf_summaries(rank, world, port, out, data_file):
+    """A block momentum training session (block never reached) whose progress frequency (7 samples) each worker
+    passes by its own count; the summaries (loss text, samples) each worker prints are saved."""
+    import io
+    import re
+    from contextlib import redirect_stdout
+    join(rank, world, port)
+    streams = C.io.StreamDefs(x=C.io.StreamDef("x", 2), y=C.io.StreamDef("y", 1))
+    src = C.io.MinibatchSource(C.io.CTFDeserializer(data_file, streams), randomize=False, max_sweeps=2)
+    x, y = C.input_variable(2), C.input_variable(1)
+    z = C.layers.Dense(1, init=C.glorot_uniform(seed=1))(x)
+    loss = C.squared_error(z, y)
+    learner = C.distributed.block_momentum_distributed_learner(
+        C.sgd(z.parameters, C.learning_parameter_schedule_per_sample(0.1)), block_size=1000)
+    trainer = C.Trainer(z, (loss, loss), learner, [C.logging.ProgressPrinter(tag="T")])
+    printed = io.StringIO()
+    with redirect_stdout(printed):
+        C.training_session(trainer=trainer, mb_source=src, mb_size=3, progress_frequency=7,
+                           model_inputs_to_streams={x: src.streams.x, y: src.streams.y}).train()
+    summaries = re.findall(r"Finished Epoch\[\d+\]: \[T\] loss = (\S+) \* (\d+),", printed.getvalue())
+    save(out, rank, parameter_values(z), summaries=[[loss_text, int(n)] for loss_text, n in summaries],
+         total=trainer.total_number_of_samples_seen)
+    C.distributed.Communicator.finalize()
+
+
 def dead_peer(rank, world, port, out):
     """Rank 1 exits after the first minibatch; rank 0's next one must fail at once with an error naming it."""
     _dead_peer_after(1, rank, world, port, out)

@@ -64,6 +64,20 @@ def test_every_worker_prints_the_same_summaries_averaged_over_the_workers(tmp_pa
         with open(str(tmp_path / ("progress%d.log" % rank))) as f:
             # up to the sample count: the elapsed time differs
             logs.append([re.match(r"(Finished Epoch.*\* \d+)", line).group(1) for line in f if "Finished Epoch" in line])
-    assert len(logs[0]) >= 4, logs[0]           # every 40 samples (at the next aggregation) and at the end
+    assert len(logs[0]) >= 4, logs[0]           # every 40 samples and at the end
     for log in logs[1:]:
         assert log == logs[0]
+
+
+def test_each_worker_summarizes_when_its_own_count_passes_the_frequency(tmp_path):
+    # CNTK 2.7 under mpiexec -n 2 on the same data and settings: between block aggregations a worker counts its own
+    # samples, summarizes when that count passes the frequency, and the summary's averaging of the loss over the
+    # workers agrees on the count of all workers' samples (so the second summary comes after one more minibatch)
+    data_file = str(tmp_path / "data.ctf")
+    with open(data_file, "w") as f:
+        for i in range(20):
+            f.write("|x %g %g |y %g\n" % (i * 0.1, 1 - i * 0.05, (i % 3) * 0.5))
+    ranks = run_workers(_workers.bmuf_summaries, tmp_path, data_file)
+    for r in ranks:
+        assert r["summaries"] == [["1.174676", 9], ["0.615511", 3], ["0.201269", 6], ["0.133581", 2], ["0.000000", 0]]
+        assert r["total"] == 40
