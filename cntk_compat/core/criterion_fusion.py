@@ -27,8 +27,9 @@ import torch
 from .one_hot import recorded_one_hot_columns
 
 # the ops' computations the patterns are made of, by role ("reduce": ops.reductions' reduction,
-# "log_sum_exp_minus_dot": its one-node form of the loss pattern, "hardmax": ops.softmax's hardmax), registered by the ops (the core does not import them; importing any part of the
-# package imports the ops, so they are registered wherever a lowered module runs)
+# "log_sum_exp_minus_dot": its one-node form of the loss pattern, "hardmax": ops.softmax's hardmax), registered
+# by the ops (the core does not import them; importing any part of the package imports the ops, so they are
+# registered wherever a lowered module runs)
 _COMPUTATIONS = {}
 
 
