@@ -36,6 +36,11 @@ def _split(w_shape, x_shape, reduction_rank, op_name):
     return w_shape[0], 1, tuple(w_shape[1:]), tuple(x_shape)
 
 
+def _kernel_channels(w_shape, k_shape):
+    """The kernel's input-channel dimension (the axis before its spatial ones)."""
+    return w_shape[len(w_shape) - len(k_shape) - 1]
+
+
 def _axis_options(attributes, rank):
     """Per spatial axis: (stride, dilation, auto_padding, lower_pad, upper_pad)."""
     rr = attributes["reduction_rank"]
@@ -84,7 +89,7 @@ def _convolution_infer(w, x, dtype, attributes):
     if not 1 <= len(k_shape) <= 3:
         raise ValueError("%s: only 1 to 3 spatial axes are supported, got kernel %s" % (op_name, w._shape))
     if rr == 1 and in_c >= 0:
-        if w._shape[len(w._shape) - len(k_shape) - 1] == -1:
+        if _kernel_channels(w._shape, k_shape) == -1:
             _fix_inferred_channel_options(attributes, len(k_shape))
         if in_c % groups:
             raise ValueError("%s: %d input channels are not divisible into %d groups" % (op_name, in_c, groups))
@@ -94,7 +99,7 @@ def _convolution_infer(w, x, dtype, attributes):
     elif rr == 0:
         _resolve_kernel(w, tuple(d if d != -1 else 1 for d in w._shape))
     if rr == 1:     # the channel axis too (the last in CNTK's order): a kernel of the operand's rank can exceed it
-        _check_kernel_fits((w._shape[len(w._shape) - len(k_shape) - 1],) + k_shape, (in_c,) + spatial)
+        _check_kernel_fits((_kernel_channels(w._shape, k_shape),) + k_shape, (in_c,) + spatial)
     else:
         _check_kernel_fits(k_shape, spatial)
     out = []
@@ -130,7 +135,7 @@ def _channel_outputs(w_shape, in_c, k_shape, attributes):
     case, which layers ask for with auto_padding False on it), while auto padding there (the op's default
     auto_padding=[True]) keeps ceil(channels / stride) positions, each a block of the output's first axis
     (O x positions); so does a kernel narrower than the channels. With groups the channel axis is only padded."""
-    kc = w_shape[len(w_shape) - len(k_shape) - 1]
+    kc = _kernel_channels(w_shape, k_shape)
     if in_c < 0 or kc < 0:
         return 1
     stride, padded = _channel_options(attributes, len(k_shape))
@@ -165,29 +170,28 @@ def _convolution_prepare(node):
     w, x = node._inputs
     a = node._attributes
     out_c, in_c, k_shape, _ = _split(w._shape, x._shape, a["reduction_rank"], a["op_name"])
+    kc, groups = _kernel_channels(w._shape, k_shape), a["groups"]
     if in_c < 0:  # a free or inferred channel dimension: the kernel knows it
-        in_c = w._shape[len(w._shape) - len(k_shape) - 1] * a["groups"]
+        in_c = kc * groups
     options = _axis_options(a, len(k_shape))
-    kc = w._shape[len(w._shape) - len(k_shape) - 1]
     stride, padded = _channel_options(a, len(k_shape))
-    if a["reduction_rank"] == 1 and a["groups"] == 1 and kc == in_c > 0 and padded and \
-            sum(axis_geometry(in_c, kc, stride, 1, True)[1:]) > 0:
-        # CNTK 2.7 validates the node when it first computes it: a kernel spanning the channels that auto padding
-        # pads along them is refused (no padding falls on them with one channel, or a stride of all of them)
+    rr = a["reduction_rank"]
+    # the kernel moves along the channel axis (narrower than it, or padded along it)
+    moving = rr == 1 and (_channel_outputs(w._shape, in_c, k_shape, a) > 1 or kc * groups != in_c)
+    # CNTK 2.7 validates the node when it first computes it, and refuses with one RuntimeError a kernel spanning
+    # the channels that auto padding pads along them (no padding falls there with one channel, or a stride of all
+    # of them) and a moving kernel it cannot compute (several output channels, groups, 3 spatial axes)
+    spanning_padded = groups == 1 and kc == in_c > 0 and padded and \
+        sum(axis_geometry(in_c, kc, stride, 1, True)[1:]) > 0
+    if rr == 1 and (spanning_padded or (moving and (out_c != 1 or groups != 1 or len(k_shape) > 2))):
         raise announced(RuntimeValueError, "%s Convolution operation: detected padding over channel axis. This is "
                         "not supported in cuDnn. Please try setting autoPadding to false for channel axis. "
                         % (node.name or node.uid))
-    if a["reduction_rank"] == 1 and (_channel_outputs(w._shape, in_c, k_shape, a) > 1 or kc * a["groups"] != in_c):
-        # the kernel moves along the channel axis: CNTK computes that only for a kernel with one output channel
-        if out_c != 1 or a["groups"] != 1 or len(k_shape) > 2:
-            # CNTK 2.7 validates the node when it first computes it, and refuses with this RuntimeError
-            raise announced(RuntimeValueError, "%s Convolution operation: detected padding over channel axis. This is "
-                            "not supported in cuDnn. Please try setting autoPadding to false for channel axis. "
-                            % (node.name or node.uid))
+    if moving:
         return {"n_dyn": x._n_dynamic, "in_c": 1, "kernel_shape": (1, 1, kc) + k_shape,
                 "options": [(stride, 1, padded, 0, 0)] + list(options), "groups": 1, "channel_axis": True}
-    return {"n_dyn": x._n_dynamic, "in_c": in_c, "kernel_shape": (out_c, in_c // a["groups"]) + k_shape,
-            "options": options, "groups": a["groups"]}
+    return {"n_dyn": x._n_dynamic, "in_c": in_c, "kernel_shape": (out_c, in_c // groups) + k_shape,
+            "options": options, "groups": groups}
 
 
 def _to_kernel_rank(values, rank):
