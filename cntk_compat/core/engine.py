@@ -49,6 +49,18 @@ class CallPlan(object):
         self.inferred = [a for a in self.needed if _has_inferred_dimension(a)]
         self.modules = {}
         self.known_uids = None  # uids of every variable of the graph, when forward() asked for them
+        self._continued_refusers = None
+
+    def continued_refusers(self):
+        """[(node, its template, the names of the sequence axes it reads)] for the graph's nodes whose op refuses a
+        sequence continuing from the previous call (the registry's refuses_continued), in the order CNTK evaluates
+        them; worked out on first use."""
+        if self._continued_refusers is None:
+            self._continued_refusers = [
+                (node, node._op.refuses_continued,
+                 {i._sequence_axis.name for i in node._inputs if i._sequence_axis is not None})
+                for node in walk(self.outputs, node_inputs_and_body).nodes if node._op.refuses_continued]
+        return self._continued_refusers
 
     def module(self, order, training):
         key = (tuple(order), training, fused_kernels_enabled())
@@ -274,9 +286,8 @@ def _refuse_continued(plan, axes):
     refuses_continued) reads one on ``axes`` (the first such node in the order CNTK evaluates them)."""
     if not axes:
         return
-    for node in walk(plan.outputs, node_inputs_and_body).nodes:
-        template = node._op.refuses_continued
-        if template and any(i._sequence_axis is not None and i._sequence_axis.name in axes for i in node._inputs):
+    for node, template, read in plan.continued_refusers():
+        if read.intersection(axes):
             raise announced(RuntimeError, template.format(uid=node.uid, op=node.op_name) +
                             "\n\n(cntk-compat: %s '%s' reads a sequence whose start flag is False: it continues the "
                             "previous call's, truncated)" % (node.op_name, node.name or node.uid))
