@@ -108,11 +108,16 @@ class _Extreme(torch.autograd.Function):
         return g * (t == y).to(g.dtype), None, None, None
 
 
+def _accumulates_in_double(t):
+    """CNTK 2.7's CPU reductions (sum, mean, product, log-sum-exp) accumulate single precision in double and
+    round the result once: bit for bit CNTK's, where torch's float32 sum differs in the last bits. On a GPU
+    (float64 is slow there, and CNTK's GPU reductions are float32) a reduction stays in the operand's precision."""
+    return t.dtype in (torch.float32, torch.float16, torch.bfloat16) and t.is_cpu
+
+
 def _accumulated(t, reduce):
-    """CNTK 2.7's CPU reductions (sum, mean, product) accumulate single precision in double and round the
-    result once: bit for bit CNTK's, where torch's float32 sum differs in the last bits. On a GPU (float64 is slow
-    there, and CNTK's GPU reductions are float32) the reduction stays in the operand's precision."""
-    if t.dtype in (torch.float32, torch.float16, torch.bfloat16) and t.device.type == "cpu":
+    """``reduce(t)`` with _accumulates_in_double's rounding."""
+    if _accumulates_in_double(t):
         return reduce(t.double()).to(t.dtype)
     return reduce(t)
 
@@ -162,8 +167,13 @@ class _LogSumExpMinusDot(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, z, y, dim, keepdim):
-        lse = _accumulated(z, lambda u: torch.logsumexp(u, dim=dim, keepdim=True))
-        loss = lse - _apply("sum", y * z, (dim,), True)
+        # _accumulated's and _apply's rules written out: their helper calls were a tenth of a small step
+        if _accumulates_in_double(z):
+            lse = torch.logsumexp(z.double(), dim, True).to(z.dtype)
+            loss = lse - (y * z).sum(dim, keepdim=True, dtype=torch.float64).to(z.dtype)
+        else:
+            lse = torch.logsumexp(z, dim, True)
+            loss = lse - (y * z).sum(dim, keepdim=True)
         ctx.save_for_backward(z, y, lse)
         ctx.dim = dim
         return loss if keepdim else loss.squeeze(dim)
@@ -173,9 +183,8 @@ class _LogSumExpMinusDot(torch.autograd.Function):
         z, y, lse = ctx.saved_tensors
         if g.dim() < z.dim():
             g = g.unsqueeze(ctx.dim)
-        negated = -g
-        grad_y = negated * z if ctx.needs_input_grad[1] else None
-        return g * torch.exp(z - lse) + negated * y, grad_y, None, None
+        grad_y = -g * z if ctx.needs_input_grad[1] else None
+        return g * torch.exp(z - lse) - g * y, grad_y, None, None
 
 
 def log_sum_exp_minus_dot(z, y, dim, keepdim):
@@ -187,7 +196,7 @@ def _apply(kind, t, dims, keepdim):
     if not dims:
         return t
     if kind == "sum":
-        if t.dtype in (torch.float32, torch.float16, torch.bfloat16) and t.device.type == "cpu":
+        if _accumulates_in_double(t):
             # _accumulated's rule in one kernel: the sum accumulates the operand's values in double
             return t.sum(dim=dims, keepdim=keepdim, dtype=torch.float64).to(t.dtype)
         return t.sum(dim=dims, keepdim=keepdim)
