@@ -1,4 +1,6 @@
 """convolution and convolution_transpose (CNTK layout: kernel (O, C, *k), operand (C, *spatial))."""
+import sys
+
 import torch
 import torch.nn.functional as F
 
@@ -144,6 +146,34 @@ def _channel_outputs(w_shape, in_c, k_shape, attributes):
     return axis_geometry(in_c, kc, stride, 1, padded)[0]
 
 
+_MKL_ASYMMETRIC = ("WARNING: Detected asymmetric padding issue with lowerPad != higherPad, not supported by MKL. "
+                   "Switching to GEMM convolution engine. \n")
+
+
+def _asymmetric_padding(options, geo):
+    """Whether CNTK 2.7's CPU convolution warns that MKL cannot pad asymmetrically: an auto-padded axis whose
+    windows reach further past the operand's end than before its start (lower pad < upper pad; as with a kernel of
+    even extent under stride 1)."""
+    return any(a and lo < hi for (_, _, a, _, _), (_, lo, hi) in zip(options, geo))
+
+
+def _warn_asymmetric(y, w, x):
+    """CNTK 2.7 on the CPU says so on stderr at each computation of such a convolution (forward or transposed):
+    once per forward pass, and in the backward pass once for the operand's gradient and once for the kernel's
+    (each when it is computed)."""
+    if y.device.type != "cpu":
+        return
+    sys.stderr.write(_MKL_ASYMMETRIC)
+    sys.stderr.flush()
+    if torch.is_grad_enabled() and y.requires_grad:
+        count = int(w.requires_grad) + int(x.requires_grad)
+
+        def backward_warnings(grad):
+            sys.stderr.write(_MKL_ASYMMETRIC * count)
+            sys.stderr.flush()
+        y.register_hook(backward_warnings)
+
+
 def _convolution(w, x, n_dyn, in_c, kernel_shape, options, groups, channel_axis=False):
     """x (*dynamic, [C,] *spatial): the geometry is computed from the actual sizes (free dimensions).
     channel_axis: the kernel moves along the channel axis too (one input and one output channel)."""
@@ -163,6 +193,8 @@ def _convolution(w, x, n_dyn, in_c, kernel_shape, options, groups, channel_axis=
     if pads is not None:
         x = F.pad(x, pads)
     y = _CONV[rank](x, w.reshape(kernel_shape), None, strides, padding, dilation, groups)
+    if _asymmetric_padding(options, geo):
+        _warn_asymmetric(y, w, x)
     return y.reshape(lead + tuple(y.shape[2 if channel_axis else 1:]))
 
 
@@ -347,12 +379,14 @@ def _check_output_shape(w, x, attributes, out_c, k_shape, out):
                                                                shape_text(out)))
 
 
-def _convolution_transpose(w, x, n_dyn, in_c, los, out_spatial, strides, dilation, out_shape):
+def _convolution_transpose(w, x, n_dyn, in_c, los, out_spatial, strides, dilation, out_shape, asymmetric=False):
     lead = x.shape[:n_dyn]
     rank = len(strides)
     x = x.reshape((-1, in_c) + tuple(x.shape[x.dim() - rank:]))
     w = w.reshape((in_c, -1) + tuple(w.shape[w.dim() - rank:]))
     y = _CONV_T[rank](x, w, None, strides, 0, 0, 1, dilation)
+    if asymmetric:
+        _warn_asymmetric(y, w, x)
     pads = []
     for full, lo, m in zip(reversed(y.shape[2:]), reversed(los), reversed(out_spatial)):
         pads += [-lo, m - (full - lo)]
@@ -379,7 +413,8 @@ def _transpose_prepare(node):
     options = _axis_options(a, len(k_shape))
     return {"n_dyn": x._n_dynamic, "in_c": in_c, "los": [g[1] for g in geo],
             "out_spatial": out_spatial, "strides": tuple(o[0] for o in options),
-            "dilation": tuple(o[1] for o in options), "out_shape": out_shape}
+            "dilation": tuple(o[1] for o in options), "out_shape": out_shape,
+            "asymmetric": _asymmetric_padding(options, geo)}
 
 
 def _transpose_transform(node):

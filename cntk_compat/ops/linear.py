@@ -4,6 +4,7 @@ import math
 import torch
 
 from ..core.dtypes import operands_dtype
+from ..core.native_errors import announced
 from ..core.one_hot import recorded_one_hot_columns, recorded_present_rows
 from ..core.registry import OutputSpec, register_op
 from ._common import make, operand_dynamic_axes, refuse_integer_arrays, sanitize_operands
@@ -32,7 +33,11 @@ def _resolve_right(x, w, output_rank, infer_input_rank_to_map):
 
 def _times_infer(inputs, attributes):
     x, w = inputs
-    output_rank = attributes["output_rank"]
+    output_rank, map_rank = attributes["output_rank"], attributes["infer_input_rank_to_map"]
+    if x._shape is not None and map_rank >= len(x._shape) and map_rank >= 0:
+        # CNTK 2.7 refuses it whatever the right operand (a Dense layer's map_rank over an input of that rank)
+        raise announced(ValueError, "Times: Input map rank (%d) must be < rank (%d) of the left operand '%r'."
+                        % (map_rank, len(x._shape), x))
     inferred = w._shape is not None and any(d < 0 for d in w._shape)
     _resolve_right(x, w, output_rank, attributes["infer_input_rank_to_map"])
     dtype = operands_dtype((w, x))
@@ -49,8 +54,8 @@ def _times_infer(inputs, attributes):
                            "the trailing axis can be reduced for the sparse operand." % (x, k))
     lead, red = x._shape[:len(x._shape) - k], x._shape[len(x._shape) - k:]
     if k > len(x._shape):
-        raise RuntimeError("Times: The left operand '%r' rank (%d) must be >= #axes (%d) being reduced over."
-                           % (x, len(x._shape), k))
+        raise announced(RuntimeError, "Times: The left operand '%r' rank (%d) must be >= #axes (%d) being reduced "
+                        "over." % (x, len(x._shape), k))
     if any(a >= 0 and b >= 0 and a != b for a, b in zip(red, w._shape[:k])):
         raise ValueError("Times: The %d leading dimensions of the right operand with shape '[%s]' do not match the "
                          "left operand's trailing dimensions with shape '[%s]'"
