@@ -10,7 +10,7 @@ from ..core.native_errors import RuntimeValueError, announced
 from ..core.registry import OutputSpec, register_op
 from ..core.variables import shape_text
 from ._common import make, sanitize_operands
-from ._geometry import axis_geometry, kernel_padding, per_axis
+from ._geometry import axis_geometry, kernel_padding, per_axis, torch_pad_list
 from .sequential_convolution import sequential_attributes
 
 _CONV = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
@@ -93,10 +93,14 @@ def _convolution_infer(w, x, dtype, attributes):
     if rr == 1 and in_c >= 0:
         if _kernel_channels(w._shape, k_shape) == -1:
             _fix_inferred_channel_options(attributes, len(k_shape))
-        if in_c % groups:
-            raise ValueError("%s: %d input channels are not divisible into %d groups" % (op_name, in_c, groups))
+        kc = _kernel_channels(w._shape, k_shape)
+        if groups > 1 and (in_c % groups if kc < 0 else kc * groups != in_c):
+            raise announced(RuntimeValueError, "groups: number of input channels (C) must be equal to number of input "
+                            "kernel channels (kC) * groups (G).\n\n(cntk-compat: %s: %d input channels, kernel %s, "
+                            "%d groups)" % (op_name, in_c, shape_text(w._shape), groups))
         if out_c % groups:
-            raise ValueError("%s: %d output channels are not divisible into %d groups" % (op_name, out_c, groups))
+            raise announced(RuntimeValueError, "groups: number of output channels must be divisble by groups.\n\n"
+                            "(cntk-compat: %s: %d output channels, %d groups)" % (op_name, out_c, groups))
         _resolve_kernel(w, tuple(w._shape[:len(w._shape) - len(k_shape) - 1]) + (in_c // groups,) + k_shape)
     elif rr == 0:
         _resolve_kernel(w, tuple(d if d != -1 else 1 for d in w._shape))
@@ -151,10 +155,11 @@ _MKL_ASYMMETRIC = ("WARNING: Detected asymmetric padding issue with lowerPad != 
 
 
 def _asymmetric_padding(options, geo):
-    """Whether CNTK 2.7's CPU convolution warns that MKL cannot pad asymmetrically: an auto-padded axis whose
-    windows reach further past the operand's end than before its start (lower pad < upper pad; as with a kernel of
-    even extent under stride 1)."""
-    return any(a and lo < hi for (_, _, a, _, _), (_, lo, hi) in zip(options, geo))
+    """Whether CNTK 2.7's CPU convolution takes its GEMM engine, warning that MKL cannot pad asymmetrically: an
+    auto-padded axis with several output positions whose windows reach further past the operand's end than before
+    its start (lower pad < upper pad; as with a kernel of even extent under stride 1). With a single position there
+    CNTK keeps MKL, which fails ('mkl err (-127)'; computed here)."""
+    return any(a and lo < hi and out > 1 for (_, _, a, _, _), (out, lo, hi) in zip(options, geo))
 
 
 def _warn_asymmetric(y, w, x):
@@ -174,9 +179,10 @@ def _warn_asymmetric(y, w, x):
         y.register_hook(backward_warnings)
 
 
-def _convolution(w, x, n_dyn, in_c, kernel_shape, options, groups, channel_axis=False):
+def _convolution(w, x, n_dyn, in_c, kernel_shape, options, groups, channel_axis=False, no_backward=None):
     """x (*dynamic, [C,] *spatial): the geometry is computed from the actual sizes (free dimensions).
-    channel_axis: the kernel moves along the channel axis too (one input and one output channel)."""
+    channel_axis: the kernel (O, 1, kc, *filter) moves along the channel axis too, as along a spatial axis.
+    no_backward: the RuntimeError message with which CNTK refuses to differentiate it (None: it does)."""
     rank = len(options)
     lead = tuple(x.shape[:n_dyn])
     spatial = tuple(x.shape[x.dim() - rank:])
@@ -188,14 +194,36 @@ def _convolution(w, x, n_dyn, in_c, kernel_shape, options, groups, channel_axis=
         w, x = w.to(dtype), x.to(dtype)
     strides = tuple(o[0] for o in options)
     dilation = tuple(o[1] for o in options)
-    pads, padding = kernel_padding(spatial, [(k - 1) * d + 1 for k, d in zip(kernel_shape[2:], dilation)], strides,
-                                   geo)
-    if pads is not None:
-        x = F.pad(x, pads)
-    y = _CONV[rank](x, w.reshape(kernel_shape), None, strides, padding, dilation, groups)
+    if channel_axis:
+        y = _along_channels(x, w.reshape(kernel_shape), geo, strides, dilation)
+        if no_backward and y.requires_grad:
+            y.register_hook(lambda grad: _refuse(no_backward))
+    else:
+        pads, padding = kernel_padding(spatial, [(k - 1) * d + 1 for k, d in zip(kernel_shape[2:], dilation)],
+                                       strides, geo)
+        if pads is not None:
+            x = F.pad(x, pads)
+        y = _CONV[rank](x, w.reshape(kernel_shape), None, strides, padding, dilation, groups)
     if _asymmetric_padding(options, geo):
         _warn_asymmetric(y, w, x)
-    return y.reshape(lead + tuple(y.shape[2 if channel_axis else 1:]))
+    return y.reshape(lead + tuple(y.shape[1:]))
+
+
+def _refuse(message):
+    raise announced(RuntimeError, message)
+
+
+def _along_channels(x, w, geo, strides, dilation):
+    """x (N, 1, C, *spatial), w (O, 1, kc, *filter): the kernel's positions along the (padded) channel axis become a
+    batch of ordinary convolutions; the output's channel axis holds O x positions (the kernel's map the outer)."""
+    x = F.pad(x, torch_pad_list([g[1] for g in geo], [g[2] for g in geo]))[:, 0]
+    kc = w.shape[2]
+    windows = x.unfold(1, kc, strides[0])                     # (N, positions, *spatial, kc)
+    n, positions = windows.shape[:2]
+    windows = windows.movedim(-1, 2).reshape((n * positions, kc) + tuple(windows.shape[2:-1]))
+    y = _CONV[len(strides) - 1](windows, w[:, 0], None, strides[1:], 0, dilation[1:])
+    y = y.reshape((n, positions) + tuple(y.shape[1:])).transpose(1, 2)
+    return y.reshape((n, -1) + tuple(y.shape[3:]))
 
 
 def _convolution_prepare(node):
@@ -208,22 +236,60 @@ def _convolution_prepare(node):
     options = _axis_options(a, len(k_shape))
     stride, padded = _channel_options(a, len(k_shape))
     rr = a["reduction_rank"]
+    if rr == 1:
+        _refuse_channel_kernel(node, w, x, out_c, in_c, kc, k_shape, options, stride, padded, groups)
     # the kernel moves along the channel axis (narrower than it, or padded along it)
-    moving = rr == 1 and (_channel_outputs(w._shape, in_c, k_shape, a) > 1 or kc * groups != in_c)
-    # CNTK 2.7 validates the node when it first computes it, and refuses with one RuntimeError a kernel spanning
-    # the channels that auto padding pads along them (no padding falls there with one channel, or a stride of all
-    # of them) and a moving kernel it cannot compute (several output channels, groups, 3 spatial axes)
-    spanning_padded = groups == 1 and kc == in_c > 0 and padded and \
-        sum(axis_geometry(in_c, kc, stride, 1, True)[1:]) > 0
-    if rr == 1 and (spanning_padded or (moving and (out_c != 1 or groups != 1 or len(k_shape) > 2))):
+    positions = _channel_outputs(w._shape, in_c, k_shape, a) if rr == 1 else 1
+    if rr == 1 and (positions > 1 or kc * groups != in_c):
+        # CNTK 2.7 places a kernel with several output maps (taking one position along the channels, the only
+        # case it computes) without regard to the padding there. It differentiates a kernel narrower than the
+        # channels only where its MKL engine computes it (one position, one spatial axis)
+        no_backward = None
+        if kc < in_c and (positions > 1 or len(k_shape) > 1):
+            no_backward = ("GEMM convolution engine does not support this convolution configuration. It is possible "
+                           "to make GEMM engine work with this configuration by defining input/output/kernel using "
+                           "tensors of higher(+1) dimension.\n\n(cntk-compat: the gradient of '%s', whose kernel %s "
+                           "moves along the %d channels of its operand %r)"
+                           % (node.name or node.uid, shape_text(w._shape), in_c, x))
+        return {"n_dyn": x._n_dynamic, "in_c": 1, "kernel_shape": (out_c, 1, kc) + k_shape,
+                "options": [(stride, 1, padded and out_c == 1, 0, 0)] + list(options), "groups": 1,
+                "channel_axis": True, "no_backward": no_backward}
+    return {"n_dyn": x._n_dynamic, "in_c": in_c, "kernel_shape": (out_c, in_c // groups) + k_shape,
+            "options": options, "groups": groups}
+
+
+def _refuse_channel_kernel(node, w, x, out_c, in_c, kc, k_shape, options, stride, padded, groups):
+    """What CNTK 2.7 (CPU) refuses, with a RuntimeError when it first computes the node, of a kernel along the
+    channel axis (measured on 1 to 3 spatial axes, kernels with and without output maps):
+    - auto padding that pads before the channels (a kernel spanning them included: lower pad > 0), or that pads
+      along them at all for a kernel with several output maps taking several positions there: 'detected padding
+      over channel axis';
+    - a kernel taking several positions along the channels (narrower than them) on 1 or 2 spatial axes is computed
+      only by its reference (GEMM) engine, which CNTK chooses where some auto-padded axis pads more after than
+      before (the asymmetric padding it warns about); its MKL engine refuses the kernel otherwise ('Mismatching
+      outputShape and mapCount'), and on 2 spatial axes also a narrower kernel taking one position ('mkl err (-1)');
+    - with groups, any kernel moving along the channels."""
+    positions = _channel_outputs(w._shape, in_c, k_shape, node._attributes)
+    lo = axis_geometry(in_c, kc, stride, 1, padded)[1]
+    moving = positions > 1 or kc * groups != in_c
+    if padded and (lo > 0 or (out_c > 1 and positions > 1)) or (moving and groups != 1):
         raise announced(RuntimeValueError, "%s Convolution operation: detected padding over channel axis. This is "
                         "not supported in cuDnn. Please try setting autoPadding to false for channel axis. "
                         % (node.name or node.uid))
-    if moving:
-        return {"n_dyn": x._n_dynamic, "in_c": 1, "kernel_shape": (1, 1, kc) + k_shape,
-                "options": [(stride, 1, padded, 0, 0)] + list(options), "groups": 1, "channel_axis": True}
-    return {"n_dyn": x._n_dynamic, "in_c": in_c, "kernel_shape": (out_c, in_c // groups) + k_shape,
-            "options": options, "groups": groups}
+    spatial = x._shape[1:]
+    if not moving or len(k_shape) > 2 or any(n < 0 for n in spatial):
+        return
+    geo = [axis_geometry(in_c, kc, stride, 1, padded)] + _geometry(node._attributes, k_shape, spatial)
+    if _asymmetric_padding([(stride, 1, padded, 0, 0)] + list(options), geo):
+        return      # the GEMM engine
+    note = "\n\n(cntk-compat: the kernel %s of '%s' moves along the %d channels of its operand %r)" \
+        % (shape_text(w._shape), node.name or node.uid, in_c, x)
+    if positions > 1:
+        raise announced(RuntimeError, "Mismatching outputShape and mapCount" + note)
+    if len(k_shape) == 2:
+        raise announced(RuntimeError, "mkl err (-1)" + note)
+    if out_c == 1 and padded and lo < geo[0][2]:
+        raise announced(RuntimeError, "mkl err (-127)" + note)
 
 
 def _to_kernel_rank(values, rank):
