@@ -1,6 +1,4 @@
 """convolution and convolution_transpose (CNTK layout: kernel (O, C, *k), operand (C, *spatial))."""
-import sys
-
 import torch
 import torch.nn.functional as F
 
@@ -10,6 +8,7 @@ from ..core.native_errors import RuntimeValueError, announced
 from ..core.registry import OutputSpec, register_op
 from ..core.variables import shape_text
 from ._common import make, sanitize_operands
+from ._engine_notes import asymmetric_padding, warn_asymmetric
 from ._geometry import axis_geometry, kernel_padding, per_axis, torch_pad_list
 from .sequential_convolution import sequential_attributes
 
@@ -150,35 +149,6 @@ def _channel_outputs(w_shape, in_c, k_shape, attributes):
     return axis_geometry(in_c, kc, stride, 1, padded)[0]
 
 
-_MKL_ASYMMETRIC = ("WARNING: Detected asymmetric padding issue with lowerPad != higherPad, not supported by MKL. "
-                   "Switching to GEMM convolution engine. \n")
-
-
-def _asymmetric_padding(options, geo):
-    """Whether CNTK 2.7's CPU convolution takes its GEMM engine, warning that MKL cannot pad asymmetrically: an
-    auto-padded axis with several output positions whose windows reach further past the operand's end than before
-    its start (lower pad < upper pad; as with a kernel of even extent under stride 1). With a single position there
-    CNTK keeps MKL, which fails ('mkl err (-127)'; computed here)."""
-    return any(a and lo < hi and out > 1 for (_, _, a, _, _), (out, lo, hi) in zip(options, geo))
-
-
-def _warn_asymmetric(y, w, x):
-    """CNTK 2.7 on the CPU says so on stderr at each computation of such a convolution (forward or transposed):
-    once per forward pass, and in the backward pass once for the operand's gradient and once for the kernel's
-    (each when it is computed)."""
-    if y.device.type != "cpu":
-        return
-    sys.stderr.write(_MKL_ASYMMETRIC)
-    sys.stderr.flush()
-    if torch.is_grad_enabled() and y.requires_grad:
-        count = int(w.requires_grad) + int(x.requires_grad)
-
-        def backward_warnings(grad):
-            sys.stderr.write(_MKL_ASYMMETRIC * count)
-            sys.stderr.flush()
-        y.register_hook(backward_warnings)
-
-
 def _convolution(w, x, n_dyn, in_c, kernel_shape, options, groups, channel_axis=False, no_backward=None):
     """x (*dynamic, [C,] *spatial): the geometry is computed from the actual sizes (free dimensions).
     channel_axis: the kernel (O, 1, kc, *filter) moves along the channel axis too, as along a spatial axis.
@@ -204,8 +174,8 @@ def _convolution(w, x, n_dyn, in_c, kernel_shape, options, groups, channel_axis=
         if pads is not None:
             x = F.pad(x, pads)
         y = _CONV[rank](x, w.reshape(kernel_shape), None, strides, padding, dilation, groups)
-    if _asymmetric_padding(options, geo):
-        _warn_asymmetric(y, w, x)
+    if asymmetric_padding(options, geo):
+        warn_asymmetric(y, w, x)
     return y.reshape(lead + tuple(y.shape[1:]))
 
 
@@ -280,7 +250,7 @@ def _refuse_channel_kernel(node, w, x, out_c, in_c, kc, k_shape, options, stride
     if not moving or len(k_shape) > 2 or any(n < 0 for n in spatial):
         return
     geo = [axis_geometry(in_c, kc, stride, 1, padded)] + _geometry(node._attributes, k_shape, spatial)
-    if _asymmetric_padding([(stride, 1, padded, 0, 0)] + list(options), geo):
+    if asymmetric_padding([(stride, 1, padded, 0, 0)] + list(options), geo):
         return      # the GEMM engine
     note = "\n\n(cntk-compat: the kernel %s of '%s' moves along the %d channels of its operand %r)" \
         % (shape_text(w._shape), node.name or node.uid, in_c, x)
@@ -348,7 +318,8 @@ def _ints(v):
 def _attributes(op_name, strides, sharing, auto_padding, dilation, reduction_rank, groups, lower_pad=None,
                 upper_pad=None):
     if reduction_rank not in (0, 1):
-        raise ValueError("%s: reduction_rank must be 0 or 1, got %r" % (op_name, reduction_rank))
+        raise announced(RuntimeValueError, "reductionRank: must be 1 or 0.\n\n(cntk-compat: %s got reduction_rank=%r)"
+                        % (op_name, reduction_rank))
     if not all(_seq(sharing)):
         raise ValueError("%s: sharing=False is not supported (CNTK supports only shared weights)" % op_name)
     if int(groups) < 1:
@@ -452,7 +423,7 @@ def _convolution_transpose(w, x, n_dyn, in_c, los, out_spatial, strides, dilatio
     w = w.reshape((in_c, -1) + tuple(w.shape[w.dim() - rank:]))
     y = _CONV_T[rank](x, w, None, strides, 0, 0, 1, dilation)
     if asymmetric:
-        _warn_asymmetric(y, w, x)
+        warn_asymmetric(y, w, x)
     pads = []
     for full, lo, m in zip(reversed(y.shape[2:]), reversed(los), reversed(out_spatial)):
         pads += [-lo, m - (full - lo)]
@@ -480,7 +451,7 @@ def _transpose_prepare(node):
     return {"n_dyn": x._n_dynamic, "in_c": in_c, "los": [g[1] for g in geo],
             "out_spatial": out_spatial, "strides": tuple(o[0] for o in options),
             "dilation": tuple(o[1] for o in options), "out_shape": out_shape,
-            "asymmetric": _asymmetric_padding(options, geo)}
+            "asymmetric": asymmetric_padding(options, geo)}
 
 
 def _transpose_transform(node):

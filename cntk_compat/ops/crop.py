@@ -49,6 +49,10 @@ def _crop_prepare(node):
     top, left = a["offset_y"], a["offset_x"]
     (in_h, in_w), (height, width) = x._shape[-2:], ref._shape[-2:]
     node_name = "crop '%s'" % (node.name or node.uid)
+    if a.get("rescaled"):
+        raise announced(RuntimeError, "Composite transform has non 1 scale in crop node.\n\n(cntk-compat: the "
+                        "positions of the referent %r map onto those of the input %r of %s at another scale)"
+                        % (ref, x, node_name))
     if min(in_h, in_w, height, width) < 0:
         return {"top": top, "left": left, "height": height, "width": width, "node_name": node_name}
     _check_window(node_name, in_h, in_w, top, left, height, width)
@@ -120,16 +124,19 @@ def _offsets(node_input, node_referent, ancestor_input=None, ancestor_referent=N
             raise ValueError("crop_automatic_with_ancestors: %s does not lie on the data path of %s"
                              % (("ancestor_input", "node_input") if x_t is None else
                                 ("ancestor_referent", "node_referent")))
-    # the referent's first position, in the input's positions (CNTK rounds down)
-    return [int(math.floor((rt - xt) / xs + 1e-9)) for (xs, xt), (_, rt) in zip(x_t, ref_t)]
+    # the referent's first position, in the input's positions (CNTK rounds down); CNTK refuses, when it evaluates
+    # the crop, positions of the referent that map onto the input's at another scale
+    return ([int(math.floor((rt - xt) / xs + 1e-9)) for (xs, xt), (_, rt) in zip(x_t, ref_t)],
+            any(abs(rs - xs) > 1e-9 for (xs, _), (rs, _) in zip(x_t, ref_t)))
 
 
 def crop_automatic(node_input, node_referent, name=''):
     """node_input cropped to node_referent's spatial size, at the offsets where the two line up: the positions
     of both are traced back (through convolution, pooling and their transposes) to their common ancestor."""
     x, ref = sanitize_operands(node_input, node_referent, names=["node_input", "node_referent"])
-    offset_y, offset_x = _offsets(x, ref)
-    return make("Crop", [x, ref], {"offset_x": offset_x, "offset_y": offset_y, "automatic": True}, name)
+    (offset_y, offset_x), rescaled = _offsets(x, ref)
+    return make("Crop", [x, ref], {"offset_x": offset_x, "offset_y": offset_y, "automatic": True,
+                                   "rescaled": rescaled}, name)
 
 
 def crop_automatic_with_ancestors(node_input, node_referent, ancestor_input, ancestor_referent, name=''):
@@ -137,5 +144,6 @@ def crop_automatic_with_ancestors(node_input, node_referent, ancestor_input, anc
     ancestor_referent (below node_referent) are taken to be aligned."""
     x, ref, ax, ar = sanitize_operands(node_input, node_referent, ancestor_input, ancestor_referent,
                                        names=["node_input", "node_referent", "ancestor_input", "ancestor_referent"])
-    offset_y, offset_x = _offsets(x, ref, ax, ar)
-    return make("Crop", [x, ref], {"offset_x": offset_x, "offset_y": offset_y, "automatic": True}, name)
+    (offset_y, offset_x), rescaled = _offsets(x, ref, ax, ar)
+    return make("Crop", [x, ref], {"offset_x": offset_x, "offset_y": offset_y, "automatic": True,
+                                   "rescaled": rescaled}, name)

@@ -4,6 +4,7 @@ from torchvision.ops import roi_pool
 import torch
 
 from ..core.dtypes import promote
+from ..core.native_errors import announced
 from ..core.registry import OutputSpec, register_op
 from ._common import make, sanitize_operands
 from .pooling import MAX_POOLING
@@ -34,10 +35,18 @@ def _roipooling(x, rois, n_dyn, output_shape, spatial_scale):
     return y.reshape(lead + (per_image,) + tuple(y.shape[1:]))
 
 
-register_op("ROIPooling", _infer, _roipooling,
-            prepare=lambda node: {"n_dyn": node._inputs[0]._n_dynamic,
-                                  "output_shape": node._attributes["output_shape"],
-                                  "spatial_scale": node._attributes["spatial_scale"]},
+def _prepare(node):
+    x, rois = node._inputs
+    if rois._n_dynamic < x._n_dynamic:   # CNTK reads each image's regions from the rois' own minibatch
+        raise announced(RuntimeError, "ColumnRangeWithMBLayoutFor: FrameRange's dynamic axis is inconsistent with "
+                        "matrix. They are compatible though--are you missing a ReconcileDynamicAxis operation?\n\n"
+                        "(cntk-compat: roipooling '%s' needs the regions of interest %r on the dynamic axes of its "
+                        "operand %r: one set of regions per image)" % (node.name or node.uid, rois, x))
+    return {"n_dyn": x._n_dynamic, "output_shape": node._attributes["output_shape"],
+            "spatial_scale": node._attributes["spatial_scale"]}
+
+
+register_op("ROIPooling", _infer, _roipooling, prepare=_prepare,
             public_attributes=lambda attrs, node: {"poolingType": MAX_POOLING,
                                                    "roiOutputShape": tuple(attrs["output_shape"]),
                                                    "spatialScale": float(attrs["spatial_scale"])})

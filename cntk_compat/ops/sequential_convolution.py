@@ -17,7 +17,9 @@ import torch.nn.functional as F
 
 from ..core.axis import Axis
 from ..core.dtypes import promote
+from ..core.native_errors import announced
 from ..core.registry import OutputSpec, register_op
+from ._engine_notes import asymmetric_padding, warn_asymmetric
 from ._geometry import axis_geometry, torch_pad_list
 from ..core.sequence_masks import expand_mask, gather_steps
 from .sequence._select import with_sequence_axis
@@ -89,8 +91,14 @@ def _sequence_centres(lengths, k, stride, dilation, auto_pad):
 
 
 def _sequential_convolution(w, x, mask, n_lead, pads, seq_k, seq_stride, seq_dilation, seq_auto, strides, dilation,
-                            groups):
+                            groups, static_asymmetric=False):
     b, t = x.shape[:2]
+    lengths = mask.sum(1)
+    longest = int(lengths.max()) if lengths.numel() else 0   # CNTK convolves the batch padded to its longest sequence
+    if 0 < longest < seq_k:
+        raise announced(ValueError, "Convolution operation requires that kernel dim %d <= input dim %d.\n\n"
+                        "(cntk-compat: the sequential convolution's kernel along the sequence axis is longer than the "
+                        "minibatch's longest sequence)" % (seq_k, longest))
     items = x.shape[2:]
     n_spatial = len(strides) - 1
     x = torch.where(expand_mask(mask, x), x, torch.zeros_like(x))
@@ -101,12 +109,18 @@ def _sequential_convolution(w, x, mask, n_lead, pads, seq_k, seq_stride, seq_dil
     left = (extent - 1) // 2
     x = F.pad(x, pads + [left, extent - 1 - left])
     y = _CONV[n_spatial + 1](x, w, None, (1,) + tuple(strides[1:]), 0, tuple(dilation), groups)
+    if static_asymmetric or asymmetric_padding([(seq_stride, seq_dilation, seq_auto, 0, 0)],
+                                               [axis_geometry(longest, seq_k, seq_stride, seq_dilation, seq_auto)]):
+        warn_asymmetric(y, w, x)
     y = y.reshape((b, -1) + tuple(y.shape[1:])).movedim(3, 1)  # (B, T, map, O, *spatial out)
-    first, count = _sequence_centres(mask.sum(1), seq_k, seq_stride, seq_dilation, seq_auto)
+    first, count = _sequence_centres(lengths, seq_k, seq_stride, seq_dilation, seq_auto)
     new_t = int(count.max()) if count.numel() else 0
     steps = torch.arange(new_t, device=y.device)[None, :]
     y = gather_steps(y, (first + steps * seq_stride).expand(b, -1))
     new_mask = steps < count[:, None]
+    if bool((count[lengths > 0] == 0).any()):   # CNTK's minibatch layout holds no empty sequence
+        raise announced(RuntimeError, "The first entry of a Value mask must be Valid or SequenceBegin\n\n(cntk-compat: "
+                        "the sequential convolution leaves a sequence of the minibatch without any output step)")
     y = torch.where(expand_mask(new_mask, y), y, torch.zeros_like(y))
     return y.reshape((b, new_t) + lead + tuple(y.shape[3:])), new_mask
 
@@ -119,7 +133,9 @@ def _prepare(node):
     return {"n_lead": len(lead), "pads": torch_pad_list([g[1] for g in geo], [g[2] for g in geo]),
             "seq_k": k_shape[0], "seq_stride": a["strides"][0], "seq_dilation": a["dilation"][0],
             "seq_auto": a["auto_padding"][0], "strides": a["strides"], "dilation": a["dilation"],
-            "groups": a["groups"]}
+            "groups": a["groups"], "static_asymmetric": asymmetric_padding(
+                [(s, d, p, 0, 0) for s, d, p in zip(a["strides"][1:], a["dilation"][1:], a["auto_padding"][1:])],
+                geo)}
 
 
 register_op("SequentialConvolution", _infer, _sequential_convolution, prepare=_prepare, uses_mask=True,

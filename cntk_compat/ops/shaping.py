@@ -6,10 +6,10 @@ import torch
 _pyslice = slice
 
 from ..core.axis import Axis
-from ..core.native_errors import announced
+from ..core.native_errors import RuntimeValueError, announced
 from ..default_options import default_override_or, get_default_override, get_global_option
 from ..core.registry import OutputSpec, register_op
-from ..core.variables import FreeDimension
+from ..core.variables import FreeDimension, shape_text
 from ._common import make, native_axis, normalize_axis, operand_dynamic_axes, sanitize_operands
 from ..core.dtypes import operands_dtype
 
@@ -42,8 +42,9 @@ def _reshape_infer(inputs, attributes):
             raise ValueError("reshape: cannot reshape %s into %s" % (x._shape, tuple(attributes["shape"])))
         new[new.index(-1)] = size // known
     elif size is not None and math.prod(new) != size:
-        raise ValueError("reshape: cannot reshape an input of shape %s (%d elements) into %s"
-                         % (x._shape, size, tuple(new)))
+        raise announced(ValueError, "Reshape: Operand (sub-)dimensions '%s' incompatible with desired replacement "
+                        "(sub-)dimensions '%s'. Number of elements must be the same..\n\n(cntk-compat: reshape of "
+                        "%r, axes %d to %d)" % (shape_text(part), shape_text(tuple(new)), x, b, e))
     return [OutputSpec(tuple(x._shape[:b]) + tuple(new) + tuple(x._shape[e:]), x._dtype, x._dynamic_axes,
                        x._is_sparse)]
 
@@ -150,7 +151,8 @@ def _slice_infer(inputs, attributes):
         lo, hi, st = _slice_bounds(shape[a], b, e, s)
         n = max(0, -(-(hi - lo) // abs(st)))
         if n == 0:
-            raise ValueError("slice: the slice [%d:%d] of axis %d (size %d) is empty" % (b, e, a, shape[a]))
+            raise announced(RuntimeValueError, "slice: the slice [%d:%d] of axis %d (size %d) of '%s' is empty"
+                            % (b, e, a, shape[a], x.name or x.uid))
         shape[a] = n
     return [OutputSpec(tuple(shape), x._dtype, x._dynamic_axes)]
 
@@ -286,8 +288,14 @@ def _splice_infer(inputs, attributes):
             continue
         sizes = {s[k] for s in shapes} - {1, -1}
         if len(sizes) > 1:
-            raise ValueError("splice: input shapes %s differ outside the splice axis %d"
-                             % ([i._shape for i in inputs], attributes["axis"]))
+            # CNTK names the axis in its own order (the last first) and the first operand disagreeing with the ones
+            # before it
+            first = next(s[k] for s in shapes if s[k] not in (1, -1))
+            culprit = next(j for j, s in enumerate(shapes) if s[k] not in (1, -1, first))
+            raise announced(ValueError, "Splice: Conflicting dimensionality of axis %d between operand #%d (%d) and "
+                            "other(s) (%d).\n\n(cntk-compat: splice along axis %r of %s)"
+                            % (rank - 1 - k, culprit, shapes[culprit][k], first, attributes["axis"],
+                               ", ".join(repr(i) for i in inputs)))
         out[k] = sizes.pop() if sizes else -1 if any(s[k] == -1 for s in shapes) else 1
     return [OutputSpec(tuple(out), dtype, axes)]
 

@@ -119,7 +119,8 @@ def test_splice_broadcasts_axes_of_size_one_like_cntk27():
     want = np.concatenate([np.broadcast_to(data, (2, 2, 3, 1, 4, 3)), np.broadcast_to(b, (2, 2, 3, 3, 4, 3)),
                            np.broadcast_to(c, (2, 2, 3, 2, 4, 3))], axis=3)
     np.testing.assert_array_equal(f.eval({x: data}), want)
-    with pytest.raises(ValueError, match="differ outside the splice axis"):
+    with pytest.raises(ValueError, match=r"Splice: Conflicting dimensionality of axis 1 between operand #1 \(3\) and "
+                                         r"other\(s\) \(2\)\."):
         C.splice(C.input_variable((2, 3)), C.input_variable((3, 3)), axis=1)
 
 
