@@ -5,6 +5,7 @@ from ..core.variables import InferredDimension, Parameter
 from ..default_options import default_override_or, get_default_override
 from ..initializer import glorot_uniform
 from ..ops import convolution, convolution_transpose, expand_dims, reshape
+from ..ops.sequential_convolution import windowed_convolution
 from .building import _as_tuple, _initializer_for, block, identity
 
 __all__ = ["SequentialConvolution", "Convolution", "Convolution1D", "Convolution2D", "Convolution3D", "ConvolutionTranspose",
@@ -38,9 +39,9 @@ def _filter_shape_of_rank(layer, filter_shape, rank):
     if len(filter_shape) == 1 and rank > 1:
         return filter_shape * rank
     if len(filter_shape) != rank:
-        raise ValueError("%s: filter_shape must be %s, got %s" % (
-            layer, "a 1-element tuple or an int" if rank == 1 else "an int or a %d-element tuple" % rank,
-            filter_shape))
+        raise ValueError("%s: filter_shape must be a scalar" % layer if rank == 1 else
+                         "%s: filter_shape must be a scalar or a %dD tuple, e.g. 3 or (%s)"
+                         % (layer, rank, ",".join(["3"] * rank)))
     return filter_shape
 
 
@@ -116,11 +117,11 @@ def Convolution(filter_shape, num_filters=None, sequential=False, activation=def
         # CNTK 2.7 windows the sequence here (its bias keeps an axis for the sequence's filter axis; a stride
         # along the sequence is refused), where SequentialConvolution convolves along it
         if _pad_to_shape(_as_tuple(filter_shape), strides, "strides")[0] != 1:
-            raise NotImplementedError("%s: sequential=True with a stride along the sequence axis is not "
-                                      "implemented (windowed convolution with stride)" % op_name)
+            raise NotImplementedError("windowed convolution with stride not yet implemented\n\n(cntk-compat: %s with "
+                                      "sequential=True and a stride along the sequence axis)" % op_name)
         return _sequential_convolution("Convolution", filter_shape, num_filters, activation, init, pad, strides,
                                        sharing, bias, init_bias, reduction_rank, transpose_weight, dilation, groups,
-                                       name, bias_rank=len(_as_tuple(filter_shape)))
+                                       name, bias_rank=len(_as_tuple(filter_shape)), windowed=True)
     _check_options(op_name, reduction_rank, transpose_weight, sharing, groups)
     filter_shape, strides, pad, dilation = _per_axis_options(filter_shape, strides, pad, dilation)
     W, b = _kernel_parameters(op_name, filter_shape, num_filters, init, bias, init_bias, reduction_rank,
@@ -151,7 +152,8 @@ def SequentialConvolution(filter_shape, num_filters=None, activation=default_ove
 
 
 def _sequential_convolution(layer, filter_shape, num_filters, activation, init, pad, strides, sharing, bias,
-                            init_bias, reduction_rank, transpose_weight, dilation, groups, name, bias_rank):
+                            init_bias, reduction_rank, transpose_weight, dilation, groups, name, bias_rank,
+                            windowed=False):
     """The convolution along the sequence axis of SequentialConvolution and Convolution(sequential=True); the
     bias has bias_rank axes after the channels (those of SequentialConvolution's item axes, one more for
     Convolution's)."""
@@ -164,7 +166,10 @@ def _sequential_convolution(layer, filter_shape, num_filters, activation, init, 
     def convolve(x):
         if reduction_rank == 0:
             x = expand_dims(x, -n_spatial - 1)  # the channel axis of size 1, before the spatial item axes
-        r = convolution(W, x, strides=strides, auto_padding=pad, sequential=True, dilation=dilation, groups=groups)
+        if windowed:
+            r = windowed_convolution(W, x, strides, pad, dilation, groups)
+        else:
+            r = convolution(W, x, strides=strides, auto_padding=pad, sequential=True, dilation=dilation, groups=groups)
         bias_term = b if b is None or bias_rank == n_spatial else reshape(b, out_channels + (1,) * n_spatial)
         return _finish(r, bias_term, activation, not _as_tuple(num_filters), n_spatial)
     return block(convolve, "Convolution", name)

@@ -19,6 +19,7 @@ from ..core.axis import Axis
 from ..core.dtypes import promote
 from ..core.native_errors import announced
 from ..core.registry import OutputSpec, register_op
+from ._common import make
 from ._engine_notes import asymmetric_padding, warn_asymmetric
 from ._geometry import axis_geometry, torch_pad_list
 from ..core.sequence_masks import expand_mask, gather_steps
@@ -91,7 +92,7 @@ def _sequence_centres(lengths, k, stride, dilation, auto_pad):
 
 
 def _sequential_convolution(w, x, mask, n_lead, pads, seq_k, seq_stride, seq_dilation, seq_auto, strides, dilation,
-                            groups, static_asymmetric=False):
+                            groups, static_asymmetric=False, windowed=False):
     b, t = x.shape[:2]
     lengths = mask.sum(1)
     longest = int(lengths.max()) if lengths.numel() else 0   # CNTK convolves the batch padded to its longest sequence
@@ -109,7 +110,7 @@ def _sequential_convolution(w, x, mask, n_lead, pads, seq_k, seq_stride, seq_dil
     left = (extent - 1) // 2
     x = F.pad(x, pads + [left, extent - 1 - left])
     y = _CONV[n_spatial + 1](x, w, None, (1,) + tuple(strides[1:]), 0, tuple(dilation), groups)
-    if static_asymmetric or asymmetric_padding([(seq_stride, seq_dilation, seq_auto, 0, 0)],
+    if static_asymmetric or not windowed and asymmetric_padding([(seq_stride, seq_dilation, seq_auto, 0, 0)],
                                                [axis_geometry(longest, seq_k, seq_stride, seq_dilation, seq_auto)]):
         warn_asymmetric(y, w, x)
     y = y.reshape((b, -1) + tuple(y.shape[1:])).movedim(3, 1)  # (B, T, map, O, *spatial out)
@@ -119,8 +120,10 @@ def _sequential_convolution(w, x, mask, n_lead, pads, seq_k, seq_stride, seq_dil
     y = gather_steps(y, (first + steps * seq_stride).expand(b, -1))
     new_mask = steps < count[:, None]
     if bool((count[lengths > 0] == 0).any()):   # CNTK's minibatch layout holds no empty sequence
-        raise announced(RuntimeError, "The first entry of a Value mask must be Valid or SequenceBegin\n\n(cntk-compat: "
-                        "the sequential convolution leaves a sequence of the minibatch without any output step)")
+        raise announced(RuntimeError, ("AddSequence: Sequences must be a least one frame long." if windowed else
+                                       "The first entry of a Value mask must be Valid or SequenceBegin") +
+                        "\n\n(cntk-compat: the sequential convolution leaves a sequence of the minibatch without any "
+                        "output step)")
     y = torch.where(expand_mask(new_mask, y), y, torch.zeros_like(y))
     return y.reshape((b, new_t) + lead + tuple(y.shape[3:])), new_mask
 
@@ -133,13 +136,22 @@ def _prepare(node):
     return {"n_lead": len(lead), "pads": torch_pad_list([g[1] for g in geo], [g[2] for g in geo]),
             "seq_k": k_shape[0], "seq_stride": a["strides"][0], "seq_dilation": a["dilation"][0],
             "seq_auto": a["auto_padding"][0], "strides": a["strides"], "dilation": a["dilation"],
-            "groups": a["groups"], "static_asymmetric": asymmetric_padding(
+            "groups": a["groups"], "windowed": a.get("windowed", False), "static_asymmetric": asymmetric_padding(
                 [(s, d, p, 0, 0) for s, d, p in zip(a["strides"][1:], a["dilation"][1:], a["auto_padding"][1:])],
                 geo)}
 
 
 register_op("SequentialConvolution", _infer, _sequential_convolution, prepare=_prepare, uses_mask=True,
             makes_mask=True)
+
+
+def windowed_convolution(w, x, strides, auto_padding, dilation, groups):
+    """Convolution(sequential=True)'s convolution along the sequence axis: CNTK 2.7's layer convolves a window of
+    the sequence's steps spliced along a static axis, so its engine sees no padding along the sequence (what it
+    says on stderr, and how it refuses a sequence left without outputs, differ from the sequential op's)."""
+    attrs = sequential_attributes(len(w.shape) - 2, strides, auto_padding, dilation, groups)
+    attrs["windowed"] = True
+    return make("SequentialConvolution", [w, x], attrs, "")
 
 
 def sequential_attributes(filter_rank, strides, auto_padding, dilation, groups):

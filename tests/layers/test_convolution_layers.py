@@ -72,10 +72,15 @@ def test_a_scalar_filter_shape_covers_every_spatial_axis():
     assert [p.shape for p in up.parameters if p.name == "W"] == [(3, 4, 5, 5)]
     assert C.layers.Convolution2D(3, 2)(x).shape == (2, 6, 6)
     assert C.layers.Convolution3D(2, 2)(C.input_variable((3, 4, 4, 4))).shape == (2, 3, 3, 3)
-    with pytest.raises(ValueError, match="Convolution2D: filter_shape must be an int or a 2-element tuple"):
+    # CNTK 2.7's messages
+    with pytest.raises(ValueError, match=r"^Convolution2D: filter_shape must be a scalar or a 2D tuple, e\.g\. 3 or "
+                                         r"\(3,3\)$"):
         C.layers.Convolution2D((3, 3, 3), 2)
-    with pytest.raises(ValueError, match="Convolution1D: filter_shape"):
+    with pytest.raises(ValueError, match=r"^Convolution1D: filter_shape must be a scalar$"):
         C.layers.Convolution1D((3, 3), 2)
+    with pytest.raises(ValueError, match=r"^ConvolutionTranspose3D: filter_shape must be a scalar or a 3D tuple, "
+                                         r"e\.g\. 3 or \(3,3,3\)$"):
+        C.layers.ConvolutionTranspose3D((3, 3), 2)
 
 
 def test_block_op_names_are_cntk27s_whatever_the_variant():
@@ -88,3 +93,20 @@ def test_block_op_names_are_cntk27s_whatever_the_variant():
             L.ConvolutionTranspose2D(3, 4)(x2), L.ConvolutionTranspose3D(3, 4)(x3)]
     assert [f.root_function.op_name for f in made] == ["Convolution"] * 4 + ["ConvolutionTranspose"] * 4
     assert all(f.root_function.is_block for f in made)
+
+
+def test_convolution_sequential_windows_the_sequence(capfd):
+    # CNTK 2.7's Convolution(sequential=True) convolves a window of steps: no asymmetric-padding warning for the
+    # sequence axis (SequentialConvolution, the sequential op, warns), and its own refusals
+    warning = "WARNING: Detected asymmetric padding issue"
+    x = C.sequence.input_variable((1, 6))
+    d = [np.ones((3, 1, 6), np.float32), np.ones((2, 1, 6), np.float32)]
+    capfd.readouterr()
+    C.layers.Convolution((2, 3), 2, sequential=True, pad=True)(x).eval({x: d})
+    assert warning not in capfd.readouterr().err
+    C.layers.SequentialConvolution((2, 3), 2, pad=True)(x).eval({x: d})
+    assert warning in capfd.readouterr().err
+    with pytest.raises(RuntimeError, match="AddSequence: Sequences must be a least one frame long."):
+        C.layers.Convolution((3, 3), 2, sequential=True)(x).eval({x: d})
+    with pytest.raises(NotImplementedError, match="^windowed convolution with stride not yet implemented"):
+        C.layers.Convolution((2, 3), 2, sequential=True, strides=(2, 1))
