@@ -66,6 +66,12 @@ class CallPlan(object):
         key = (tuple(order), training, fused_kernels_enabled())
         module = self.modules.get(key)
         if module is None:
+            # CNTK compiles a network at the first computation, and another the first time it differentiates one it
+            # compiled only for evaluation
+            if not self.modules or (training and not any(k[1] for k in self.modules)):
+                for node in walk(self.outputs, node_inputs_and_body).nodes:
+                    if node._op.compile_notice is not None:
+                        node._op.compile_notice(node)
             module = self.modules[key] = lower(self.outputs, order, training)
         return module
 

@@ -80,6 +80,8 @@ class OpDef(object):
     refuses_continued: CNTK 2.7's error (a str.format template of the node's {uid} and {op}) for the op meeting a
         sequence that continues from the previous call (truncated BPTT: its start flag False), as the ops CNTK
         computes on whole unpacked sequences or by absolute steps raise it; None: the op takes such sequences.
+    compile_notice: called with the node once per network CNTK 2.7 would compile holding it (one per computation of a
+        Function's outputs: a CallPlan), before its first computation; what CNTK says on stderr when it compiles one.
     mixed_dtypes: True if the op accepts operands of different precisions (CNTK refuses them for other primitives), or
         accepts(first, other) -> bool, the pairs of dtypes it accepts (first: its first typed operand's).
     """
@@ -90,7 +92,8 @@ class OpDef(object):
                  save_state=None, load_node=None, uses_random=False, algebra=None, owned_state=None,
                  public_attributes=None, sparse_gradient=None, spatial_transform=None, public_name=None,
                  uid_prefix=None,
-                 native_operand_order=None, mixed_dtypes=False, reconciles=False, refuses_continued=None):
+                 native_operand_order=None, mixed_dtypes=False, reconciles=False, refuses_continued=None,
+                 compile_notice=None):
         if delay not in (None, "past", "future"):
             raise ValueError("op %s: delay must be None, 'past' or 'future', got %r" % (name, delay))
         if (save_state is None) != (load_node is None):
@@ -123,6 +126,7 @@ class OpDef(object):
         self.mixed_dtypes = mixed_dtypes
         self.reconciles = reconciles
         self.refuses_continued = refuses_continued
+        self.compile_notice = compile_notice
 
     @property
     def sees_whole_sequences(self):

@@ -1,6 +1,7 @@
 """batch_normalization (running statistics kept in Constants, updated in place while training) and
 local_response_normalization."""
 import math
+import sys
 import warnings
 
 import numpy as np
@@ -9,6 +10,7 @@ import torch.nn.functional as F
 
 from ..core.registry import OutputSpec, register_op
 from ._common import make, sanitize_operands
+from ._packed_layout import packed_slots
 
 
 def _batch_norm_infer(inputs, attributes):
@@ -40,15 +42,28 @@ def _smoothing_factor(time_constant, samples, count):
     return torch.where(count == 0, first, torch.full_like(count, later))
 
 
-def _blend_factor(blend_time_constant, samples):
-    """How much of the running statistics is mixed into the minibatch statistics while training."""
-    if math.isinf(blend_time_constant):
-        return 1.0
-    return blend_time_constant / (blend_time_constant + samples)
+def _layout_gaps(mask):
+    """The gaps of CNTK's packed layout of the minibatch's sequences (ops/_packed_layout.py)."""
+    lengths = mask.sum(1).tolist()
+    _, slots, steps = packed_slots(lengths)
+    return slots * steps - sum(lengths)
 
 
-def _batch_norm(x, scale, bias, mean, var, count, masks, n_dyn, spatial, time_constant, blend_time_constant,
-                epsilon, training):
+def _statistics_with_gaps(samples, dims, gaps):
+    """Mean and (biased) variance of the samples and ``gaps`` samples of zeros: CNTK 2.7 normalizes a minibatch
+    of sequences with statistics over its packed layout, the gaps between sequences included as zeros."""
+    valid = samples.numel() // math.prod(samples.shape[d] for d in range(samples.dim()) if d not in dims)
+    total = valid * (samples.shape[0] + gaps) // samples.shape[0]
+    mean = samples.sum(dim=dims) / total
+    centred = samples - mean.reshape((1, -1) + (1,) * (samples.dim() - 2) if len(dims) > 1 else mean.shape)
+    var = (centred.square().sum(dim=dims) + (total - valid) * mean.square()) / total
+    return mean, var
+
+
+def _batch_norm(x, scale, bias, mean, var, count, masks, n_dyn, spatial, time_constant, epsilon, training):
+    """While training, the minibatch statistics normalize the minibatch whatever the blend time constant: CNTK 2.7's
+    CPU kernel (the engine it falls back to from cuDNN when blending is asked for) never blends in the running
+    statistics."""
     static = tuple(x.shape[n_dyn:])
     view = ((-1,) + (1,) * (len(static) - 1)) if spatial else static
     if training:
@@ -56,30 +71,41 @@ def _batch_norm(x, scale, bias, mean, var, count, masks, n_dyn, spatial, time_co
         samples = x[masks[0]] if masks[0] is not None else x.reshape((-1,) + static)
         n = samples.shape[0]
         dims = ((0,) + tuple(range(2, samples.dim()))) if spatial else (0,)
-        batch_var, batch_mean = torch.var_mean(samples, dim=dims, unbiased=False)
+        gaps = _layout_gaps(masks[0]) if masks[0] is not None else 0
+        if gaps:
+            batch_mean, batch_var = _statistics_with_gaps(samples, dims, gaps)
+        else:
+            batch_var, batch_mean = torch.var_mean(samples, dim=dims, unbiased=False)
         with torch.no_grad():
-            reduced = samples.numel() // batch_mean.numel()
+            reduced = samples.numel() // batch_mean.numel() * (n + gaps) // max(n, 1)
             factor = _smoothing_factor(time_constant, n, count)
             unbiased = batch_var.detach() * (reduced / max(reduced - 1, 1))
             mean.mul_(1 - factor).add_(factor * batch_mean.detach().reshape(mean.shape))
             var.mul_(1 - factor).add_(factor * unbiased.reshape(var.shape))
             count.add_(n)
-        blend = _blend_factor(blend_time_constant, n)
-        m = batch_mean.reshape(view) if blend == 0 else \
-            (1 - blend) * batch_mean.reshape(view) + blend * mean.reshape(view)
-        v = batch_var.reshape(view) if blend == 0 else \
-            (1 - blend) * batch_var.reshape(view) + blend * var.reshape(view)
+        m, v = batch_mean.reshape(view), batch_var.reshape(view)
     else:
         m, v = mean.reshape(view), var.reshape(view)
     inv = torch.rsqrt(v + epsilon)
     return (x - m) * inv * scale.reshape(view) + bias.reshape(view)
 
 
+def _cudnn_fallback_notice(node):
+    """CNTK 2.7 says that cuDNN cannot blend statistics whenever it compiles a network holding a batch normalization
+    meant for cuDNN with a blend time constant (but one using the running statistics alone, both time constants
+    infinite)."""
+    a = node._attributes
+    if a.get("use_cudnn_engine") and a["blend_time_constant"] != 0 and \
+            not (math.isinf(a["blend_time_constant"]) and math.isinf(a["normalization_time_constant"])):
+        sys.stderr.write("\nWARNING: batch normalization falls back to cntk engine for parameters not supported by "
+                         "cuDnn.\n")
+        sys.stderr.flush()
+
+
 def _batch_norm_prepare(node):
     a = node._attributes
     return {"n_dyn": node._inputs[0]._n_dynamic, "spatial": a["spatial"],
-            "time_constant": a["normalization_time_constant"], "blend_time_constant": a["blend_time_constant"],
-            "epsilon": a["epsilon"]}
+            "time_constant": a["normalization_time_constant"], "epsilon": a["epsilon"]}
 
 
 def _float32_statistics_of_float16_data(first, other):
@@ -95,7 +121,7 @@ def _batch_norm_public(attrs, node):
 
 
 register_op("BatchNormalization", _batch_norm_infer, _batch_norm, prepare=_batch_norm_prepare, uses_training=True,
-            uses_masks=True, mixed_dtypes=_float32_statistics_of_float16_data, public_attributes=_batch_norm_public)
+            uses_masks=True, compile_notice=_cudnn_fallback_notice, mixed_dtypes=_float32_statistics_of_float16_data, public_attributes=_batch_norm_public)
 
 
 def batch_normalization(operand, scale, bias, running_mean, running_inv_std, spatial, normalization_time_constant=5000,
