@@ -153,22 +153,30 @@ class _Bilinear(object):
 
     def generate(self, shape, dtype=np.float32):
         def profile(k):
-            f = math.ceil(k / 2.0)
-            c = (2 * f - 1 - f % 2) / (2.0 * f)
-            return 1 - np.abs(np.arange(k) / f - c)
+            # the interpolation weights of upsampling by f = ceil(k/2), centred on the kernel; CNTK computes them in
+            # float32 whatever the parameter's type
+            f = np.float32(math.ceil(k / 2.0))
+            centre = f - np.float32(1 if k % 2 else 0.5)
+            return np.float32(1) - np.abs(np.arange(k, dtype=np.float32) - centre) / f
         if self.kernel_width != self.kernel_height:
             raise RuntimeError("bilinear: the filter for bilinear interpolation must be square, got %dx%d"
                                % (self.kernel_width, self.kernel_height))
-        if tuple(shape[-2:]) != (self.kernel_height, self.kernel_width):
+        shape = tuple(shape)
+        if len(shape) < 4:
+            raise RuntimeError("bilinear: the parameter needs the axes (output channels, input channels, height, "
+                               "width), got shape %s" % (shape,))
+        if shape[-2:] != (self.kernel_height, self.kernel_width):
             raise RuntimeError("bilinear: a %dx%d kernel does not fit a parameter of shape %s"
-                               % (self.kernel_width, self.kernel_height, tuple(shape)))
-        kernel = np.outer(profile(self.kernel_height), profile(self.kernel_width))
+                               % (self.kernel_width, self.kernel_height, shape))
+        if shape[-3] != shape[-4]:
+            raise RuntimeError("bilinear: the number of input and output channels of a filter for bilinear "
+                               "interpolation must be equal, got shape %s" % (shape,))
+        kernel = np.outer(profile(self.kernel_height), profile(self.kernel_width)).astype(np.float32)
         out = np.zeros(shape, dtype=dtype)
-        if len(shape) >= 4 and shape[0] == shape[1]:
-            for c in range(shape[0]):
-                out[c, c] = kernel
-        else:
-            out[...] = kernel
+        # one kernel per channel, from channel c to channel c; axes before the four stay zero past their first index
+        first = out.reshape((-1,) + shape[-4:])[0]
+        for c in range(shape[-3]):
+            first[c, c] = kernel
         return out
 
 
