@@ -351,7 +351,9 @@ def _as_csr(arr):
 
 
 def to_numpy(var, tensor, lengths_by_axis):
-    arr = tensor.detach().cpu().numpy()
+    # a fresh C-ordered array, as CNTK hands out: on the CPU the tensor may be a view of a Parameter's storage or a
+    # transposed view, which the caller must not write through or receive as a strided array
+    arr = np.array(tensor.detach().cpu().numpy(), order="C", copy=True)
     axis = var._sequence_axis
     if axis is not None and var._has_batch:
         lengths = lengths_by_axis.get(axis.name)

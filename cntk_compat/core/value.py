@@ -473,16 +473,17 @@ class _NativeValue(object):
         return "Value(%s, %s)" % (_shape_string(self.shape), _device_string(self.tensor))
 
     def asarray(self):
-        """The data as numpy; a sparse batch of vectors (rank 2) as a scipy CSR matrix, as in CNTK."""
+        """The data as a fresh numpy array (the Value's storage may be a Parameter's or the fed array); a sparse batch
+        of vectors (rank 2) as a scipy CSR matrix, as in CNTK."""
         self._check_valid()
-        arr = self.tensor.detach().cpu().numpy()
+        arr = np.array(self.tensor.detach().cpu().numpy(), order="C", copy=True)
         return _sparse_as_csr(arr) if self._is_sparse else arr
 
     def as_sequences(self, variable=None):
         """The sequences without their padding: numpy arrays; for sparse data CSR matrices of one row per step
         (a batch without a sequence axis as one such matrix, as CNTK gives it)."""
         self._check_valid()
-        arr = self.tensor.detach().cpu().numpy()
+        arr = np.array(self.tensor.detach().cpu().numpy(), order="C", copy=True)
         if self._is_sparse:
             if self.lengths is None:
                 # read as a sequence input reads it: the axes beyond the variable's rank are [batch] x [sequence]
