@@ -15,7 +15,8 @@ def Dropout(dropout_rate=None, keep_prob=None, seed=None, name=""):
         raise ValueError("Dropout: dropout_rate and keep_prob cannot be specified at the same time.")
     if keep_prob is not None:
         if not 0.0 <= keep_prob < 1.0:  # CNTK 2.7's interval (keep_prob=0 then fails as dropout_rate=1 does)
-            raise ValueError("Dropout: keep_prob must be in the interval [0,1), got %r" % (keep_prob,))
+            raise ValueError("Dropout: keep_prob must be in the interval [0,1)\n\n(cntk-compat: got keep_prob=%r)"
+                             % (keep_prob,))
         dropout_rate = 1.0 - keep_prob
     kwargs = {} if seed is None else {"seed": seed}
 

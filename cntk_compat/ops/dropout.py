@@ -84,7 +84,8 @@ def dropout(x, dropout_rate=0.0, seed=SentinelValueForAutoSelectRandomSeed, name
     """Zeroes each element with probability dropout_rate while training (scaling the rest by 1/(1-rate)).
     Nodes with the same explicit seed (and their clones) draw the same masks."""
     if not 0.0 <= float(dropout_rate) < 1.0:
-        raise ValueError("dropout: dropout_rate must be in [0, 1), got %r" % (dropout_rate,))
+        raise ValueError("dropout_rate must be in the interval [0,1)\n\n(cntk-compat: dropout got dropout_rate=%r)"
+                         % (dropout_rate,))
     (x,) = sanitize_operands(x, names=["x"])
     return make("Dropout", [x], {"dropoutRate": float(dropout_rate), "rngSeed": resolve_seed(seed, "dropout"),
                                 "rngOffset": 0}, name)

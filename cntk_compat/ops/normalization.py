@@ -121,7 +121,8 @@ def _batch_norm_public(attrs, node):
 
 
 register_op("BatchNormalization", _batch_norm_infer, _batch_norm, prepare=_batch_norm_prepare, uses_training=True,
-            uses_masks=True, compile_notice=_cudnn_fallback_notice, mixed_dtypes=_float32_statistics_of_float16_data, public_attributes=_batch_norm_public)
+            uses_masks=True, compile_notice=_cudnn_fallback_notice, mixed_dtypes=_float32_statistics_of_float16_data,
+            public_attributes=_batch_norm_public)
 
 
 def batch_normalization(operand, scale, bias, running_mean, running_inv_std, spatial, normalization_time_constant=5000,

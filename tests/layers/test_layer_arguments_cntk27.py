@@ -136,3 +136,15 @@ def test_layer_normalization_takes_the_default_dtype_and_skips_a_zero_epsilon():
     x = C.input_variable(4)
     out = LayerNormalization(epsilon=0)(x).eval({x: np.array([[1, 2, 3, 6]], np.float32)})
     np.testing.assert_allclose(out, [[-1.069045, -0.5345225, 0.0, 1.6035674]], rtol=1e-6)
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: C.layers.Dropout(keep_prob=1.0), "Dropout: keep_prob must be in the interval [0,1)"),
+    (lambda: C.layers.Dropout(dropout_rate=1.0), "dropout_rate must be in the interval [0,1)"),
+    (lambda: C.layers.Dropout(keep_prob=0.0), "dropout_rate must be in the interval [0,1)"),
+    (lambda: C.layers.Dropout(dropout_rate=-0.1), "dropout_rate must be in the interval [0,1)"),
+])
+def test_dropout_rates_out_of_range_cntk27_messages(make, message):
+    with pytest.raises(ValueError) as e:
+        make()
+    assert str(e.value).startswith(message)
