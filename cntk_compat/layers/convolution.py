@@ -50,12 +50,12 @@ def _resolve_options(layer, activation, init, pad, bias, init_bias):
                  (("activation", activation), ("init", init), ("pad", pad), ("bias", bias), ("init_bias", init_bias)))
 
 
-def _check_options(layer, reduction_rank, transpose_weight, sharing, groups):
+def _check_options(layer, reduction_rank, transpose_weight, sharing, groups, sequential=True):
     if reduction_rank not in (0, 1):
         raise NotImplementedError("%s: reduction_rank must be 0 or 1, got %r" % (layer, reduction_rank))
     if transpose_weight:
         raise NotImplementedError("%s: transpose_weight option currently not supported" % layer)
-    if not all(_as_tuple(sharing)):
+    if sequential and not all(_as_tuple(sharing)):
         raise NotImplementedError("%s: sharing option currently must be True" % layer)
     if groups <= 0:
         raise ValueError("%s: groups must be strictly positive, i.e. groups > 0, got %r" % (layer, groups))
@@ -122,15 +122,18 @@ def Convolution(filter_shape, num_filters=None, sequential=False, activation=def
         return _sequential_convolution("Convolution", filter_shape, num_filters, activation, init, pad, strides,
                                        sharing, bias, init_bias, reduction_rank, transpose_weight, dilation, groups,
                                        name, bias_rank=len(_as_tuple(filter_shape)), windowed=True)
-    _check_options(op_name, reduction_rank, transpose_weight, sharing, groups)
+    # (a kernel not shared is refused when computed, as CNTK 2.7 does)
+    _check_options(op_name, reduction_rank, transpose_weight, sharing, groups, sequential=False)
+    sharing = _pad_to_shape(_as_tuple(filter_shape), sharing, "sharing")
     filter_shape, strides, pad, dilation = _per_axis_options(filter_shape, strides, pad, dilation)
     W, b = _kernel_parameters(op_name, filter_shape, num_filters, init, bias, init_bias, reduction_rank,
                               len(filter_shape))
     lead = (1,) * reduction_rank
 
     def convolve(x):
-        r = convolution(W, x, strides=lead + strides, auto_padding=(False,) * reduction_rank + pad,
-                        dilation=lead + dilation, reduction_rank=reduction_rank, groups=groups)
+        r = convolution(W, x, strides=lead + strides, sharing=(True,) * reduction_rank + sharing,
+                        auto_padding=(False,) * reduction_rank + pad, dilation=lead + dilation,
+                        reduction_rank=reduction_rank, groups=groups)
         return _finish(r, b, activation, not _as_tuple(num_filters), len(filter_shape))
     # CNTK 2.7 names the block "Convolution" whatever the variant (op_name only names it in messages)
     return block(convolve, "Convolution", name)
@@ -214,8 +217,7 @@ def ConvolutionTranspose(filter_shape, num_filters, activation=default_override_
     filter_shape, strides, pad, dilation = _per_axis_options(filter_shape, strides, pad, dilation)
     if reduction_rank not in (0, 1):
         raise NotImplementedError("ConvolutionTranspose: reduction_rank must be 0 or 1")
-    if not sharing:
-        raise NotImplementedError("ConvolutionTranspose: sharing option currently must be True")
+    sharing = _pad_to_shape(filter_shape, sharing, "sharing")   # (a kernel not shared is refused when computed)
     if num_filters is None:  # unlike Convolution, CNTK 2.7's ConvolutionTranspose requires it
         raise TypeError("ConvolutionTranspose: num_filters must be given (an int, or () for scalar output items)")
     out_channels = _as_tuple(num_filters)
@@ -226,7 +228,8 @@ def ConvolutionTranspose(filter_shape, num_filters, activation=default_override_
     lead = (1,) * reduction_rank
 
     def convolve_transposed(x):
-        r = convolution_transpose(W, x, strides=lead + strides, auto_padding=(False,) * reduction_rank + pad,
+        r = convolution_transpose(W, x, strides=lead + strides, sharing=(True,) * reduction_rank + sharing,
+                                  auto_padding=(False,) * reduction_rank + pad,
                                   output_shape=full_output, dilation=lead + dilation, reduction_rank=reduction_rank)
         return _finish(r, b, activation, False, len(filter_shape))
     return block(convolve_transposed, "ConvolutionTranspose", name)  # whatever the variant, as CNTK 2.7

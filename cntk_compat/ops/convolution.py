@@ -196,7 +196,18 @@ def _along_channels(x, w, geo, strides, dilation):
     return y.reshape((n, -1) + tuple(y.shape[3:]))
 
 
+def _refuse_unshared(node):
+    """CNTK 2.7 builds a convolution whose kernel is not shared (sharing False) and refuses it when it first computes
+    it."""
+    w = node._inputs[0]
+    if not all(node._attributes.get("sharing", (True,))):
+        raise announced(RuntimeError, "Convolution weight matrix %s should have dimension [(filter shape) x (input "
+                        "channels) x (output channels)]\n\n(cntk-compat: '%s' has sharing=%s; only shared kernels are "
+                        "computed)" % (w.uid, node.name or node.uid, list(node._attributes["sharing"])))
+
+
 def _convolution_prepare(node):
+    _refuse_unshared(node)
     w, x = node._inputs
     a = node._attributes
     out_c, in_c, k_shape, _ = _split(w._shape, x._shape, a["reduction_rank"], a["op_name"])
@@ -280,10 +291,13 @@ def _convolution_public(attrs, node, transpose=False):
     auto_padding = _to_kernel_rank(attrs["auto_padding"], rank)
     if transpose and len(attrs["auto_padding"]) < rank:   # and the channel axis's, shorter lists left unpadded
         auto_padding = [False] + _to_kernel_rank(attrs["auto_padding"], rank - 1)
+    shared = attrs.get("sharing", (True,))
+    sharing = [True] + _to_kernel_rank(shared, rank - 1) if transpose and len(shared) < rank else \
+        _to_kernel_rank(shared, rank)
     output_shape = attrs.get("output_shape")
     # (in the order CNTK inserts them)
     return {"strides": tuple(strides), "dilation": tuple(_to_kernel_rank(attrs["dilation"], rank)),
-            "upperPad": tuple(attrs["upper_pad"] or (0,) * rank), "sharing": [True] * rank,
+            "upperPad": tuple(attrs["upper_pad"] or (0,) * rank), "sharing": sharing,
             "autoPadding": auto_padding, "sequential": False,
             "lowerPad": tuple(attrs["lower_pad"] or (0,) * rank), "transpose": transpose,
             "outputShape": tuple(output_shape) if output_shape else (0,), "kernelShape": kernel,
@@ -320,11 +334,10 @@ def _attributes(op_name, strides, sharing, auto_padding, dilation, reduction_ran
     if reduction_rank not in (0, 1):
         raise announced(RuntimeValueError, "reductionRank: must be 1 or 0.\n\n(cntk-compat: %s got reduction_rank=%r)"
                         % (op_name, reduction_rank))
-    if not all(_seq(sharing)):
-        raise ValueError("%s: sharing=False is not supported (CNTK supports only shared weights)" % op_name)
     if int(groups) < 1:
         raise ValueError("%s: groups must be > 0, got %r" % (op_name, groups))
     return {"op_name": op_name, "strides": _ints(strides), "auto_padding": tuple(bool(p) for p in _seq(auto_padding)),
+            "sharing": tuple(bool(p) for p in _seq(sharing)),
             "dilation": _ints(dilation),
             "lower_pad": tuple(lower_pad) if lower_pad else None, "upper_pad": tuple(upper_pad) if upper_pad else None,
             "reduction_rank": int(reduction_rank), "groups": int(groups)}
@@ -433,6 +446,7 @@ def _convolution_transpose(w, x, n_dyn, in_c, los, out_spatial, strides, dilatio
 
 
 def _transpose_prepare(node):
+    _refuse_unshared(node)
     w, x = node._inputs
     a = node._attributes
     out_shape = node._outputs[0]._shape

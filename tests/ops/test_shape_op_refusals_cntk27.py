@@ -94,3 +94,20 @@ def test_sequential_convolution_warns_as_cntk_about_asymmetric_padding(capfd):
     g = C.convolution(C.parameter((2, 1, 3, 2), init=0.1), x, sequential=True, auto_padding=[False, False, True])
     g.eval({x: [np.ones((4, 1, 5), np.float32)]})     # the even kernel across the items
     assert capfd.readouterr().err == warning
+
+
+@pytest.mark.parametrize("build, sharing", [
+    (lambda x: C.layers.Convolution((3, 3), 2, sharing=False)(x), None),
+    (lambda x: C.layers.Convolution((3, 3), 2, sharing=(False, True))(x), None),
+    (lambda x: C.layers.ConvolutionTranspose((3, 3), 2, sharing=False)(x), None),
+    (lambda x: C.convolution(C.parameter((2, 2, 3, 3), init=0.1), x, sharing=[False]), [False, False, False]),
+    (lambda x: C.convolution_transpose(C.parameter((2, 2, 3, 3), init=0.1), x, sharing=[False]), [True, False, False]),
+])
+def test_a_kernel_not_shared_is_built_and_refused_when_computed(build, sharing):
+    x = C.input_variable((2, 7, 7))
+    f = build(x)
+    if sharing is not None:
+        assert f.root_function.attributes["sharing"] == sharing
+    with pytest.raises(RuntimeError, match=r"Convolution weight matrix Parameter\d+ should have dimension "
+                                           r"\[\(filter shape\) x \(input channels\) x \(output channels\)\]"):
+        f.eval({x: np.ones((1, 2, 7, 7), np.float32)})
