@@ -51,17 +51,20 @@ def _resolve_options(layer, activation, init, pad, bias, init_bias):
 
 
 def _check_options(layer, reduction_rank, transpose_weight, sharing, groups, sequential=True):
+    """CNTK 2.7's refusals (its messages say 'Convolution' whatever the variant)."""
+    note = "\n\n(cntk-compat: %s got reduction_rank=%r, groups=%r)" % (layer, reduction_rank, groups)
     if reduction_rank not in (0, 1):
-        raise NotImplementedError("%s: reduction_rank must be 0 or 1, got %r" % (layer, reduction_rank))
+        raise NotImplementedError("Convolution: reduction_rank must be 0 or 1" + note)
     if transpose_weight:
-        raise NotImplementedError("%s: transpose_weight option currently not supported" % layer)
+        raise NotImplementedError("Convolution: transpose_weight option currently not supported")
     if sequential and not all(_as_tuple(sharing)):
         raise NotImplementedError("%s: sharing option currently must be True" % layer)
     if groups <= 0:
-        raise ValueError("%s: groups must be strictly positive, i.e. groups > 0, got %r" % (layer, groups))
+        raise ValueError("Convolution: groups must be strictly positive, i.e. groups > 0." + note)
     if groups > 1:  # as CNTK 2.7's layer (the convolution op takes groups)
-        raise ValueError("%s: groups > 1 is not supported by the Convolution layer (got groups=%r); use the "
-                         "convolution op (cntk.convolution) for a grouped convolution" % (layer, groups))
+        raise ValueError("Convolution: groups > 1, is not currently supported by Convolution layer. For group "
+                         "convolution with groups > 1, use CNTK's low-level convolution node (cntk.convolution)."
+                         + note)
 
 
 def _kernel_parameters(layer, filter_shape, num_filters, init, bias, init_bias, reduction_rank, bias_rank):

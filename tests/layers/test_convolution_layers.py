@@ -110,3 +110,19 @@ def test_convolution_sequential_windows_the_sequence(capfd):
         C.layers.Convolution((3, 3), 2, sequential=True)(x).eval({x: d})
     with pytest.raises(NotImplementedError, match="^windowed convolution with stride not yet implemented"):
         C.layers.Convolution((2, 3), 2, sequential=True, strides=(2, 1))
+
+
+@pytest.mark.parametrize("make, error, message", [
+    (lambda: C.layers.Convolution((3, 3), 4, groups=2), ValueError,
+     "Convolution: groups > 1, is not currently supported by Convolution layer. For group convolution with groups > 1, "
+     "use CNTK's low-level convolution node (cntk.convolution)."),
+    (lambda: C.layers.Convolution2D((3, 3), 4, groups=2), ValueError, "Convolution: groups > 1, is not currently"),
+    (lambda: C.layers.Convolution((3, 3), 4, groups=0), ValueError,
+     "Convolution: groups must be strictly positive, i.e. groups > 0."),
+    (lambda: C.layers.Convolution((3, 3), 2, reduction_rank=2), NotImplementedError,
+     "Convolution: reduction_rank must be 0 or 1"),
+])
+def test_layer_option_refusals_cntk27_messages(make, error, message):
+    with pytest.raises(error) as e:
+        make()
+    assert str(e.value).startswith(message)
