@@ -80,6 +80,7 @@ NAMES = {
                            "sanitize_variables_or_functions sys typemap unique warnings"),
     "cntk.ops.sequence": "get_data_type np sanitize_input typemap",
     "cntk.random": "division np print_function sanitize_input sanitize_random_args typemap",
+    "cntk.tensor": "sparse warnings",
     "cntk.train": "Enum cntk_py ctypes distributed enum platform sanitize_function sanitize_var_map sys typemap unique",
     "cntk.train.distributed": "cntk_py ctypes platform trainer typemap",
     "cntk.train.trainer": "cntk_py sanitize_function sanitize_var_map typemap",

@@ -107,6 +107,9 @@ def test_star_imports_bind_what_cntk27s_modules_bind_by_importing():
     star = {}
     exec("from cntk.io import *", star)
     assert star["uuid"] is uuid
+    star = {}
+    exec("from cntk.tensor import *", star)
+    assert star["sparse"] is scipy.sparse and "warnings" in star
 
 
 @pytest.mark.parametrize("name", sorted(CNTK27_PUBLIC_NAMES))
