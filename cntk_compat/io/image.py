@@ -107,38 +107,35 @@ class _ImageBase(Deserializer):
         return self._map_columns()[2]
 
     def _read_map(self):
+        """The map as CNTK 2.7 reads it: every line (a blank one too) holds its columns; a label is read as C's
+        strtoull reads it (leading digits, a minus sign wrapping around 2**64); a bad line is CNTK's RuntimeError."""
         keys, sources, labels = [], [], []
         with open(self.filename, 'rb') as f:
             for number, raw in enumerate(f):
-                if not raw.strip():
-                    continue
                 fields = raw.rstrip(b'\r\n').split(b'\t')
-                if len(fields) not in (2, 3):
-                    raise ValueError("%s:%d: expected %s separated by tabs, got %r"
-                                     % (self.filename, number + 1, self._layout, raw.strip()[:200]))
-                key = number
+                key = self._key_and_check_columns(fields, number)
                 if len(fields) == 3:
-                    text = fields[0].decode('utf-8').strip()
-                    key = int(text) if text.isdigit() else text
                     fields = fields[1:]
-                source, label = self._source_and_label(fields)
-                try:
-                    label = int(label)
-                except ValueError:
-                    label = -1
-                if self._label_name is not None and not 0 <= label < self._num_labels:
-                    raise ValueError("%s:%d: label '%s' is not a class id in [0, %d)"
-                                     % (self.filename, number + 1,
-                                        fields[1 - self._label_field].decode('utf-8', 'replace'), self._num_labels))
+                source, label_text = self._source_and_label(fields)
+                label = _strtoull(label_text)
+                if label is None:
+                    raise RuntimeError(self._unparsable_label(number, key))
+                if self._label_name is not None and label >= self._num_labels:
+                    raise RuntimeError(self._label_out_of_range(number, key, source, label))
                 keys.append(key)
                 sources.append(source)
-                labels.append(label)
+                labels.append(label if label < 2 ** 63 else -1)   # unread without a label stream
         if not keys:
             raise ValueError("%s: map file '%s' is empty" % (self.kind, self.filename))
         key_array = np.empty(len(keys), dtype=object) if any(isinstance(k, str) or k >= 2 ** 63 for k in keys) \
             else np.empty(len(keys), dtype=np.int64)
         key_array[:] = keys
         return key_array, sources, np.array(labels, np.int64)
+
+    @staticmethod
+    def _sequence_key(text, number):
+        text = text.decode('utf-8').strip()
+        return int(text) if text.isdigit() else text
 
     def _image_shape(self):
         for t in reversed(self._transforms):
@@ -277,6 +274,19 @@ class _ImageMap(_ImageBase):
     _layout = '[sequence id] image path, label'
     _label_field = 0
 
+    def _key_and_check_columns(self, fields, number):
+        if len(fields) not in (2, 3) or not all(f.strip() for f in fields):
+            raise RuntimeError("Invalid map file format, must contain 2 or 3 tab-delimited columns, line %d in file %s."
+                               % (number, self.filename))
+        return self._sequence_key(fields[0], number) if len(fields) == 3 else number
+
+    def _unparsable_label(self, number, key):
+        return "Cannot parse label value on line %d, second column, in file %s." % (number, self.filename)
+
+    def _label_out_of_range(self, number, key, source, label):
+        return ("Image '%s' has invalid class id '%d'. It is exceeding the label dimension of '%d'. Line %d in file "
+                "%s." % (source, label, self._num_labels, number, self.filename))
+
     def _source_and_label(self, fields):
         path = fields[0].decode('utf-8')
         if path.startswith('...'):
@@ -295,6 +305,25 @@ class _Base64Images(_ImageBase):
     _layout = '[sequence id] label, base64 image'
     _label_field = 1
 
+    def _key_and_check_columns(self, fields, number):
+        # lines <sequence id> <tab> <label> <tab> <base64 image>
+        key = self._sequence_key(fields[0], number)
+        if len(fields) < 2:
+            raise RuntimeError("Empty label value for sequence '%s' in the input file '%s'" % (key, self.filename))
+        if len(fields) == 2:
+            raise RuntimeError(self._unparsable_label(number, key))
+        if len(fields) > 3:
+            raise RuntimeError("Cannot decode sequence with id %s in the input file '%s': more than 3 tab-delimited "
+                               "columns" % (key, self.filename))
+        return key
+
+    def _unparsable_label(self, number, key):
+        return "Cannot parse label value for sequence '%s' in the input file '%s'" % (key, self.filename)
+
+    def _label_out_of_range(self, number, key, source, label):
+        return "Image with id '%s' has invalid class id '%d'. It is exceeding the label dimension of '%d'" \
+            % (key, label, self._num_labels)
+
     def _source_and_label(self, fields):
         return fields[1], fields[0]
 
@@ -303,6 +332,18 @@ class _Base64Images(_ImageBase):
 
     def _open(self, i):
         return io.BytesIO(base64.b64decode(self._sources[i]))
+
+
+def _strtoull(text):
+    """A label as CNTK reads it with C's strtoull: blanks, a sign and the leading digits (the rest is ignored: '1.5'
+    is 1); a minus sign wraps around 2**64; None when no digit comes first."""
+    text = text.decode('utf-8', 'replace').lstrip()
+    sign = text[:1] if text[:1] in '+-' else ''
+    digits = len(text) - len(sign) - len(text[len(sign):].lstrip('0123456789'))
+    if not digits:
+        return None
+    value = int(text[len(sign):len(sign) + digits])
+    return (2 ** 64 - value) % 2 ** 64 if sign == '-' else value
 
 
 @native_entry_point  # CNTK configures its readers natively: errors carry the call stack
