@@ -15,7 +15,8 @@ aggregation does: scale the learning rate, or the loss, accordingly.
 The quantized aggregation keeps each worker's traffic independent of the number of workers N, as CNTK's
 striped aggregation did. Each gradient is cut into columns (see :mod:`.quantization`) and its columns into N
 stripes, one per worker, shared out so that each worker owns the same bytes of the whole model to within one
-column (of the bucket's when the state has no module). Per bucket:
+column (of the bucket's when the state has no module). Each column is quantized alone, as in CNTK 2.7 (the same
+numbers whichever worker owns it). Per bucket:
 
 1. every worker adds its residual to the gradient, quantizes each column and keeps what the reconstruction
    misses as the new residual (error feedback);
@@ -41,7 +42,7 @@ import torch
 import torch.distributed as dist
 
 from .communicator import DistributedError, describe_failure
-from .quantization import check_bits, column_pieces, dequantize, pack, packed_size, quantization_range, quantize, \
+from .quantization import check_bits, column_layout, dequantize, pack, packed_size, quantization_range, quantize, \
     unpack
 
 __all__ = ["SumState", "allreduce_sum_hook", "QuantizedGradientState", "quantized_gradient_hook"]
@@ -97,8 +98,8 @@ class QuantizedGradientState(object):
         self.process_group = process_group
         self._module = module
         self.failure = None
-        # by parameter: the residual of this worker's gradient; by (parameter, piece): (first column, residual) of
-        # the stripe sums it owns
+        # by parameter: the residual of this worker's gradient, and (first column, residual) of the stripe sums it
+        # owns
         self._residual = {}
         self._stripe_residual = {}
         self._layouts = {}
@@ -110,17 +111,15 @@ class QuantizedGradientState(object):
 
     def state_dict(self):
         """This worker's residuals by parameter name: the gradient's (a tensor, or None before the parameter's
-        first step) and those of the stripe sums this worker owns (a list by piece of :func:`column_pieces`: None
-        or the first column owned and the residual of the owned columns)."""
+        first step) and those of the stripe sums this worker owns (None, or the first column owned and the
+        residual of the owned columns)."""
         out = {"bits": self.bits, "residual": {}, "stripe_residual": {}}
         for name, p in self._names():
             value = self._residual.get(p)
             out["residual"][name] = None if value is None else value.detach().cpu().clone()
-            out["stripe_residual"][name] = [
-                None if self._stripe_residual.get((p, piece)) is None
-                else {"first_column": self._stripe_residual[(p, piece)][0],
-                      "value": self._stripe_residual[(p, piece)][1].detach().cpu().clone()}
-                for piece in range(len(column_pieces(p.shape)))]
+            kept = self._stripe_residual.get(p)
+            out["stripe_residual"][name] = None if kept is None else {
+                "first_column": kept[0], "value": kept[1].detach().cpu().clone()}
         return out
 
     def load_state_dict(self, state):
@@ -140,15 +139,14 @@ class QuantizedGradientState(object):
                     raise ValueError("QuantizedGradientState.load_state_dict: the residual of parameter '%s' has "
                                      "shape %s, the parameter %s" % (name, tuple(value.shape), tuple(p.shape)))
                 self._residual[p] = value.to(device=p.device, dtype=p.dtype)
-            pieces = state["stripe_residual"][name]
-            if not isinstance(pieces, (list, tuple)) or len(pieces) != len(column_pieces(p.shape)):
-                raise ValueError("QuantizedGradientState.load_state_dict: the stripe residuals of parameter '%s' "
-                                 "must be a list of %d (one per piece of its columns)"
-                                 % (name, len(column_pieces(p.shape))))
-            for piece, value in enumerate(pieces):
-                if value is not None:
-                    self._stripe_residual[(p, piece)] = (int(value["first_column"]),
-                                                         value["value"].to(device=p.device, dtype=p.dtype))
+            kept = state["stripe_residual"][name]
+            if kept is not None:
+                if not isinstance(kept, dict) or set(kept) != {"first_column", "value"}:
+                    raise ValueError("QuantizedGradientState.load_state_dict: the stripe residual of parameter '%s' "
+                                     "must be None or a dict of 'first_column' and 'value' (a state saved before "
+                                     "columns were quantized alone cannot be loaded)" % name)
+                self._stripe_residual[p] = (int(kept["first_column"]), kept["value"].to(device=p.device,
+                                                                                        dtype=p.dtype))
 
     def reset(self):
         """Forgets all residuals."""
@@ -156,7 +154,7 @@ class QuantizedGradientState(object):
         self._stripe_residual.clear()
 
     def _layout(self, parameters, gradients, workers):
-        """The pieces of a bucket's gradients and their stripes. With the module, the stripes are shared out over
+        """The columns of a bucket's gradients and their stripes. With the module, the stripes are shared out over
         all its parameters at once, so that they stay the same when DDP rebuilds its buckets (the first steps
         differ); without it, over each bucket's."""
         key = (workers, tuple(id(p) for p in parameters))
@@ -173,49 +171,46 @@ class QuantizedGradientState(object):
         return layout
 
 
-class _Piece(object):
-    """One piece of columns of one gradient of a bucket (see :func:`column_pieces`) and its stripes."""
+class _Columns(object):
+    """The columns of one gradient of a bucket (see :func:`column_layout`) and its stripes."""
 
-    def __init__(self, gradient_index, piece, start, columns, rows, bits, element_size):
-        self.gradient_index, self.piece, self.start = gradient_index, piece, start
-        self.columns, self.rows = columns, rows
+    def __init__(self, gradient_index, columns, rows, bits, element_size):
+        self.gradient_index, self.columns, self.rows = gradient_index, columns, rows
         self.code_bytes = packed_size(rows, bits)
         self.record_bytes = self.code_bytes + 2 * element_size
         self.stripes = self.starts = None
 
     def values(self, flat):
-        return flat[self.start:self.start + self.columns * self.rows].view(self.columns, self.rows)
+        return flat.view(self.columns, self.rows)
 
 
 def _balanced_stripes(tensors, bits, workers):
-    """{(tensor id, piece): columns of each worker's stripe}: each piece's columns are shared out evenly and the
-    columns left over go to the workers that own the fewest bytes so far, so that all workers own the same bytes
-    (of these tensors) to within one column."""
+    """{tensor id: columns of each worker's stripe}: each tensor's columns are shared out evenly and the columns
+    left over go to the workers that own the fewest bytes so far, so that all workers own the same bytes (of these
+    tensors) to within one column."""
     stripes, load = {}, [0] * workers
     for t in tensors:
-        for number, (columns, rows) in enumerate(column_pieces(t.shape)):
-            record_bytes = packed_size(rows, bits) + 2 * t.element_size()
-            base, extra = divmod(columns, workers)
-            lightest = set(sorted(range(workers), key=lambda k: (load[k], k))[:extra])
-            counts = [base + (k in lightest) for k in range(workers)]
-            for k in range(workers):
-                load[k] += counts[k] * record_bytes
-            stripes[(id(t), number)] = counts
+        columns, rows = column_layout(t.shape)
+        record_bytes = packed_size(rows, bits) + 2 * t.element_size()
+        base, extra = divmod(columns, workers)
+        lightest = set(sorted(range(workers), key=lambda k: (load[k], k))[:extra])
+        counts = [base + (k in lightest) for k in range(workers)]
+        for k in range(workers):
+            load[k] += counts[k] * record_bytes
+        stripes[id(t)] = counts
     return stripes
 
 
 def _bucket_layout(parameters, gradients, bits, stripes):
-    """The pieces of the bucket's gradients, each cut into one contiguous stripe of columns per worker."""
-    pieces = []
+    """The columns of the bucket's non-empty gradients, each cut into one contiguous stripe of columns per worker."""
+    layout = []
     for index, (p, g) in enumerate(zip(parameters, gradients)):
-        start = 0
-        for number, (columns, rows) in enumerate(column_pieces(g.shape)):
-            piece = _Piece(index, number, start, columns, rows, bits, g.element_size())
-            piece.stripes = stripes[(id(p), number)]
-            piece.starts = [sum(piece.stripes[:k]) for k in range(len(piece.stripes))]
-            pieces.append(piece)
-            start += columns * rows
-    return pieces
+        if g.numel():
+            part = _Columns(index, *column_layout(g.shape), bits, g.element_size())
+            part.stripes = stripes[id(p)]
+            part.starts = [sum(part.stripes[:k]) for k in range(len(part.stripes))]
+            layout.append(part)
+    return layout
 
 
 def _records(columns, bits):
@@ -226,19 +221,19 @@ def _records(columns, bits):
     return torch.cat([pack(codes, bits), ranges], dim=1), dequantize(codes, lower, upper, bits)
 
 
-def _values(records, piece, bits, dtype):
-    """The columns that records (..., columns, bytes) reconstruct to."""
-    codes = unpack(records[..., :piece.code_bytes], bits, piece.rows)
-    ranges = records[..., piece.code_bytes:].clone(memory_format=torch.contiguous_format).view(dtype)
+def _values(records, part, bits, dtype):
+    """The columns that records (..., columns, bytes) of a gradient's columns reconstruct to."""
+    codes = unpack(records[..., :part.code_bytes], bits, part.rows)
+    ranges = records[..., part.code_bytes:].clone(memory_format=torch.contiguous_format).view(dtype)
     return dequantize(codes, ranges[..., 0], ranges[..., 1], bits)
 
 
-def _split_records(flat, pieces, stripe):
-    """The records of one stripe of every piece, from their concatenation (flat: (..., bytes))."""
+def _split_records(flat, layout, stripe):
+    """The records of one stripe of every gradient's columns, from their concatenation (flat: (..., bytes))."""
     parts, at = [], 0
-    for piece in pieces:
-        size = piece.stripes[stripe] * piece.record_bytes
-        parts.append(flat[..., at:at + size].reshape(flat.shape[:-1] + (piece.stripes[stripe], piece.record_bytes)))
+    for part in layout:
+        size = part.stripes[stripe] * part.record_bytes
+        parts.append(flat[..., at:at + size].reshape(flat.shape[:-1] + (part.stripes[stripe], part.record_bytes)))
         at += size
     return parts
 
@@ -262,32 +257,29 @@ def quantized_gradient_hook(state, bucket):
     buffer = bucket.buffer()
     parameters = bucket.parameters()
     gradients = bucket.gradients()
-    pieces = state._layout(parameters, gradients, workers)
+    layout = state._layout(parameters, gradients, workers)
 
     values = []
     for p, g in zip(parameters, gradients):
         residual = state._residual.get(p)
         values.append((g if residual is None else g + residual).reshape(-1))
-    for piece in pieces:
-        key = (parameters[piece.gradient_index], piece.piece)
-        kept = state._stripe_residual.get(key)
-        if kept is not None and (kept[0], kept[1].shape[0]) != (piece.starts[rank], piece.stripes[rank]):
+    for part in layout:
+        p = parameters[part.gradient_index]
+        kept = state._stripe_residual.get(p)
+        if kept is not None and (kept[0], kept[1].shape[0]) != (part.starts[rank], part.stripes[rank]):
             # DDP rebuilt its buckets and this worker owns other columns now: what its old columns' sums missed
             # joins its own gradient, so that it still reaches the sum
             first, residual = kept
-            piece.values(values[piece.gradient_index])[first:first + residual.shape[0]] += residual
-            del state._stripe_residual[key]
-    misses = [[] for _ in gradients]
+            part.values(values[part.gradient_index])[first:first + residual.shape[0]] += residual
+            del state._stripe_residual[p]
     outgoing = [[] for _ in range(workers)]
-    for piece in pieces:
-        columns = piece.values(values[piece.gradient_index])
+    for part in layout:
+        columns = part.values(values[part.gradient_index])
         records, sent = _records(columns, bits)
-        misses[piece.gradient_index].append((columns - sent).reshape(-1))
+        state._residual[parameters[part.gradient_index]] = (columns - sent).view(gradients[part.gradient_index].shape)
         for k in range(workers):
-            start = piece.starts[k]
-            outgoing[k].append(records[start:start + piece.stripes[k]].reshape(-1))
-    for p, g, parts in zip(parameters, gradients, misses):
-        state._residual[p] = torch.cat(parts).view(g.shape) if parts else torch.zeros_like(g)
+            start = part.starts[k]
+            outgoing[k].append(records[start:start + part.stripes[k]].reshape(-1))
     stripe_bytes = [sum(part.numel() for part in parts) for parts in outgoing]
     mine = stripe_bytes[rank]
     via = _exchange_device(group, buffer.device)
@@ -302,14 +294,14 @@ def quantized_gradient_hook(state, bucket):
         raise _failed(state, "the quantized reduce-scatter (all-to-all) of " + what, e, group) from e
     received = received.to(buffer.device)
     own = []
-    for piece, records in zip(pieces, _split_records(received.view(workers, mine), pieces, rank)):
-        total = _values(records, piece, bits, buffer.dtype).sum(dim=0)
-        key = (parameters[piece.gradient_index], piece.piece)
-        kept = state._stripe_residual.get(key)
+    for part, records in zip(layout, _split_records(received.view(workers, mine), layout, rank)):
+        total = _values(records, part, bits, buffer.dtype).sum(dim=0)
+        p = parameters[part.gradient_index]
+        kept = state._stripe_residual.get(p)
         if kept is not None:
             total = total + kept[1]
         own_records, sent = _records(total, bits)
-        state._stripe_residual[key] = (piece.starts[rank], total - sent)
+        state._stripe_residual[p] = (part.starts[rank], total - sent)
         own.append(own_records.reshape(-1))
     own = torch.cat(own) if own else torch.empty(0, dtype=torch.uint8, device=buffer.device)
     gathered = torch.empty(sum(stripe_bytes), dtype=torch.uint8, device=via)
@@ -322,11 +314,11 @@ def quantized_gradient_hook(state, bucket):
         except RuntimeError as e:
             raise _failed(state, "the all-gather (all-to-all) of the quantized sums of " + what, e, group) from e
         rows = gathered.to(buffer.device).split(stripe_bytes)
-        stripes = [_split_records(row, pieces, k) for k, row in enumerate(rows)]
+        stripes = [_split_records(row, layout, k) for k, row in enumerate(rows)]
         flats = [g.view(-1) for g in gradients]       # views into the bucket's buffer
-        for index, piece in enumerate(pieces):
-            columns = torch.cat([_values(stripes[k][index], piece, bits, buffer.dtype) for k in range(workers)])
-            piece.values(flats[piece.gradient_index]).copy_(columns)
+        for index, part in enumerate(layout):
+            columns = torch.cat([_values(stripes[k][index], part, bits, buffer.dtype) for k in range(workers)])
+            part.values(flats[part.gradient_index]).copy_(columns)
         return buffer
 
     if via == buffer.device:

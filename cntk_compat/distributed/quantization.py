@@ -2,11 +2,8 @@
 
 A gradient is viewed as columns: CNTK's column of a tensor runs along its first (CNTK) axis, which is the last
 numpy axis, so a tensor of numpy shape (..., r) is ``numel / r`` columns of ``r`` values (a scalar is one
-column of one value). A column travels with two floats (its range), which would cost more than its codes for
-short columns, so columns of fewer than ``MIN_COLUMN_VALUES`` values are quantized k at a time (k consecutive
-columns, ``k * r >= MIN_COLUMN_VALUES``; what is left over when k does not divide the count is one last, shorter
-column): see :func:`column_pieces`. Each column is quantized on its own to ``bits`` bits per value, described by
-a pair (lower, upper):
+column of one value), as CNTK 2.7 quantizes it (see :func:`column_layout`). Each column is quantized alone to
+``bits`` bits per value, described by a pair (lower, upper):
 
 * 1 bit, threshold 0: a value is 1 when it is >= 0; 0 reconstructs to the mean of the column's negative values
   and 1 to the mean of its non-negative ones (0 for an empty side). The pair is placed so that
@@ -24,7 +21,6 @@ import torch
 SUPPORTED_BITS = (1, 2, 4, 8, 16)
 _RMS_CUTOFF = 4.0      # the n-bit range spans this many root mean squares on either side of 0
 _EMPTY_RANGE = 1e-36   # below this width a column quantizes to its lower bound
-MIN_COLUMN_VALUES = 256
 
 
 def check_bits(bits):
@@ -34,21 +30,14 @@ def check_bits(bits):
     return bits
 
 
-def column_pieces(shape):
-    """How a gradient of (numpy) ``shape`` is cut into quantized columns: a list of (columns, rows), one or two
-    pieces covering its values in C order (see the module docstring; [] for an empty tensor). With 1 bit a
-    column of at least MIN_COLUMN_VALUES values travels in at most 1/25.6 of its 32-bit bytes."""
+def column_layout(shape):
+    """(columns, rows) of a gradient of (numpy) ``shape``: its values in C order are ``columns`` columns of ``rows``
+    values, each quantized alone and sent with its range (two floats), as CNTK 2.7's 1-bit SGD does."""
     numel = 1
     for d in shape:
         numel *= int(d)
-    if numel == 0:
-        return []
     rows = int(shape[-1]) if len(shape) else 1
-    if rows >= MIN_COLUMN_VALUES:
-        return [(numel // rows, rows)]
-    length = min(numel, rows * -(-MIN_COLUMN_VALUES // rows))
-    full, rest = divmod(numel, length)
-    return [(full, length)] + ([(1, rest)] if rest else [])
+    return (numel // rows if rows else 0), rows
 
 
 def _used_steps(bits):

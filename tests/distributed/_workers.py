@@ -332,3 +332,31 @@ def finalize_after_training(rank, world, port, out):
     trainer.train_minibatch({x: features[:4], y: targets[:4]})
     save(out, rank, parameter_values(z), backend_alive=backend() is not None,
          last_count=trainer.previous_minibatch_sample_count)
+
+
+QUANTIZED_SHAPES = [(12, 3), (2, 3, 5), (3, 1, 1), (7,), ()]
+
+
+def quantized_columns(rank, world, port, out, bits_list):
+    """Per bit count: one parameter of each of QUANTIZED_SHAPES, loss sum((p - x)^2) over 5 samples a worker of
+    x = normal^3 (a RandomState seeded with 100 + rank), 4 minibatches of per-sample SGD at 0.05 under
+    data-parallel SGD quantized to that many bits; saves the final values of the parameters, flattened."""
+    join(rank, world, port)
+    final = {}
+    for bits in bits_list:
+        rng = np.random.RandomState(100 + rank)
+        xs = [C.input_variable(s) for s in QUANTIZED_SHAPES]
+        ps = [C.parameter(s, init=np.random.RandomState(i).uniform(-1, 1, s).astype(np.float32))
+              for i, s in enumerate(QUANTIZED_SHAPES)]
+        loss = C.reduce_sum(C.square(ps[0] - xs[0]))
+        for p, x in zip(ps[1:], xs[1:]):
+            loss = loss + C.reduce_sum(C.square(p - x))
+        local = C.sgd(ps, C.learning_parameter_schedule_per_sample(0.05))
+        learner = C.distributed.data_parallel_distributed_learner(local, num_quantization_bits=bits)
+        trainer = C.Trainer(None, (loss, None), [learner])
+        for _ in range(4):
+            trainer.train_minibatch({x: (rng.standard_normal((5,) + s) ** 3).astype(np.float32)
+                                     for x, s in zip(xs, QUANTIZED_SHAPES)})
+        final[str(bits)] = [p.value.ravel().tolist() for p in ps]
+    save(out, rank, np.zeros(0), final=final)
+    C.distributed.Communicator.finalize()

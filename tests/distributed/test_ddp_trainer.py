@@ -36,7 +36,7 @@ def test_checkpoint_then_continue_equals_uninterrupted(tmp_path, world, bits):
     expected = _one_process(world)
     if bits == 32:
         np.testing.assert_allclose(ranks[0]["parameters"], expected, rtol=1e-5, atol=1e-6)
-    else:   # each parameter (6, 2 and 2 values) is one quantized column: 1 bit keeps the signs and two means,
+    else:   # W1 is 3 quantized columns of 2 values, b1 one of 2, W2 2 of 1: 1 bit keeps the signs and two means,
         # error feedback the rest (test_hooks shows the accuracy on a classification task)
         assert 0 < np.abs(ranks[0]["parameters"] - expected).max() < 0.1
 

@@ -3,24 +3,21 @@ import numpy as np
 import pytest
 import torch
 
-from cntk_compat.distributed.quantization import (MIN_COLUMN_VALUES, check_bits, column_pieces, dequantize, pack,
-                                                  packed_size, quantization_range, quantize, unpack)
+from cntk_compat.distributed.quantization import (check_bits, column_layout, dequantize, pack, packed_size,
+                                                  quantization_range, quantize, unpack)
 
 
-def test_columns_run_along_the_last_numpy_axis():
-    assert MIN_COLUMN_VALUES == 256
-    assert column_pieces((2, 3, 300)) == [(6, 300)]
-    assert column_pieces((512, 784)) == [(512, 784)]
-
-
-def test_short_columns_are_quantized_several_at_a_time():
-    # 128 values a column: two at a time; 10: 26 at a time (260 values), the 4 left over as a last column
-    assert column_pieces((1024, 128)) == [(512, 256)]
-    assert column_pieces((30, 10)) == [(1, 260), (1, 40)]
-    # fewer values than a column: the whole tensor is one column
-    assert column_pieces((3, 2)) == [(1, 6)]
-    assert column_pieces(()) == [(1, 1)]
-    assert column_pieces((0, 5)) == []
+def test_columns_run_along_the_last_numpy_axis_and_are_quantized_alone_however_short():
+    # CNTK 2.7 quantizes each column of the gradient's matrix (rows: the last numpy axis) alone
+    assert column_layout((2, 3, 300)) == (6, 300)
+    assert column_layout((512, 784)) == (512, 784)
+    assert column_layout((30, 10)) == (30, 10)
+    assert column_layout((6, 3, 3, 3)) == (54, 3)       # a convolution kernel: columns along its last spatial axis
+    assert column_layout((4, 1, 1)) == (4, 1)           # a convolution's bias: one value a column
+    assert column_layout((7,)) == (1, 7)
+    assert column_layout(()) == (1, 1)
+    assert column_layout((0, 5)) == (0, 5)
+    assert column_layout((5, 0)) == (0, 0)
 
 
 def test_one_bit_reconstructs_each_column_to_the_means_of_its_negative_and_non_negative_values():
