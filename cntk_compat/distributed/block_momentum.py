@@ -20,10 +20,11 @@ count, with no collective before) is part of it.
 
 Before each collective the workers agree on what to do (CNTK's protocol): a worker that wants to aggregate wins;
 a checkpoint happens once every worker asks for it; the end of data once every worker has run out of data; the
-averaging of a training summary's loss and metric once every worker asks for it (and not at all when the others
-want a checkpoint or have run out of data). A worker without data (an empty minibatch from the Trainer) joins
-the others' aggregations until all have finished; then the workers aggregate a last time and training stops.
-Checkpoints aggregate first.
+averaging of a training summary's loss and metric, and a training session's evaluation of its cross validation
+or test data (partitioned, with totals summed over the workers), once every worker asks for it (and not at all
+when the others want something else than an aggregation). A worker without data (an empty minibatch from the
+Trainer) joins the others' aggregations until all have finished; then the workers aggregate a last time and
+training stops. Checkpoints aggregate first.
 """
 import math
 import numbers
@@ -36,7 +37,9 @@ from .learner import DistributedLearner, _local_sample_count
 __all__ = ["BlockMomentumDistributedLearner", "block_momentum_distributed_learner"]
 
 # what a worker asks for, and what the workers' agreement may grant
-_AGGREGATE, _CHECKPOINT, _SHUTDOWN, _METRICS, _WAIT = 0, 1, 2, 3, 4
+_AGGREGATE, _CHECKPOINT, _SHUTDOWN, _METRICS, _EVALUATE = range(5)
+_WAIT = 5           # granted only
+_VOTES = 5          # the vote tensor: one slot per request, then the sample counts
 
 
 def _positive_integer(value, name):
@@ -175,19 +178,33 @@ class BlockMomentumDistributedLearner(DistributedLearner):
         workers = Communicator.num_workers()
         if workers == 1:
             return loss, metric
-        while True:                     # (in the warm start too, as CNTK)
-            action = self._synchronize(_METRICS)
-            if action == _METRICS:
-                break
-            if action == _AGGREGATE:
-                self._aggregate()
-            elif action in (_CHECKPOINT, _SHUTDOWN):
-                return loss, metric
+        if not self._agree(_METRICS):
+            return loss, metric
         device = self._learner.parameters[0].tensor.device
         sums = torch.tensor([0.0 if loss is None else float(loss), 0.0 if metric is None else float(metric)],
                             dtype=torch.float64, device=device)
         sums = all_reduce_sum([sums], "training summary's loss and metric")[0] / workers
         return (None if loss is None else sums[0]), (None if metric is None else sums[1])
+
+    def agree_to_evaluate(self):
+        """Whether the workers evaluate a training session's cross validation or test data together now
+        (partitioned, the totals summed over the workers), as CNTK 2.7 does: once every worker asks for it, after
+        the aggregations the others ask for first. When the others want a checkpoint, have run out of data, or
+        are averaging a training summary instead, this worker evaluates the whole data alone."""
+        return Communicator.num_workers() == 1 or self._agree(_EVALUATE)
+
+    def _agree(self, wanted):
+        """Whether every worker asks for ``wanted`` (averaging a summary's metrics or evaluating), joining the
+        aggregations that others ask for first; False when the others want something else (in the warm start
+        too, as CNTK)."""
+        while True:
+            action = self._synchronize(wanted)
+            if action == wanted:
+                return True
+            if action == _AGGREGATE:
+                self._aggregate()
+            elif action != _WAIT:
+                return False
 
     def state_dict(self):
         """The checkpoint state. A collective, as CNTK's checkpoint: every worker must call it (the Trainer's
@@ -222,26 +239,37 @@ class BlockMomentumDistributedLearner(DistributedLearner):
     def _synchronize(self, wanted):
         """Agree with the other workers on the next action (CNTK's rules). Also learns the samples of all
         workers: in total (the agreed sample count) and since the last aggregation."""
-        votes = torch.zeros(6, dtype=torch.float64)
+        votes = torch.zeros(_VOTES + 2, dtype=torch.float64)
         votes[wanted] = 1.0
-        votes[4] = float(self._local_samples_seen)
-        votes[5] = float(self._samples_in_block)
-        votes = all_reduce_sum([votes.to(self._learner.parameters[0].tensor.device)], "block momentum votes and sample counts")[0]
-        aggregate, checkpoint, shutdown, metrics, samples, block_samples = votes.tolist()
-        self._samples_seen = int(samples)
-        self._block_samples = int(block_samples)
+        votes[_VOTES] = float(self._local_samples_seen)
+        votes[_VOTES + 1] = float(self._samples_in_block)
+        votes = all_reduce_sum([votes.to(self._learner.parameters[0].tensor.device)],
+                               "block momentum votes and sample counts")[0]
+        aggregate, checkpoint, shutdown, metrics, evaluate, samples, block_samples = votes.tolist()
+        action = self._decide(wanted, aggregate, checkpoint, shutdown, metrics, evaluate)
+        if wanted != _EVALUATE or action == _AGGREGATE:
+            # (CNTK's evaluation meets the other workers outside block momentum's protocol: the counts stay)
+            self._samples_seen = int(samples)
+            self._block_samples = int(block_samples)
+        return action
+
+    @staticmethod
+    def _decide(wanted, aggregate, checkpoint, shutdown, metrics, evaluate):
+        """What this worker does after its vote for ``wanted``, from the counts of the workers' votes."""
         workers = Communicator.num_workers()
-        for action, count in ((_METRICS, metrics), (_SHUTDOWN, shutdown), (_CHECKPOINT, checkpoint)):
+        for action, count in ((_METRICS, metrics), (_EVALUATE, evaluate), (_SHUTDOWN, shutdown),
+                              (_CHECKPOINT, checkpoint)):
             if count == workers:
                 return action
         if aggregate > 0:
             return _AGGREGATE
-        # some want a checkpoint, some have run out of data, some want to average metrics: a checkpoint comes
-        # first, then the end of data; metrics are averaged only when all ask together
+        # some want a checkpoint, some have run out of data, some want to average metrics or to evaluate: a
+        # checkpoint comes first, then the end of data; metrics are averaged, and the workers evaluate together,
+        # only when all ask together (otherwise those asking give up)
         if wanted == _SHUTDOWN:
             return _CHECKPOINT if checkpoint else _WAIT
         if wanted == _CHECKPOINT:
-            return _WAIT if shutdown or metrics else _CHECKPOINT
+            return _WAIT if shutdown or metrics or evaluate else _CHECKPOINT
         return _SHUTDOWN if shutdown else _CHECKPOINT
 
     def _aggregate(self):

@@ -167,6 +167,14 @@ class DistributedLearner(object):
         Trainer's summarize_training_progress does)."""
         return loss, metric
 
+    def agree_to_evaluate(self):
+        """Whether the workers evaluate a training session's cross validation or test data together now, each
+        its partition with the totals summed over all workers (as CNTK 2.7 does), rather than each the whole
+        data alone. Here always: the workers meet at every minibatch, so they reach each evaluation together.
+        A learner whose workers meet only now and then (block momentum) first agrees on it with the others.
+        Every worker must call it at each evaluation (the training session does)."""
+        return True
+
     def _warm_start_update(self, gradient_values, info):
         n = info.num_samples
         updated = self._learner.update(gradient_values, n, info.is_sweep_end) if n else False

@@ -190,8 +190,10 @@ class Trainer(object):
     @property
     def total_number_of_samples_seen(self):
         """The number of samples trained on since the start (restored by checkpoints); with a distributed
-        learner, by all workers together."""
-        return self._samples_seen
+        learner, by all workers together: the learner's count, which a block momentum learner also learns when
+        the workers meet for a training summary or a checkpoint (as CNTK 2.7's Trainer, a training session's
+        next action already sees it)."""
+        return self._samples_seen if self._distributed is None else self._distributed.total_number_of_samples_seen
 
     def total_number_of_units_seen(self, unit):
         """The samples, minibatches or sweeps (``unit``, a :class:`~cntk.train.DataUnit`) trained on since the

@@ -255,8 +255,8 @@ class TrainingSession(object):
         while True:
             left = 0 if early_exit else self._max_samples - trainer.total_number_of_samples_seen
             if left <= 0 and not self._blockwise:
-                if not self._distributed:
-                    trainer.train_minibatch({}, device=device)   # CNTK's final, empty minibatch
+                # CNTK's final, empty minibatch (data-parallel workers agree on the count, so all train it together)
+                trainer.train_minibatch({}, device=device)
                 _hook_answer(self.on_minibatch_end())
                 break
             # a distributed worker out of data (or past max_samples by its count) trains empty minibatches until
@@ -363,10 +363,12 @@ class TrainingSession(object):
         mapping = inputs_to_streams or self._inputs_to_streams
         position = _source_call(source, "get_checkpoint_state")
         total, samples, minibatches = 0.0, 0, 0
+        # CNTK 2.7: distributed workers evaluate together, each its partition, the totals those of all workers
+        together = self._distributed and self.trainer._distributed.agree_to_evaluate()
         while samples < max_samples:
             size = min(schedule[samples], max_samples - samples)
-            if self._distributed and not self._blockwise:
-                # each worker evaluates its part; the totals are those of all workers, which stop together
+            if together:
+                # (the workers stop together, when none has data left)
                 args = read_minibatch(source, size, mapping, device, self._workers, self._rank, from_native=True)
                 metric, n = self.trainer._distributed_test_minibatch(args or {}, device=device)
                 if not n:

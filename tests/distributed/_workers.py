@@ -360,3 +360,70 @@ def quantized_columns(rank, world, port, out, bits_list):
         final[str(bits)] = [p.value.ravel().tolist() for p in ps]
     save(out, rank, np.zeros(0), final=final)
     C.distributed.Communicator.finalize()
+
+
+def write_classes_ctf(path, samples, seed):
+    """``samples`` lines of a 3-value input x and a one-hot 2-class label y (noisy classes of sum(x))."""
+    rng = np.random.RandomState(seed)
+    with open(path, "w") as f:
+        for _ in range(samples):
+            v = rng.uniform(-1, 1, 3)
+            f.write("|x %s |y %s\n" % (" ".join("%.4f" % a for a in v),
+                                       "0 1" if v.sum() + rng.normal() * 0.8 > 0.1 else "1 0"))
+
+
+def session_evaluations(rank, world, port, out, kinds):
+    """For each of ``kinds``, a training session (max 150 samples of minibatch 7, progress every 150) of a 3->2
+    softmax model under a block momentum ("bm": blocks of 60 samples) or data-parallel ("dp") learner, cross
+    validation every 13 samples on 50 samples in minibatches of 17, and a final test on the same data; saves by
+    kind each evaluation's callback arguments and parameters, the Finished Evaluation lines, what
+    on_minibatch_end saw last and the final parameters."""
+    join(rank, world, port)
+    for name, samples, seed in (("train", 200, 1), ("cv", 50, 2)):
+        write_classes_ctf(os.path.join(out, "%s%d.ctf" % (name, rank)), samples, seed)
+    results = {kind: _evaluated_session(rank, out, kind) for kind in kinds}
+    save(out, rank, np.zeros(0), **results)
+    C.distributed.Communicator.finalize()
+
+
+def _evaluated_session(rank, out, kind):
+    import io
+    from contextlib import redirect_stdout
+    from cntk_compat.train.training_session import TrainingSession
+
+    def source(name, sweeps):
+        streams = C.io.StreamDefs(x=C.io.StreamDef(field="x", shape=3), y=C.io.StreamDef(field="y", shape=2))
+        return C.io.MinibatchSource(C.io.CTFDeserializer(os.path.join(out, "%s%d.ctf" % (name, rank)), streams),
+                                    randomize=False, max_sweeps=sweeps)
+
+    x, y = C.input_variable(3), C.input_variable(2)
+    W = C.parameter((3, 2), init=np.array([[0.1, -0.2], [0.3, 0.1], [-0.1, 0.2]], np.float32))
+    z = C.times(x, W)
+    local = C.sgd([W], C.learning_parameter_schedule_per_sample(0.1))
+    learner = C.distributed.block_momentum_distributed_learner(local, block_size=60) if kind == "bm" else \
+        C.distributed.data_parallel_distributed_learner(local)
+    trainer = C.Trainer(z, (C.cross_entropy_with_softmax(z, y), C.classification_error(z, y)), [learner],
+                        [C.logging.ProgressPrinter(tag="Training", rank=rank)])
+    train, cv, test = source("train", C.io.INFINITELY_REPEAT), source("cv", 1), source("cv", 1)
+    evaluations, last = [], []
+
+    def cross_validated(index, average_error, samples, minibatches):
+        evaluations.append([index, trainer.total_number_of_samples_seen, round(average_error, 6), samples,
+                            minibatches, [round(float(v), 5) for v in W.value.ravel()]])
+        return True
+
+    class Session(TrainingSession):
+        def on_minibatch_end(self):
+            last[:] = [trainer.previous_minibatch_sample_count, trainer.total_number_of_samples_seen]
+            return True
+
+    printed = io.StringIO()
+    with redirect_stdout(printed):
+        Session(trainer, train, 7, {x: train.streams.x, y: train.streams.y}, 150, 150, C.CheckpointConfig(None),
+                C.CrossValidationConfig(cv, minibatch_size=17, frequency=13, callback=cross_validated,
+                                        model_inputs_to_streams={x: cv.streams.x, y: cv.streams.y}),
+                C.TestConfig(test, minibatch_size=17, model_inputs_to_streams={x: test.streams.x, y: test.streams.y})
+                ).train()
+    lines = [line for line in printed.getvalue().splitlines() if line.startswith("Finished Evaluation")]
+    return {"evaluations": evaluations, "evaluation_lines": lines, "last": last,
+            "parameters": W.value.ravel().tolist()}
