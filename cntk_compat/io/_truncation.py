@@ -2,7 +2,9 @@
 
 As in CNTK 2.7, a minibatch of N samples has max(1, N // truncation_length) parallel slots; in a distributed
 job N is the whole minibatch, the slots are dealt out among the workers (slots // workers, one more for the
-first slots % workers ranks) and more workers than slots is CNTK's ValueError ("Too many workers ...").
+first slots % workers ranks) and more workers than slots is CNTK's ValueError ("Too many workers ..."). The
+number of workers that counts is that of the reader's first minibatch: after a warm start read whole (one
+partition), each worker keeps all the slots of a minibatch, and the reverse keeps the share (CNTK 2.7, measured).
 
 Each slot is a queue of whole sequences read ahead. Slot by slot, a minibatch first tops the slot up (it reads
 the next sequence of the reader while the slot holds no more than ``truncation_length`` samples not yet
@@ -58,6 +60,7 @@ class TruncatedReader(object):
         self.length = int(truncation_length)
         self._slots = []
         self._request = None
+        self._first_parts = None     # the number of partitions of the first minibatch
 
     def reset(self):
         """Empty slots: what they held is not delivered (a restored checkpoint)."""
@@ -80,7 +83,9 @@ class TruncatedReader(object):
         if parts > num_slots:
             raise ValueError('Too many workers for minibatch size; please increase minibatch size or decrease '
                              'number of workers.')
-        num_slots = num_slots // parts + (1 if part < num_slots % parts else 0)
+        if self._first_parts is None:
+            self._first_parts = parts
+        num_slots = num_slots // self._first_parts + (1 if part < num_slots % self._first_parts else 0)
         if self._request != (minibatch_size, parts, part):
             self._slots = [_Slot() for _ in range(num_slots)]
             self._request = (minibatch_size, parts, part)

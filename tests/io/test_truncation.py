@@ -164,6 +164,25 @@ def test_workers_share_the_slots_of_the_whole_minibatch(tmp_path, size, parts, p
     assert got == expected
 
 
+@pytest.mark.parametrize('part,expected', [
+    # CNTK 2.7: two minibatches read whole (a distributed warm start), then each worker's partition of the next
+    # ones; samples/sequences/sum of the values. The workers of the reader's first minibatch count: 1, so each
+    # worker keeps the 3 slots of a minibatch of 12 (not 2 and 1)
+    (0, ['12/3/1218', '12/3/1266', '12/3/2418', '12/3/2466', '12/6/2454', '12/3/2442']),
+    (1, ['12/3/1218', '12/3/1266', '12/3/3618', '12/3/3666', '12/6/3654', '12/3/3642']),
+])
+def test_after_a_warm_start_read_whole_each_worker_keeps_the_slots(tmp_path, part, expected):
+    src = source(tmp_path, SIX_SEQUENCES, truncation_length=4)
+    x = C.sequence.input_variable(1)
+    got = []
+    for k in range(6):
+        parts, index = (1, 0) if k < 2 else (2, part)
+        d = src.next_minibatch(12, num_data_partitions=parts, partition_index=index)[src['a']]
+        total = float(np.asarray(C.reduce_sum(x, axis=C.Axis.all_axes()).eval({x: d})).ravel()[0])
+        got.append('%d/%d/%g' % (d.num_samples, d.num_sequences, total))
+    assert got == expected
+
+
 def test_more_workers_than_slots_is_cntks_error(tmp_path):
     src = source(tmp_path, SIX_SEQUENCES, truncation_length=4)
     with pytest.raises(ValueError, match=r'^Too many workers for minibatch size; please increase minibatch size '
