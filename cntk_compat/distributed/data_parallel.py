@@ -86,7 +86,6 @@ class DataParallelDistributedLearner(DistributedLearner):
         self._ddp_sums = False      # whether DDP's own all-reduce sums the gradients (no Python hook)
         self._pending = None        # the all-reduce of (samples, loss, metric) of the minibatch in flight
         self._carried = None        # or their sums, carried by DDP's gradient all-reduce
-        self._saved_hook_state = None
 
     @property
     def num_quantization_bits(self):
@@ -121,8 +120,6 @@ class DataParallelDistributedLearner(DistributedLearner):
                 self._ddp.register_comm_hook(self._hook_state, hooks.allreduce_sum_hook)
         else:
             self._hook_state = hooks.QuantizedGradientState(self._bits, module=module)
-            if self._saved_hook_state is not None:
-                self._hook_state.load_state_dict(self._saved_hook_state)
             self._ddp.register_comm_hook(self._hook_state, hooks.quantized_gradient_hook)
 
     def release_process_group(self):
@@ -226,23 +223,12 @@ class DataParallelDistributedLearner(DistributedLearner):
         return self._learner.update(gradient_values, info.num_samples, info.is_sweep_end)
 
     # -- checkpoint state ---------------------------------------------------------------------------------
-    def worker_state(self):
-        """This worker's quantization residuals (None for 32 bits)."""
-        if self._bits == 32:
-            return None
-        if self._hook_state is not None:
-            return self._hook_state.state_dict()
-        return self._saved_hook_state
-
-    def load_worker_state(self, state):
-        if self._bits == 32:
-            return
-        self._saved_hook_state = state
-        if self._hook_state is not None:
-            if state is None:
-                self._hook_state.reset()
-            else:
-                self._hook_state.load_state_dict(state)
+    def state_dict(self):
+        """The checkpoint state. As CNTK 2.7's, a checkpoint resets this worker's quantization residuals, which it
+        does not keep: a run restored from it continues as the run that wrote it."""
+        if self._bits != 32 and self._hook_state is not None:
+            self._hook_state.reset()
+        return super(DataParallelDistributedLearner, self).state_dict()
 
 
 def _from_collective(error):

@@ -169,11 +169,14 @@ def _train_parts(trainer, x, y, rank, world, minibatches):
 
 
 def checkpoint_and_continue(rank, world, port, out, bits):
-    """Six minibatches uninterrupted; then three, a checkpoint, a fresh model and Trainer restoring it, and the
-    other three: both runs must end with the same parameters (the quantization residuals are saved per worker)."""
+    """Three minibatches, a checkpoint, three more; then three, a checkpoint, a fresh model and Trainer restoring
+    it, and the other three: both runs must end with the same parameters (a checkpoint resets the quantization
+    residuals, as in CNTK 2.7)."""
     join(rank, world, port)
     z, x, y, trainer = _ddp_trainer(bits)
-    _train_parts(trainer, x, y, rank, world, range(6))
+    _train_parts(trainer, x, y, rank, world, range(3))
+    trainer.save_checkpoint(os.path.join(out, "uninterrupted"))
+    _train_parts(trainer, x, y, rank, world, range(3, 6))
     uninterrupted = parameter_values(z)
     z, x, y, trainer = _ddp_trainer(bits)
     _train_parts(trainer, x, y, rank, world, range(3))
@@ -337,13 +340,14 @@ def finalize_after_training(rank, world, port, out):
 QUANTIZED_SHAPES = [(12, 3), (2, 3, 5), (3, 1, 1), (7,), ()]
 
 
-def quantized_columns(rank, world, port, out, bits_list):
-    """Per bit count: one parameter of each of QUANTIZED_SHAPES, loss sum((p - x)^2) over 5 samples a worker of
-    x = normal^3 (a RandomState seeded with 100 + rank), 4 minibatches of per-sample SGD at 0.05 under
-    data-parallel SGD quantized to that many bits; saves the final values of the parameters, flattened."""
+def quantized_columns(rank, world, port, out, runs):
+    """Per run (bits, checkpoint): one parameter of each of QUANTIZED_SHAPES, loss sum((p - x)^2) over 5 samples a
+    worker of x = normal^3 (a RandomState seeded with 100 + rank), 4 minibatches of per-sample SGD at 0.05 under
+    data-parallel SGD quantized to that many bits, with a checkpoint saved after the second one if asked; saves
+    the final values of the parameters, flattened, by run ('1', '1 checkpoint', ...)."""
     join(rank, world, port)
     final = {}
-    for bits in bits_list:
+    for bits, checkpoint in runs:
         rng = np.random.RandomState(100 + rank)
         xs = [C.input_variable(s) for s in QUANTIZED_SHAPES]
         ps = [C.parameter(s, init=np.random.RandomState(i).uniform(-1, 1, s).astype(np.float32))
@@ -354,10 +358,12 @@ def quantized_columns(rank, world, port, out, bits_list):
         local = C.sgd(ps, C.learning_parameter_schedule_per_sample(0.05))
         learner = C.distributed.data_parallel_distributed_learner(local, num_quantization_bits=bits)
         trainer = C.Trainer(None, (loss, None), [learner])
-        for _ in range(4):
+        for step in range(4):
             trainer.train_minibatch({x: (rng.standard_normal((5,) + s) ** 3).astype(np.float32)
                                      for x, s in zip(xs, QUANTIZED_SHAPES)})
-        final[str(bits)] = [p.value.ravel().tolist() for p in ps]
+            if checkpoint and step == 1:
+                trainer.save_checkpoint(os.path.join(out, "quantized"))
+        final["%d%s" % (bits, " checkpoint" if checkpoint else "")] = [p.value.ravel().tolist() for p in ps]
     save(out, rank, np.zeros(0), final=final)
     C.distributed.Communicator.finalize()
 

@@ -9,8 +9,10 @@ from tests.distributed._spawn import run_workers
 # _workers.quantized_columns, by bit count and by shape, flattened (7 significant digits). With short columns
 # grouped into columns of at least 256 values (cntk-compat before this test), the (12, 3), (2, 3, 5) and (3, 1, 1)
 # parameters ended far from these (1 bit: by up to 4.3; 2 bits: by up to 7.8 times the parameter's largest value).
+# '1 checkpoint': 1 bit with a checkpoint saved after the second minibatch, which resets the residuals in CNTK 2.7
+# (cntk-compat kept them until session 18: up to 1.2 times the largest value away).
 CNTK27 = {
-    1: [
+    "1": [
         # (12, 3)
         [-0.6965901, -0.3638383, -0.5886903, -2.612554, 0.3611598, 0.8056383, 2.19808, 1.483571, 0.8969247,
          0.7288474, -0.2786039, -0.8042642, -2.167834, 0.2903749, -0.4181017, 0.9197744, 1.802907, 1.338221,
@@ -28,7 +30,7 @@ CNTK27 = {
         # ()
         [0.225422],
     ],
-    2: [
+    "2": [
         # (12, 3)
         [-147.5173, 0.4303787, 0.2055268, 0.08976637, -0.1526904, 2.994343, 11.02085, 0.783546, 0.9273255, -0.233117,
          48.2884, 0.05778984, 0.1360906, 104.8666, -0.8579263, -0.8257421, -20.81642, 0.665239, -100.5366, 0.7400303,
@@ -46,7 +48,7 @@ CNTK27 = {
         # ()
         [0.9340597],
     ],
-    8: [
+    "8": [
         # (12, 3)
         [0.1302238, -0.1479198, -1.649796, -1.651448, -0.04992324, 0.253197, 3.410603, 0.4220599, 0.6491692,
          -1.464126, 1.255852, -0.1513537, -0.9702287, -2.086358, 0.7543653, 2.093343, 0.2194209, 1.737276, 4.614336,
@@ -64,14 +66,31 @@ CNTK27 = {
         # ()
         [0.2499251],
     ],
+    "1 checkpoint": [
+        # (12, 3)
+        [-0.6965901, -0.3638383, -0.5886903, -2.9663, 0.5380328, 0.9825113, 1.345898, 0.6313882, 2.601291, 0.7288469,
+         -0.2786044, -0.8042647, -2.664725, 0.5388203, -0.1696562, 0.9666703, 1.709115, 1.385117, 3.619759,
+         0.6649859, 4.020682, 1.314795, 0.03343439, -1.501265, 0.5974485, -0.1271578, 0.5172039, -0.3177025,
+         -0.3616937, 1.352735, 1.18762, 0.0242753, -1.055997, 1.431774, -0.1492561, 1.530177],
+        # (2, 3, 5)
+        [0.407199, -1.911247, -2.326577, 0.17782, 0.8917565, -0.0607208, -0.1151707, 0.6933874, -1.68065, 0.3422784,
+         -0.8352005, -0.7880316, 0.6527021, 2.000032, -2.103695, 0.2922393, 1.380778, 0.09715784, -0.739448,
+         0.6288403, 0.656461, 0.9914949, 0.7032048, 0.4826637, -1.388169, -0.6833398, -1.109913, 2.202973, 0.3613775,
+         1.386879],
+        # (3, 1, 1)
+        [-0.03343648, -0.1016106, 0.2410477],
+        # (7,)
+        [-0.634899, -0.2218136, 0.05805111, 1.904613, 1.16375, -1.350625, -1.178857],
+        # ()
+        [0.2254219],
+    ],
 }
 
 
-def test_each_column_is_quantized_alone_as_in_cntk27(tmp_path):
-    ranks = run_workers(_workers.quantized_columns, tmp_path, [1, 2, 8])
-    for bits, expected in CNTK27.items():
+def test_each_column_is_quantized_alone_and_a_checkpoint_resets_the_residuals_as_in_cntk27(tmp_path):
+    ranks = run_workers(_workers.quantized_columns, tmp_path, [(1, False), (2, False), (8, False), (1, True)])
+    for run, expected in CNTK27.items():
         for r in ranks:
-            got = r["final"][str(bits)]
-            for shape, values, reference in zip(_workers.QUANTIZED_SHAPES, got, expected):
+            for shape, values, reference in zip(_workers.QUANTIZED_SHAPES, r["final"][run], expected):
                 np.testing.assert_allclose(values, reference, rtol=1e-5, atol=2e-5,
-                                           err_msg="%d bits, parameter of shape %s" % (bits, shape))
+                                           err_msg="%s bits, parameter of shape %s" % (run, shape))
