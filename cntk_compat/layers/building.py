@@ -51,7 +51,8 @@ def _get_initial_state_or_default(initial_state):
 def _as_tuple(x):
     if x is None:
         return ()
-    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+    # as CNTK's _as_tuple: any sequence (a numpy array or a range too), a scalar as one element
+    return tuple(x) if isinstance(x, (tuple, list, np.ndarray, range)) else (x,)
 
 
 @Function

@@ -15,7 +15,7 @@ __all__ = ["SequentialConvolution", "Convolution", "Convolution1D", "Convolution
 def _pad_to_shape(filter_shape, param, what):
     """A per-axis option for every filter axis: as in CNTK 2.7, a scalar or a one-element list or tuple
     (``pad=[True]``) repeats, and any other length than the filter's is refused with CNTK's message."""
-    if isinstance(param, (tuple, list)):
+    if isinstance(param, (tuple, list, np.ndarray, range)):
         param = tuple(param)
         if len(param) == 1:
             return param * len(filter_shape)

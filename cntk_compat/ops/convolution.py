@@ -1,4 +1,5 @@
 """convolution and convolution_transpose (CNTK layout: kernel (O, C, *k), operand (C, *spatial))."""
+import numpy as np
 import torch
 import torch.nn.functional as F
 
@@ -322,7 +323,8 @@ register_op("Convolution", _convolution_infer, _convolution, prepare=_convolutio
 
 
 def _seq(v):
-    return tuple(v) if isinstance(v, (tuple, list)) else (v,)
+    # as CNTK's sanitize_shape: any sequence (a numpy array or a range too) per axis, a scalar for all
+    return tuple(v) if isinstance(v, (tuple, list, np.ndarray, range)) else (v,)
 
 
 def _ints(v):

@@ -1,6 +1,7 @@
 """pooling and unpooling over the trailing axes of an operand (CNTK geometry, see _geometry)."""
 import math
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
@@ -134,7 +135,8 @@ register_op("Pooling", _pooling_infer, _pool, prepare=_pooling_prepare, public_a
 
 
 def _seq(v):
-    return tuple(v) if isinstance(v, (tuple, list)) else (v,)
+    # as CNTK's sanitize_shape: any sequence (a numpy array or a range too) per axis, a scalar for all
+    return tuple(v) if isinstance(v, (tuple, list, np.ndarray, range)) else (v,)
 
 
 def _check_type(op_name, pooling_type):

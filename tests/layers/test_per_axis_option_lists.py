@@ -46,3 +46,19 @@ def test_other_lengths_are_refused_with_cntks_message():
             "strides parameter ((1, 2, 2)) must be a scalar or have same number of elements as the filter_shape "
             "parameter ((3, 3))")):
         C.layers.MaxPooling((3, 3), strides=(1, 2, 2))
+
+
+def test_numpy_arrays_and_ranges_as_per_axis_options_and_shapes():
+    # CNTK 2.7 reads any sequence as a tuple (its _as_tuple / sanitize_shape); frankibem/cntk-issue's ResNet passes
+    # strides=np.ones_like(strides). Shapes from CNTK 2.7.
+    from cntk.layers import AveragePooling, Convolution, Convolution2D, MaxPooling
+    x = C.input_variable((3, 9, 9))
+    assert Convolution((3, 3), 4, strides=np.ones_like((2, 2)), pad=True)(x).shape == (4, 9, 9)
+    assert Convolution((3, 3), 4, strides=np.array([2, 2]), pad=True)(x).shape == (4, 5, 5)
+    assert Convolution(np.array([3, 3]), 4)(x).shape == (4, 7, 7)
+    assert Convolution((3, 3), 4, strides=range(1, 3))(x).shape == (4, 7, 4)
+    assert Convolution2D(np.array([3, 3]), 4, strides=np.array([2, 2]))(x).shape == (4, 4, 4)
+    assert MaxPooling(np.array([3, 3]), strides=np.array([2, 2]))(x).shape == (3, 4, 4)
+    assert AveragePooling((3, 3), strides=np.array([2, 2]), pad=True)(x).shape == (3, 5, 5)
+    assert C.convolution(C.parameter((4, 3, 3, 3)), x, strides=np.array([1, 2, 2])).shape == (12, 5, 5)
+    assert C.pooling(x, C.MAX_POOLING, np.array([2, 2]), strides=np.array([2, 2])).shape == (3, 4, 4)
