@@ -358,10 +358,12 @@ class TrainingSession(object):
             action.index = self._count(action.unit) // action.frequency
             action.last_count = self._count(action.unit)
 
-    def _evaluate(self, source, inputs_to_streams, schedule, max_samples, device):
-        """(total metric, samples, minibatches) of test_minibatch over ``source`` until it is exhausted."""
+    def _evaluate(self, source, inputs_to_streams, schedule, max_samples, device, rewind):
+        """(total metric, samples, minibatches) of test_minibatch over ``source`` until it is exhausted; with
+        ``rewind`` the source then returns to where it was (CNTK 2.7 rewinds the cross validation source, not the
+        test source, which a second session then finds exhausted)."""
         mapping = inputs_to_streams or self._inputs_to_streams
-        position = _source_call(source, "get_checkpoint_state")
+        position = _source_call(source, "get_checkpoint_state") if rewind else None
         total, samples, minibatches = 0.0, 0, 0
         # CNTK 2.7: distributed workers evaluate together, each its partition, the totals those of all workers
         together = self._distributed and self.trainer._distributed.agree_to_evaluate()
@@ -382,7 +384,8 @@ class TrainingSession(object):
                 total += self.trainer.test_minibatch(args, device=device) * n
             samples += n
             minibatches += 1
-        _source_call(source, "restore_from_checkpoint", position)
+        if rewind:
+            _source_call(source, "restore_from_checkpoint", position)
         return total, samples, minibatches
 
     def _cross_validate(self, index, device):
@@ -390,7 +393,7 @@ class TrainingSession(object):
         if cv.minibatch_source is None:
             return _hook_answer(self.on_cross_validation_end(index, 0.0, 0, 0))
         total, samples, minibatches = self._evaluate(cv.minibatch_source, cv.model_inputs_to_streams,
-                                                     cv.minibatch_size, cv.max_samples, device)
+                                                     cv.minibatch_size, cv.max_samples, device, rewind=True)
         self.trainer.summarize_test_progress()
         return _hook_answer(self.on_cross_validation_end(index, total / samples if samples else 0.0, samples,
                                                          minibatches))
@@ -429,7 +432,7 @@ class TrainingSession(object):
         if test.minibatch_source is None:
             return
         self._evaluate(test.minibatch_source, test.model_inputs_to_streams, test.minibatch_size, sys.maxsize,
-                       device)
+                       device, rewind=False)
         self.trainer.summarize_test_progress()
 
 

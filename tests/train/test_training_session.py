@@ -126,3 +126,37 @@ def test_the_session_ends_with_cntks_empty_minibatch(tmp_path):
     assert (trainer.total_number_of_samples_seen, trainer.previous_minibatch_sample_count) == (15, 0)
     with pytest.raises(RuntimeError, match='no preceding call to TrainMinibatch or the minibatch was empty'):
         trainer.previous_minibatch_loss_average
+
+
+def test_a_second_session_finds_the_test_source_exhausted_and_the_cv_source_rewound(tmp_path, capsys):
+    # CNTK 2.7 rewinds the cross validation source after each evaluation, not the test source
+    rng = np.random.RandomState(1)
+    path = str(tmp_path / "d.ctf")
+    with open(path, "w") as f:
+        for _ in range(30):
+            v = rng.uniform(-1, 1, 3)
+            f.write("|x %s |y %s\n" % (" ".join("%.3f" % a for a in v), "1 0" if v.sum() > 0 else "0 1"))
+
+    def source(sweeps):
+        return C.io.MinibatchSource(C.io.CTFDeserializer(path, C.io.StreamDefs(
+            x=C.io.StreamDef(field="x", shape=3), y=C.io.StreamDef(field="y", shape=2))), randomize=False,
+            max_sweeps=sweeps)
+
+    x, y = C.input_variable(3), C.input_variable(2)
+    z = C.layers.Dense(2, init=C.glorot_uniform(seed=1))(x)
+    train, test, cv = source(C.io.INFINITELY_REPEAT), source(1), source(1)
+    for phase in range(2):
+        trainer = C.Trainer(z, (C.cross_entropy_with_softmax(z, y), C.classification_error(z, y)),
+                            [C.sgd(z.parameters, 0.1)], [C.logging.ProgressPrinter(tag="T")])
+        C.training_session(trainer, train, 8, {x: train.streams.x, y: train.streams.y},
+                           max_samples=40 * (phase + 1),
+                           cv_config=C.CrossValidationConfig(cv, minibatch_size=7,
+                                                             model_inputs_to_streams={x: cv.streams.x, y: cv.streams.y}),
+                           test_config=C.TestConfig(test, minibatch_size=7,
+                                                    model_inputs_to_streams={x: test.streams.x, y: test.streams.y})
+                           ).train()
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("Finished Evaluation")]
+    assert lines == ["Finished Evaluation [1]: Minibatch[1-5]: metric = 40.00% * 30;",
+                     "Finished Evaluation [2]: Minibatch[1-5]: metric = 40.00% * 30;",
+                     "Finished Evaluation [1]: Minibatch[1-5]: metric = 33.33% * 30;",
+                     "Finished Evaluation [2]: Minibatch[1-0]: metric = 0.00% * 0;"]
