@@ -19,7 +19,7 @@ from .native_errors import announced
 from .reinference import infer_in_place, primitive_nodes
 from .sequence_masks import expand_mask, host_mask
 from .variables import InferredDimension, Variable
-from .value import Value
+from .value import Value, fresh_array
 
 
 class BatchInfo(object):
@@ -351,9 +351,7 @@ def _as_csr(arr):
 
 
 def to_numpy(var, tensor, lengths_by_axis):
-    # a fresh C-ordered array, as CNTK hands out: on the CPU the tensor may be a view of a Parameter's storage or a
-    # transposed view, which the caller must not write through or receive as a strided array
-    arr = np.array(tensor.detach().cpu().numpy(), order="C", copy=True)
+    arr = fresh_array(tensor)
     axis = var._sequence_axis
     if axis is not None and var._has_batch:
         lengths = lengths_by_axis.get(axis.name)

@@ -476,14 +476,14 @@ class _NativeValue(object):
         """The data as a fresh numpy array (the Value's storage may be a Parameter's or the fed array); a sparse batch
         of vectors (rank 2) as a scipy CSR matrix, as in CNTK."""
         self._check_valid()
-        arr = np.array(self.tensor.detach().cpu().numpy(), order="C", copy=True)
+        arr = fresh_array(self.tensor)
         return _sparse_as_csr(arr) if self._is_sparse else arr
 
     def as_sequences(self, variable=None):
         """The sequences without their padding: numpy arrays; for sparse data CSR matrices of one row per step
         (a batch without a sequence axis as one such matrix, as CNTK gives it)."""
         self._check_valid()
-        arr = np.array(self.tensor.detach().cpu().numpy(), order="C", copy=True)
+        arr = fresh_array(self.tensor)
         if self._is_sparse:
             if self.lengths is None:
                 # read as a sequence input reads it: the axes beyond the variable's rank are [batch] x [sequence]
@@ -505,6 +505,16 @@ class _NativeValue(object):
 class Value(_NativeValue):
     """A batch of samples or sequences for one Variable. Its methods live in the base class, which
     cntk.cntk_py exposes as the native Value (as CNTK's Python class derives from the SWIG one)."""
+
+
+def fresh_array(tensor):
+    """``tensor`` as a C-ordered numpy array of its own, as CNTK hands out data: on the CPU a numpy view could be
+    a Parameter's storage, the fed array or a transposed view; from a device, the copy to the host is already
+    fresh (and made C-ordered only if it is not)."""
+    t = tensor.detach()
+    if t.is_cpu:
+        return t.numpy().copy()
+    return np.ascontiguousarray(t.cpu().numpy())
 
 
 def _sparse_as_csr(arr):
