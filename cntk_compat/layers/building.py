@@ -6,6 +6,7 @@ from ..core.function import Function
 from ..core.variables import Constant, Parameter
 from ..default_options import default_override_or, get_default_override
 from ..ops import alias, combine, softplus
+from ..ops._geometry import option_tuple
 
 
 def UntestedBranchError(name):
@@ -49,10 +50,8 @@ def _get_initial_state_or_default(initial_state):
 
 
 def _as_tuple(x):
-    if x is None:
-        return ()
     # as CNTK's _as_tuple: any sequence (a numpy array or a range too), a scalar as one element
-    return tuple(x) if isinstance(x, (tuple, list, np.ndarray, range)) else (x,)
+    return () if x is None else option_tuple(x)
 
 
 @Function

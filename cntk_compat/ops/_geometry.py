@@ -10,6 +10,13 @@ override both. The result is (out, lo, hi): pad ``lo`` cells before and ``hi`` a
 then run a plain 'valid' torch kernel. A free dimension (negative size, fixed only by the data) gives (n, 0, 0):
 the ops then compute the geometry at run time.
 """
+import numpy as np
+
+
+def option_tuple(v):
+    """A per-axis option as CNTK's sanitize_shape reads it: any sequence (a numpy array or a range too) per axis, a
+    scalar for all axes."""
+    return tuple(v) if isinstance(v, (tuple, list, np.ndarray, range)) else (v,)
 
 
 def per_axis(values, rank, what, op_name):

@@ -1,5 +1,4 @@
 """convolution and convolution_transpose (CNTK layout: kernel (O, C, *k), operand (C, *spatial))."""
-import numpy as np
 import torch
 import torch.nn.functional as F
 
@@ -10,7 +9,7 @@ from ..core.registry import OutputSpec, register_op
 from ..core.variables import shape_text
 from ._common import make, sanitize_operands
 from ._engine_notes import asymmetric_padding, warn_asymmetric
-from ._geometry import axis_geometry, kernel_padding, per_axis, torch_pad_list
+from ._geometry import axis_geometry, kernel_padding, option_tuple, per_axis, torch_pad_list
 from .sequential_convolution import sequential_attributes
 
 _CONV = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
@@ -218,11 +217,13 @@ def _convolution_prepare(node):
     options = _axis_options(a, len(k_shape))
     stride, padded = _channel_options(a, len(k_shape))
     rr = a["reduction_rank"]
-    if rr == 1:
-        _refuse_channel_kernel(node, w, x, out_c, in_c, kc, k_shape, options, stride, padded, groups)
     # the kernel moves along the channel axis (narrower than it, or padded along it)
     positions = _channel_outputs(w._shape, in_c, k_shape, a) if rr == 1 else 1
-    if rr == 1 and (positions > 1 or kc * groups != in_c):
+    moving = rr == 1 and (positions > 1 or kc * groups != in_c)
+    if rr == 1:
+        _refuse_channel_kernel(node, w, x, out_c, in_c, kc, k_shape, options, stride, padded, groups, positions,
+                               moving)
+    if moving:
         # CNTK 2.7 places a kernel with several output maps (taking one position along the channels, the only
         # case it computes) without regard to the padding there. It differentiates a kernel narrower than the
         # channels only where its MKL engine computes it (one position, one spatial axis)
@@ -240,7 +241,8 @@ def _convolution_prepare(node):
             "options": options, "groups": groups}
 
 
-def _refuse_channel_kernel(node, w, x, out_c, in_c, kc, k_shape, options, stride, padded, groups):
+def _refuse_channel_kernel(node, w, x, out_c, in_c, kc, k_shape, options, stride, padded, groups, positions,
+                           moving):
     """What CNTK 2.7 (CPU) refuses, with a RuntimeError when it first computes the node, of a kernel along the
     channel axis (measured on 1 to 3 spatial axes, kernels with and without output maps):
     - auto padding that pads before the channels (a kernel spanning them included: lower pad > 0), or that pads
@@ -251,9 +253,8 @@ def _refuse_channel_kernel(node, w, x, out_c, in_c, kc, k_shape, options, stride
       before (the asymmetric padding it warns about); its MKL engine refuses the kernel otherwise ('Mismatching
       outputShape and mapCount'), and on 2 spatial axes also a narrower kernel taking one position ('mkl err (-1)');
     - with groups, any kernel moving along the channels."""
-    positions = _channel_outputs(w._shape, in_c, k_shape, node._attributes)
-    lo = axis_geometry(in_c, kc, stride, 1, padded)[1]
-    moving = positions > 1 or kc * groups != in_c
+    channel = axis_geometry(in_c, kc, stride, 1, padded)
+    lo = channel[1]
     if padded and (lo > 0 or (out_c > 1 and positions > 1)) or (moving and groups != 1):
         raise announced(RuntimeValueError, "%s Convolution operation: detected padding over channel axis. This is "
                         "not supported in cuDnn. Please try setting autoPadding to false for channel axis. "
@@ -261,7 +262,7 @@ def _refuse_channel_kernel(node, w, x, out_c, in_c, kc, k_shape, options, stride
     spatial = x._shape[1:]
     if not moving or len(k_shape) > 2 or any(n < 0 for n in spatial):
         return
-    geo = [axis_geometry(in_c, kc, stride, 1, padded)] + _geometry(node._attributes, k_shape, spatial)
+    geo = [channel] + _geometry(node._attributes, k_shape, spatial)
     if asymmetric_padding([(stride, 1, padded, 0, 0)] + list(options), geo):
         return      # the GEMM engine
     note = "\n\n(cntk-compat: the kernel %s of '%s' moves along the %d channels of its operand %r)" \
@@ -322,13 +323,8 @@ register_op("Convolution", _convolution_infer, _convolution, prepare=_convolutio
             public_attributes=_convolution_public, spatial_transform=_convolution_transform)
 
 
-def _seq(v):
-    # as CNTK's sanitize_shape: any sequence (a numpy array or a range too) per axis, a scalar for all
-    return tuple(v) if isinstance(v, (tuple, list, np.ndarray, range)) else (v,)
-
-
 def _ints(v):
-    return tuple(int(d) for d in _seq(v))
+    return tuple(int(d) for d in option_tuple(v))
 
 
 def _attributes(op_name, strides, sharing, auto_padding, dilation, reduction_rank, groups, lower_pad=None,
@@ -338,8 +334,9 @@ def _attributes(op_name, strides, sharing, auto_padding, dilation, reduction_ran
                         % (op_name, reduction_rank))
     if int(groups) < 1:
         raise ValueError("%s: groups must be > 0, got %r" % (op_name, groups))
-    return {"op_name": op_name, "strides": _ints(strides), "auto_padding": tuple(bool(p) for p in _seq(auto_padding)),
-            "sharing": tuple(bool(p) for p in _seq(sharing)),
+    return {"op_name": op_name, "strides": _ints(strides),
+            "auto_padding": tuple(bool(p) for p in option_tuple(auto_padding)),
+            "sharing": tuple(bool(p) for p in option_tuple(sharing)),
             "dilation": _ints(dilation),
             "lower_pad": tuple(lower_pad) if lower_pad else None, "upper_pad": tuple(upper_pad) if upper_pad else None,
             "reduction_rank": int(reduction_rank), "groups": int(groups)}

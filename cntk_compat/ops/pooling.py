@@ -1,13 +1,12 @@
 """pooling and unpooling over the trailing axes of an operand (CNTK geometry, see _geometry)."""
 import math
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 
 from ..core.registry import OutputSpec, register_op
 from ._common import make, sanitize_operands
-from ._geometry import axis_geometry, kernel_padding, per_axis, torch_pad_list
+from ._geometry import axis_geometry, kernel_padding, option_tuple, per_axis, torch_pad_list
 
 MAX_POOLING = 0
 AVG_POOLING = 1
@@ -134,11 +133,6 @@ register_op("Pooling", _pooling_infer, _pool, prepare=_pooling_prepare, public_a
             spatial_transform=_pooling_transform)
 
 
-def _seq(v):
-    # as CNTK's sanitize_shape: any sequence (a numpy array or a range too) per axis, a scalar for all
-    return tuple(v) if isinstance(v, (tuple, list, np.ndarray, range)) else (v,)
-
-
 def _check_type(op_name, pooling_type):
     if pooling_type not in (MAX_POOLING, AVG_POOLING):
         raise ValueError("%s: pooling_type must be MAX_POOLING or AVG_POOLING, got %r" % (op_name, pooling_type))
@@ -150,10 +144,11 @@ def pooling(operand, pooling_type, pooling_window_shape, strides=(1,), auto_padd
     pools each channel globally); averages exclude padding unless include_pad."""
     _check_type("pooling", pooling_type)
     (x,) = sanitize_operands(operand, names=["operand"])
-    window = None if pooling_window_shape is None or _seq(pooling_window_shape) in ((), (-2,)) else \
-        tuple(int(d) for d in _seq(pooling_window_shape))
+    window = None if pooling_window_shape is None or option_tuple(pooling_window_shape) in ((), (-2,)) else \
+        tuple(int(d) for d in option_tuple(pooling_window_shape))
     attrs = {"op_name": "pooling", "pooling_type": int(pooling_type), "window": window,
-             "strides": tuple(int(s) for s in _seq(strides)), "auto_padding": tuple(bool(p) for p in _seq(auto_padding)),
+             "strides": tuple(int(s) for s in option_tuple(strides)),
+             "auto_padding": tuple(bool(p) for p in option_tuple(auto_padding)),
              "ceil_out_dim": bool(ceil_out_dim), "include_pad": bool(include_pad)}
     return make("Pooling", [x], attrs, name)
 
@@ -224,7 +219,8 @@ def unpooling(operand, pooling_input, unpooling_type, unpooling_window_shape, st
         raise ValueError("unpooling: only MAX_UNPOOLING is supported, got %r" % (unpooling_type,))
     x, ref = sanitize_operands(operand, pooling_input, names=["operand", "pooling_input"],
                                numpy_precision=False)
-    attrs = {"op_name": "unpooling", "window": tuple(int(d) for d in _seq(unpooling_window_shape)),
-             "strides": tuple(int(s) for s in _seq(strides)), "auto_padding": tuple(bool(p) for p in _seq(auto_padding)),
+    attrs = {"op_name": "unpooling", "window": tuple(int(d) for d in option_tuple(unpooling_window_shape)),
+             "strides": tuple(int(s) for s in option_tuple(strides)),
+             "auto_padding": tuple(bool(p) for p in option_tuple(auto_padding)),
              "ceil_out_dim": False}
     return make("Unpooling", [x, ref], attrs, name)
