@@ -332,9 +332,18 @@ def evaluate_tensors(outputs, arguments, requires_grad=False, training=False, de
                 tensors[k] = tensors[k].detach().requires_grad_(True)
                 info.gradient_inputs.append(tensors[k])
     with torch.set_grad_enabled(requires_grad), one_pass():
-        results = _take_made_masks(module, module(*tensors), lengths)
+        results = _take_made_masks(module, _run(module, tensors), lengths)
     info.lengths_by_axis = lengths
     return list(results), info
+
+
+def _run(module, tensors):
+    """module(*tensors) through nn.Module's call (hooks, tracing) without fx's wrapper of it, which only decorates
+    errors raised by the generated code itself (~0.8 us a call)."""
+    return _MODULE_CALL(module, *tensors)
+
+
+_MODULE_CALL = torch.nn.Module.__call__
 
 
 def _take_made_masks(module, results, lengths_by_axis):
@@ -406,10 +415,10 @@ def forward(function, arguments, outputs=None, keep_for_backward=None, device=No
         for p in function.parameters:
             wrt[p] = p.tensor
         with one_pass():
-            results = _take_made_masks(module, module(*tensors), lengths)
+            results = _take_made_masks(module, _run(module, tensors), lengths)
     else:
         with torch.no_grad(), one_pass():
-            results = _take_made_masks(module, module(*tensors), lengths)
+            results = _take_made_masks(module, _run(module, tensors), lengths)
     by_var = dict(zip(compute, results))
     state = BackPropState(function, compute, by_var, wrt, lengths)
     values = {o: _convert(o, by_var[o], lengths, as_numpy) for o in outs}

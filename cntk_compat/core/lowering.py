@@ -18,7 +18,7 @@ import numpy as np
 import torch
 import torch.fx
 
-from . import affine_fusion, criterion_fusion
+from . import affine_fusion, criterion_fusion, member_access
 from .carried_state import carried_state_of
 from .dtypes import narrowed_constant_error, operands_dtype, to_torch_dtype
 from .graph import node_inputs_native_order
@@ -124,6 +124,13 @@ class LoweredFunction(torch.fx.GraphModule):
         self.trace_level = TRACE_LEVEL[0]
         if self.trace_level > 0:
             TRACED.add(self)
+        member_access.install(self)
+
+    def _deepcopy_init(self):
+        def init(module, root, graph):
+            torch.fx.GraphModule.__init__(module, root, graph)
+            member_access.install(module)
+        return init
 
     def __reduce__(self):
         """Pickled as its graph and the modules and tensors it reads (torch.save(module)); fx's own reduce would
@@ -182,6 +189,7 @@ def _rebuild_lowered(root, owned, records, extra):
     torch.fx.GraphModule.__init__(module, root, graph, class_name="CNTKFunction")
     for name, value in extra.items():
         setattr(module, name, value)
+    member_access.install(module)
     return module
 
 
