@@ -11,7 +11,7 @@ import operator
 import torch
 import torch.fx
 
-from . import loop_steps
+from . import loop_steps, member_access
 from .carried_state import carried_state_of
 from .graph import strongly_connected_components
 from .dtypes import to_torch_dtype
@@ -217,6 +217,7 @@ def lower_loop(builder, loop, make_builder):
     prelude, hoisted_on_axis = hoist(step.graph, len(inputs), on_axis)
     prelude_module = None if prelude is None else torch.fx.GraphModule(step.root, prelude, class_name="LoopPrelude")
     step_module = torch.fx.GraphModule(step.root, step.graph, class_name="RecurrentStep")
+    member_access.install(step_module)   # its parameters are fetched at every step
     carried = [] if loop.backward else [carried_state_of(d) for d in loop.delays]
     module = RecurrentLoop(step_module, on_axis + hoisted_on_axis, delays, loop.backward, carried, prelude_module)
     name = "loop%d" % len([m for m in builder.root.children() if isinstance(m, _LOOP_MODULES)])
