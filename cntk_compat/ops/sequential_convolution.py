@@ -12,17 +12,19 @@ sequence keeps its length (padding with stride 1).
 """
 import math
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
 from ..core.axis import Axis
+from ..core.device import copy_to
 from ..core.dtypes import promote
 from ..core.native_errors import announced
 from ..core.registry import OutputSpec, register_op
 from ._common import make
 from ._engine_notes import asymmetric_padding, warn_asymmetric
 from ._geometry import axis_geometry, torch_pad_list
-from ..core.sequence_masks import expand_mask, gather_steps
+from ..core.sequence_masks import expand_mask, gather_steps, host_lengths_record, host_mask
 from .sequence._select import with_sequence_axis
 
 _CONV = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
@@ -71,35 +73,33 @@ def _infer(inputs, attributes):
 
 
 def _sequence_centres(lengths, k, stride, dilation, auto_pad):
-    """(first centre, per sequence the number of outputs) along the sequence axis. CNTK convolves the batch's
-    sequences padded with zeros to the longest one's length, so every sequence's centres are the longest
-    sequence's (from the first that length's geometry picks: without padding the first window starts at the
-    first step); each keeps as many as its own length gives."""
+    """(first centre, per sequence the number of outputs) along the sequence axis, from the host's lengths (numpy
+    int64). CNTK convolves the batch's sequences padded with zeros to the longest one's length, so every sequence's
+    centres are the longest sequence's (from the first that length's geometry picks: without padding the first
+    window starts at the first step); each keeps as many as its own length gives."""
     extent = (k - 1) * dilation + 1
 
     def counts(n):
-        if auto_pad:
-            c = torch.div(n - 1, stride, rounding_mode="floor") + 1
-        else:
-            c = torch.div(n - extent, stride, rounding_mode="floor") + 1
-        return c.clamp(min=0)
+        return np.maximum((n - 1) // stride + 1 if auto_pad else (n - extent) // stride + 1, 0)
     count = counts(lengths)
     if not auto_pad:  # the first window starts at the first step
-        return lengths.new_tensor((extent - 1) // 2), count
-    longest = lengths.max() if lengths.numel() else lengths.new_zeros(())
-    extra = longest - ((counts(longest) - 1) * stride + 1)
-    return torch.div(extra.clamp(min=0), 2, rounding_mode="floor"), count
+        return (extent - 1) // 2, count
+    longest = int(lengths.max()) if lengths.size else 0
+    extra = longest - ((int(counts(longest)) - 1) * stride + 1)
+    return max(extra, 0) // 2, count
 
 
 def _sequential_convolution(w, x, mask, n_lead, pads, seq_k, seq_stride, seq_dilation, seq_auto, strides, dilation,
                             groups, static_asymmetric=False, windowed=False):
     b, t = x.shape[:2]
-    lengths = mask.sum(1)
-    longest = int(lengths.max()) if lengths.numel() else 0   # CNTK convolves the batch padded to its longest sequence
+    # the geometry along the sequence axis is worked out from the lengths the host knows (no wait for a device)
+    lengths = host_lengths_record(mask).array
+    longest = int(lengths.max()) if lengths.size else 0   # CNTK convolves the batch padded to its longest sequence
     if 0 < longest < seq_k:
         raise announced(ValueError, "Convolution operation requires that kernel dim %d <= input dim %d.\n\n"
                         "(cntk-compat: the sequential convolution's kernel along the sequence axis is longer than the "
                         "minibatch's longest sequence)" % (seq_k, longest))
+    first, count = _sequence_centres(lengths, seq_k, seq_stride, seq_dilation, seq_auto)
     items = x.shape[2:]
     n_spatial = len(strides) - 1
     x = torch.where(expand_mask(mask, x), x, torch.zeros_like(x))
@@ -113,17 +113,16 @@ def _sequential_convolution(w, x, mask, n_lead, pads, seq_k, seq_stride, seq_dil
     if static_asymmetric or not windowed and asymmetric_padding([(seq_stride, seq_dilation, seq_auto, 0, 0)],
                                                [axis_geometry(longest, seq_k, seq_stride, seq_dilation, seq_auto)]):
         warn_asymmetric(y, w, x)
-    y = y.reshape((b, -1) + tuple(y.shape[1:])).movedim(3, 1)  # (B, T, map, O, *spatial out)
-    first, count = _sequence_centres(lengths, seq_k, seq_stride, seq_dilation, seq_auto)
-    new_t = int(count.max()) if count.numel() else 0
-    steps = torch.arange(new_t, device=y.device)[None, :]
-    y = gather_steps(y, (first + steps * seq_stride).expand(b, -1))
-    new_mask = steps < count[:, None]
-    if bool((count[lengths > 0] == 0).any()):   # CNTK's minibatch layout holds no empty sequence
+    if ((count == 0) & (lengths > 0)).any():   # CNTK's minibatch layout holds no empty sequence
         raise announced(RuntimeError, ("AddSequence: Sequences must be a least one frame long." if windowed else
                                        "The first entry of a Value mask must be Valid or SequenceBegin") +
                         "\n\n(cntk-compat: the sequential convolution leaves a sequence of the minibatch without any "
                         "output step)")
+    y = y.reshape((b, -1) + tuple(y.shape[1:])).movedim(3, 1)  # (B, T, map, O, *spatial out)
+    new_t = int(count.max()) if count.size else 0
+    centres = copy_to(torch.from_numpy(first + np.arange(new_t, dtype=np.int64) * seq_stride), y.device)
+    y = gather_steps(y, centres[None, :].expand(b, -1))
+    new_mask = host_mask(count, new_t, y.device)
     y = torch.where(expand_mask(new_mask, y), y, torch.zeros_like(y))
     return y.reshape((b, new_t) + lead + tuple(y.shape[3:])), new_mask
 
