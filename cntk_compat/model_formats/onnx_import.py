@@ -2,8 +2,8 @@
 
 Every ONNX graph input becomes an input variable without dynamic axes whose shape is the ONNX shape, symbolic
 dimensions (batch, ``Sequence``) as FreeDimension; data are fed in the file's layout (CNTK's exports: sequence
-axis first, then a batch axis of size 1). Initializers become Parameters (floating point) or Constants, so the
-result evaluates, clones, trains and saves like any Function. Ops with an ONNX batch axis (Conv, pooling,
+axis first, then a batch axis of size 1). Initializers become Constants, as CNTK 2.7 makes them (a model built
+on an imported one trains only its own Parameters), and the result evaluates, clones and saves like any Function. Ops with an ONNX batch axis (Conv, pooling,
 BatchNormalization, LRN, DepthToSpace, ...) run on that axis as this package's batch axis (to_batch ..
 unpack_batch), so their outputs have a free leading dimension, as in CNTK. Each function is named after its ONNX
 node. A node without a mapping fails the load naming it.
@@ -367,7 +367,7 @@ def _transposed(v, name):
     C = _C()
     if isinstance(v, (C.Constant, C.Parameter)):
         arr = np.ascontiguousarray(np.asarray(v.value).T)
-        return C.Parameter(arr.shape, init=arr, dtype=arr.dtype, name=v.name)
+        return C.Constant(arr, dtype=arr.dtype, name=v.name)
     return C.transpose(v, (1, 0), name=name)
 
 
@@ -439,8 +439,7 @@ def _conv(ctx, ins):
             b = ins[2]
             bias = C.reshape(b, (b.shape[0],) + (1,) * spatial, name=ctx.inner()) \
                 if not isinstance(b, (C.Constant, C.Parameter)) else \
-                C.Parameter((b.shape[0],) + (1,) * spatial, init=np.asarray(b.value).reshape((-1,) + (1,) * spatial),
-                            dtype=b.dtype, name=b.name)
+                C.Constant(np.asarray(b.value).reshape((-1,) + (1,) * spatial), dtype=b.dtype, name=b.name)
             y = C.plus(y, bias, name=ctx.name + "_bias")
         return y
     return _per_sample(ctx, x, build)
@@ -471,8 +470,7 @@ def _conv_transpose(ctx, ins):
                                 ctx.name + "_convT", display_name="Convolution").outputs[0]
         if has_bias:
             b = np.asarray(_const(ins[2], "ConvTranspose's bias"))
-            bias = C.Parameter((b.shape[0],) + (1,) * spatial, init=b.reshape((-1,) + (1,) * spatial),
-                               dtype=b.dtype, name=ins[2].name)
+            bias = C.Constant(b.reshape((-1,) + (1,) * spatial), dtype=b.dtype, name=ins[2].name)
             y = C.plus(y, bias, name=ctx.name + "_bias")
         return y
     return _per_sample(ctx, x, build)
@@ -560,9 +558,7 @@ def _batch_norm(ctx, ins):
     params = []
     for v, tag in zip(ins[1:5], ("scale", "bias", "mean", "var")):
         arr = _const(v, "BatchNormalization's %s" % tag).reshape(shape)
-        cls = C.Constant if tag in ("mean", "var") else C.Parameter
-        params.append(cls(arr, name=v.name) if cls is C.Constant else cls(arr.shape, init=arr, dtype=arr.dtype,
-                                                                           name=v.name))
+        params.append(C.Constant(arr, dtype=arr.dtype, name=v.name))
     count = C.Constant(1, shape=(), name=ctx.name + "_count")
     eps = ctx.attr("epsilon", 1e-5)
     return _per_sample(ctx, x, lambda s: C.batch_normalization(s, *params, spatial=not per_element, epsilon=eps,
@@ -683,10 +679,9 @@ def _lstm(ctx, ins):
             inits.append(float(v.reshape(-1)[0]))
         else:
             inits.append(0.0)
-    Wp = C.Parameter(W.T.shape, init=cntk_gates(W.T), dtype=W.dtype, name=ins[1].name)
-    Hp = C.Parameter(R.T.shape, init=cntk_gates(R.T), dtype=W.dtype, name=ins[2].name)
-    bp = C.Parameter(bias.shape, init=bias, dtype=W.dtype, name=(ins[3].name if len(ins) > 3 and ins[3] is not None
-                                                                 else ctx.name + "_b"))
+    Wp = C.Constant(cntk_gates(W.T), dtype=W.dtype, name=ins[1].name)
+    Hp = C.Constant(cntk_gates(R.T), dtype=W.dtype, name=ins[2].name)
+    bp = C.Constant(bias, dtype=W.dtype, name=ins[3].name if len(ins) > 3 and ins[3] is not None else ctx.name + "_b")
     seq = _as_sequence(ctx, x)
     delay = C.sequence.future_value if direction == "reverse" else C.sequence.past_value
     h_ph = C.placeholder(shape=(dim,), dynamic_axes=seq.dynamic_axes)
@@ -747,11 +742,10 @@ def _gru(ctx, ins):
         if np.any(v != v.reshape(-1)[0]):
             raise Unsupported("GRU with a per-item initial state")
         init = float(v.reshape(-1)[0])
-    Wp = C.Parameter(W.T.shape, init=np.ascontiguousarray(W.T), dtype=W.dtype, name=ins[1].name)
-    Hp = C.Parameter((dim, 2 * dim), init=np.ascontiguousarray(Rt[:, :2 * dim]), dtype=W.dtype, name=ins[2].name)
-    H1p = C.Parameter((dim, dim), init=np.ascontiguousarray(Rt[:, 2 * dim:]), dtype=W.dtype, name=ins[2].name + "_h")
-    bp = C.Parameter(bias.shape, init=bias, dtype=W.dtype, name=ins[3].name if len(ins) > 3 and ins[3] is not None
-                     else ctx.name + "_b")
+    Wp = C.Constant(np.ascontiguousarray(W.T), dtype=W.dtype, name=ins[1].name)
+    Hp = C.Constant(np.ascontiguousarray(Rt[:, :2 * dim]), dtype=W.dtype, name=ins[2].name)
+    H1p = C.Constant(np.ascontiguousarray(Rt[:, 2 * dim:]), dtype=W.dtype, name=ins[2].name + "_h")
+    bp = C.Constant(bias, dtype=W.dtype, name=ins[3].name if len(ins) > 3 and ins[3] is not None else ctx.name + "_b")
     seq = _as_sequence(ctx, ins[0])
     h_ph = C.placeholder(shape=(dim,), dynamic_axes=seq.dynamic_axes)
     delay = C.sequence.future_value if direction == "reverse" else C.sequence.past_value
@@ -801,10 +795,9 @@ def _rnn(ctx, ins):
         if np.any(v != v.reshape(-1)[0]):
             raise Unsupported("RNN with a per-item initial state")
         init = float(v.reshape(-1)[0])
-    Wp = C.Parameter(W.T.shape, init=np.ascontiguousarray(W.T), dtype=W.dtype, name=ins[1].name)
-    Hp = C.Parameter(R.T.shape, init=np.ascontiguousarray(R.T), dtype=W.dtype, name=ins[2].name)
-    bp = C.Parameter(bias.shape, init=bias, dtype=W.dtype, name=ins[3].name if len(ins) > 3 and ins[3] is not None
-                     else ctx.name + "_b")
+    Wp = C.Constant(np.ascontiguousarray(W.T), dtype=W.dtype, name=ins[1].name)
+    Hp = C.Constant(np.ascontiguousarray(R.T), dtype=W.dtype, name=ins[2].name)
+    bp = C.Constant(bias, dtype=W.dtype, name=ins[3].name if len(ins) > 3 and ins[3] is not None else ctx.name + "_b")
     seq = _as_sequence(ctx, ins[0])
     h_ph = C.placeholder(shape=(dim,), dynamic_axes=seq.dynamic_axes)
     delay = C.sequence.future_value if direction == "reverse" else C.sequence.past_value
@@ -882,10 +875,8 @@ def load(data, what, folder=None):
     for init in graph.initializer:
         arr = numpy_helper.to_array(init)
         name = init.name.rsplit(".", 1)[-1] if ours else init.name
-        if arr.dtype.kind == "f":
-            env[init.name] = C.Parameter(arr.shape, init=arr, dtype=arr.dtype, name=name)
-        else:
-            env[init.name] = C.Constant(arr.astype(np.float32), name=name)
+        arr = arr if arr.dtype.kind == "f" else arr.astype(np.float32)
+        env[init.name] = C.Constant(arr, dtype=arr.dtype, name=name)
     for value in graph.input:
         if value.name in env:
             continue

@@ -56,7 +56,7 @@ def test_lstm_exports_as_one_onnx_lstm_and_matches_for_every_length(tmp_path, go
                                    atol=tol[1])
 
 
-def test_dense_export_keeps_cntk_names_imports_back_and_trains(tmp_path):
+def test_dense_export_keeps_cntk_names_and_imports_back_as_constants(tmp_path):
     model = _dense_model()
     path = str(tmp_path / "dense.onnx")
     model.save(path, format=C.ModelFormat.ONNX)
@@ -79,14 +79,18 @@ def test_dense_export_keeps_cntk_names_imports_back_and_trains(tmp_path):
     loaded.save(str(tmp_path / "again.onnx"), format=C.ModelFormat.ONNX)
     np.testing.assert_allclose(_session(str(tmp_path / "again.onnx")).run(None, {"features": x})[0], model.eval(x),
                                rtol=1e-6, atol=1e-6)
-    # the imported initializers are Parameters: it trains
+    # the imported initializers are Constants, as CNTK 2.7 makes them: a model built on the imported one trains
+    # its own Parameters only
+    assert loaded.parameters == () and {c.name for c in loaded.constants} >= {"W", "b"}
+    head = C.layers.Dense(2, name="head")(loaded)
     label = C.input_variable((1, 2), dynamic_axes=[])
-    loss = C.squared_error(loaded, label)
-    learner = C.sgd(loaded.parameters, C.learning_parameter_schedule(0.5))
-    trainer = C.Trainer(loaded, (loss, None), [learner])
-    before = [p.value.copy() for p in loaded.parameters]
+    learner = C.sgd(head.parameters, C.learning_parameter_schedule(0.5))
+    trainer = C.Trainer(head, (C.squared_error(head, label), None), [learner])
+    before = [p.value.copy() for p in head.parameters]
+    imported = [c.value.copy() for c in loaded.constants]
     trainer.train_minibatch({loaded.arguments[0]: x, label: np.array([[1, 0]], np.float32)})
-    assert any(not np.array_equal(b, p.value) for b, p in zip(before, loaded.parameters))
+    assert len(head.parameters) == 2 and all(not np.array_equal(b, p.value) for b, p in zip(before, head.parameters))
+    assert all(np.array_equal(b, c.value) for b, c in zip(imported, loaded.constants))
 
 
 def _op_cases():
