@@ -182,12 +182,16 @@ def _from_tensor(var, data, device, dtype, shape, is_seq):
 
 
 def _from_sparse(var, data, device, dtype, shape, is_seq):
-    if is_seq:
-        return _from_list(var, [data], device, dtype, shape, is_seq)
+    """One CSR matrix is a Value of its own two axes, as in CNTK: for an input of one axis its rows are the samples
+    (or the steps of one sequence); for an input of two axes it is one sample (a sequence of one step); the input's
+    shape must be its trailing axes."""
     csr = sparse.csr_matrix(data)
-    if csr.shape[1] != int(np.prod(shape)):
-        raise ValueError("%s expects sparse rows of %d elements (shape %s), got a CSR matrix of shape %s"
-                         % (_describe(var), int(np.prod(shape)), shape, csr.shape))
+    if len(shape) != 1 or csr.shape[1] != shape[0]:
+        if not _shape_matches(csr.shape, shape):
+            raise _sample_shape_error(var, csr.shape)
+        return _from_list(var, [csr], device, dtype, shape, is_seq)
+    if is_seq:
+        return _from_list(var, [csr], device, dtype, shape, is_seq)
     value = Value.from_batch(csr, is_sequence=False, is_sparse=True, dtype=dtype, shape=shape, device=device)
     columns = csr_one_hot_columns([csr], csr.shape[0]) if len(shape) == 1 else None
     if columns is not None:  # a batch of one-hot rows
@@ -235,9 +239,10 @@ def _from_list(var, data, device, dtype, shape, is_seq):
         _check_dtype(var, arr)
         given = arr.shape
         if is_seq:
-            if sparse.issparse(s) and not (len(shape) > 1 and _shape_matches(arr.shape, shape)):
-                arr = arr.reshape((-1,) + shape)  # a CSR matrix's rows are the steps (flattened samples)
-            elif _shape_matches(arr.shape, shape) and not _shape_matches(arr.shape[1:], shape):
+            if sparse.issparse(s) and len(shape) > 1 and not _shape_matches(arr.shape, shape):
+                # a CSR matrix is one step of a sample of two axes; its rows are steps only for a sample of one axis
+                raise _sequence_shape_error(var, i, given)
+            if _shape_matches(arr.shape, shape) and not _shape_matches(arr.shape[1:], shape):
                 arr = arr[None]
             elif arr.ndim == 1 and shape in ((1,), ()):  # a sequence of scalars
                 arr = arr.reshape((arr.shape[0],) + shape)
@@ -245,7 +250,7 @@ def _from_list(var, data, device, dtype, shape, is_seq):
                 raise _sequence_shape_error(var, i, given)
         else:
             # a sample may come as a sequence of length 1 (CNTK accepts it for non-sequence inputs)
-            if (sparse.issparse(s) and arr.shape[0] == 1) or (shape == () and arr.shape == (1,)) or \
+            if (sparse.issparse(s) and arr.shape[0] == 1 and len(shape) == 1) or (shape == () and arr.shape == (1,)) or \
                     (arr.ndim == len(shape) + 1 and arr.shape[0] == 1 and _shape_matches(arr.shape[1:], shape)):
                 arr = arr.reshape(arr.shape[1:] if arr.ndim == len(shape) + 1 else shape)
             if not _shape_matches(arr.shape, shape):
