@@ -305,17 +305,33 @@ class _Base64Images(_ImageBase):
     _layout = '[sequence id] label, base64 image'
     _label_field = 1
 
+    def _read_map(self):
+        # as CNTK 2.7: the first line tells whether lines start with a sequence id (three tab-delimited columns);
+        # without one, a line's number is its sequence id
+        with open(self.filename, 'rb') as f:
+            self._keyed = f.readline().count(b'\t') >= 2
+        return super(_Base64Images, self)._read_map()
+
     def _key_and_check_columns(self, fields, number):
-        # lines <sequence id> <tab> <label> <tab> <base64 image>
+        # lines [<sequence id> <tab>] <label> <tab> <base64 image>
+        if not self._keyed:
+            if len(fields) < 2:
+                raise RuntimeError(self._unparsable_label(number, number) if _strtoull(fields[0]) is None else
+                                   self._no_data(number))
+            return number
         key = self._sequence_key(fields[0], number)
         if len(fields) < 2:
             raise RuntimeError("Empty label value for sequence '%s' in the input file '%s'" % (key, self.filename))
         if len(fields) == 2:
-            raise RuntimeError(self._unparsable_label(number, key))
+            raise RuntimeError(self._unparsable_label(number, key) if _strtoull(fields[1]) is None else
+                               self._no_data(key))
         if len(fields) > 3:
             raise RuntimeError("Cannot decode sequence with id %s in the input file '%s': more than 3 tab-delimited "
                                "columns" % (key, self.filename))
         return key
+
+    def _no_data(self, key):
+        return "No data found for sequence '%s' in the input file '%s'" % (key, self.filename)
 
     def _unparsable_label(self, number, key):
         return "Cannot parse label value for sequence '%s' in the input file '%s'" % (key, self.filename)

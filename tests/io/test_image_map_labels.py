@@ -78,3 +78,22 @@ def test_base64_map_errors(tmp_path, png):
     m = tmp_path / 'ok.txt'
     m.write_text('0\t0\t%s\n1\t1.5\t%s\n' % (b64, b64))
     assert _labels(Base64ImageDeserializer, m) == [[1.0, 0.0], [0.0, 1.0]]
+
+
+def test_base64_map_without_sequence_ids(tmp_path, png):
+    # CNTK 2.7 reads the first line to tell: with two columns, every line is <label> <tab> <image> and its number is
+    # its sequence id (CNTK's own test_base64_is_equal_image writes such a file)
+    b64 = base64.b64encode(png.read_bytes()).decode()
+    m = tmp_path / 'unkeyed.txt'
+    m.write_text('1\t%s\n0\t%s\n' % (b64, b64))
+    assert _labels(Base64ImageDeserializer, m) == [[0.0, 1.0], [1.0, 0.0]]
+    cases = [('0\t%s\n5\n' % b64, "No data found for sequence '1' in the input file '%s'"),
+             ('0\t%s\nx\t%s\n' % (b64, b64), "Cannot parse label value for sequence '1' in the input file '%s'"),
+             ('0\t%s\n\n' % b64, "Cannot parse label value for sequence '1' in the input file '%s'"),
+             ('0\t0\t%s\n7\t1\n' % b64, "No data found for sequence '7' in the input file '%s'")]
+    for i, (text, message) in enumerate(cases):
+        m = tmp_path / ('u%d.txt' % i)
+        m.write_text(text)
+        with pytest.raises(RuntimeError) as e:
+            _source(Base64ImageDeserializer, m).next_minibatch(2)
+        assert str(e.value).splitlines()[0] == message % m
