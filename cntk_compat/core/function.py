@@ -18,6 +18,7 @@ from . import graph_version
 from .axis import Axis, dynamic_axes_checks_deferred
 from .dtypes import check_operand_dtypes, promote
 from .graph import _as_found, find_all_with_name as _find_all, find_by_name as _find_one, node_inputs_native_order, walk
+from .handles import GraphHandle
 from .hooks import hook
 from .lowering import lower
 from .native_dictionary import native_order
@@ -155,7 +156,7 @@ def _infer_unknown_holder_dtypes(inputs, specs):
             v._dtype = np.dtype(dtype)
 
 
-class Function(TensorOpsMixin):
+class Function(TensorOpsMixin, GraphHandle):
     """A CNTK Function (see module docstring). ``Function(python_callable)`` and ``@Function`` turn a Python
     function of Variables into a Function whose arguments carry the Python parameter names."""
 

@@ -10,6 +10,7 @@ from . import device as _device
 from ..default_options import default_override_or, get_default_override
 from .axis import Axis, BATCH_AXIS_NAME, UNKNOWN_AXES_NAME, dynamic_axes_text
 from .dtypes import data_type_code, is_storage_only, refuse_object_data, sanitize_dtype, to_torch_dtype
+from .handles import GraphHandle
 from .operators import TensorOpsMixin
 from .uid import new_uid
 
@@ -151,7 +152,7 @@ class VariableMixin(object):
                           is_sparse=self._is_sparse, dynamic_axes=tuple(self.dynamic_axes))
 
 
-class Variable(VariableMixin, TensorOpsMixin):
+class Variable(VariableMixin, TensorOpsMixin, GraphHandle):
     """A symbolic typed value: its static shape (no batch/sequence axes), dtype and dynamic axes.
 
     The public constructor creates an input Variable; Functions create Output Variables.
