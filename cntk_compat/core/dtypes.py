@@ -103,6 +103,11 @@ def operands_dtype(variables):
 _DATA_TYPE_NAMES = {np.dtype(np.float64): "Double", np.dtype(np.float32): "Float", np.dtype(np.float16): "Float16"}
 
 
+def data_type_name(dtype):
+    """The name CNTK's messages give an element type (Float, Double, Float16)."""
+    return _DATA_TYPE_NAMES.get(np.dtype(dtype), dtype)
+
+
 def check_operand_dtypes(op_name, operands, accepts=False, constants_convert=True):
     """CNTK 2.7 refuses a primitive op whose operands (``operands`` in its C++ order) differ in precision, Constants
     aside (a Constant is converted to its consumer's precision, or refused at evaluation if that narrows it);
@@ -120,8 +125,8 @@ def check_operand_dtypes(op_name, operands, accepts=False, constants_convert=Tru
                 accepts and accepts(np.dtype(first._dtype), np.dtype(v._dtype))):
             raise announced(ValueError, "Primitive op '%s' passed operands '%s' with different DataTypes '%s' and "
                             "'%s'." % (op_name, ", ".join(repr(o) for o in operands),
-                                       _DATA_TYPE_NAMES.get(np.dtype(first._dtype), first._dtype),
-                                       _DATA_TYPE_NAMES.get(np.dtype(v._dtype), v._dtype)))
+                                       data_type_name(first._dtype),
+                                       data_type_name(v._dtype)))
 
 
 def refuse_object_data(value, ragged=True):
@@ -146,8 +151,8 @@ def refuse_object_data(value, ragged=True):
 def narrowed_constant_error(constant, dtype):
     """CNTK 2.7's error for a Constant whose precision its consumer would have to narrow."""
     return announced(ValueError, "Constant::Clone: Cannot clone Constant '%r' with DataType '%s' to DataType '%s'."
-                     % (constant, _DATA_TYPE_NAMES.get(np.dtype(constant._dtype), constant._dtype),
-                        _DATA_TYPE_NAMES.get(np.dtype(dtype), dtype)))
+                     % (constant, data_type_name(constant._dtype),
+                        data_type_name(dtype)))
 
 
 def promote(*dtypes):

@@ -15,7 +15,8 @@ from .graph import node_inputs_and_body, walk
 from .fused_recurrence import fused_kernels_enabled
 from .hooks import provide
 from .lowering import lower
-from .native_errors import announced
+from .axis import dynamic_axes_text
+from .native_errors import announce, announced
 from .reinference import infer_in_place, primitive_nodes
 from .sequence_masks import expand_mask, host_mask
 from .variables import InferredDimension, Variable
@@ -208,12 +209,6 @@ def prepare_inputs(outputs, arguments, device=None, plan=None, requested=None):
     plan = plan or call_plan(outputs)
     needed = plan.needed
     args, seq_starts = normalize_arguments(needed, arguments)
-    if plan.unbound:
-        if arguments is None or (isinstance(arguments, (dict, list)) and not arguments):
-            raise ValueError("function expects %i arguments" % len(dict.fromkeys(list(needed) + list(plan.unbound))))
-        # CNTK 2.7 cannot type such a graph: "Unknown DataType." (a RuntimeError)
-        raise RuntimeError("Unknown DataType.: the Function still has unbound placeholders (%s); apply it to input "
-                           "variables first, e.g. model(x)" % ", ".join(repr(a.name or a.uid) for a in plan.unbound))
     dev = _device.resolve(device)
     if plan.plain is not None and not seq_starts and len(args) == len(needed):
         plain = _plain_inputs(plan, args, dev)
@@ -234,19 +229,24 @@ def prepare_inputs(outputs, arguments, device=None, plan=None, requested=None):
                                                requested() if requested else
                                                ", ".join(repr(o) for o in outputs)))
             raise announced(ValueError, message)
-        unused = sum(1 for a in args if a not in plan.needed_set)
-        if unused:
-            # CNTK 2.7's native Forward says so on stderr, each time
-            sys.stderr.write("WARNING: Function::Forward provided values for (%d) extra arguments which are not "
-                             "required for evaluating the specified Function outputs!\n" % unused)
-            sys.stderr.flush()
         extra = [a for a in args if a not in plan.needed_set and (a.is_input or a.is_placeholder)]
         order, layout = needed + extra, layout + [_layout(a) for a in extra]
         inferred = plan.inferred + [a for a in extra if _has_inferred_dimension(a)]
     else:
         inferred = plan.inferred
+    if plan.unbound:
+        # CNTK 2.7 cannot type the data of a placeholder: "Unknown DataType." (a RuntimeError)
+        announce("Unknown DataType.")
+        raise RuntimeError("Unknown DataType.: the Function still has unbound placeholders (%s); apply it to input "
+                           "variables first, e.g. model(x)" % ", ".join(repr(a.name or a.uid) for a in plan.unbound))
     values = [to_value(a, Value.create(a, args[a], seq_starts[a], dev) if a in seq_starts else args[a], dev)
               for a in order]
+    unused = len(args) - len(needed)
+    if unused:
+        # CNTK 2.7's native Forward says so on stderr, each time (once every argument's data is converted)
+        sys.stderr.write("WARNING: Function::Forward provided values for (%d) extra arguments which are not "
+                         "required for evaluating the specified Function outputs!\n" % unused)
+        sys.stderr.flush()
     if inferred:
         by_input = dict(zip(order, values))
         _fix_inferred_dimensions(outputs, {a: by_input[a] for a in inferred})
@@ -257,19 +257,22 @@ def prepare_inputs(outputs, arguments, device=None, plan=None, requested=None):
         if axis is not None and v.lengths is not None and 0 in v.lengths:
             # CNTK 2.7 refuses a sequence without steps when it evaluates (its mask starts with an invalid entry)
             raise announced(RuntimeError, "The first entry of a Value mask must be Valid or SequenceBegin")
+        needed_argument = a in plan.needed_set  # an extra argument's data need not match (CNTK 2.7 only warns)
         if axis is not None and axis not in lengths_by_axis:
             lengths_by_axis[axis] = v.lengths
             first_of_axis[axis] = a
             masks.append(v.mask_tensor())
             slots.append(v.slots)
-        elif axis is not None and v.lengths != lengths_by_axis[axis]:
-            raise ValueError("arguments %s and %s lie on the same sequence axis but their data have different "
-                             "sequence lengths (%s vs %s)" % (_quoted(first_of_axis[axis]), _quoted(a),
-                                                               _brief(lengths_by_axis[axis]), _brief(v.lengths)))
-        if has_batch:
+        elif axis is not None and needed_argument and v.lengths != lengths_by_axis[axis]:
+            raise _different_layouts(a, first_of_axis[axis], ["sequences of lengths %s" % _brief(n)
+                                                              for n in (lengths_by_axis[axis], v.lengths)])
+        if has_batch and needed_argument:
             if first_batched is None:
                 first_batched = (a, v.tensor.shape[0])
             elif v.tensor.shape[0] != first_batched[1]:
+                if _layout(a) == _layout(first_batched[0]):
+                    raise _different_layouts(a, first_batched[0], ["%d samples or sequences" % n
+                                                                   for n in (first_batched[1], v.tensor.shape[0])])
                 raise ValueError("arguments %s and %s have data for different numbers of samples or sequences "
                                  "(%d vs %d); every argument needs one per batch entry"
                                  % (_quoted(first_batched[0]), _quoted(a), first_batched[1], v.tensor.shape[0]))
@@ -285,6 +288,18 @@ def prepare_inputs(outputs, arguments, device=None, plan=None, requested=None):
     else:
         tail = masks
     return plan, order, [v.tensor for v in values] + tail, info or BatchInfo(0, 0, None), lengths_by_axis
+
+
+def _different_layouts(argument, first, detail):
+    """CNTK 2.7's error for data of two arguments on the same dynamic axes that do not match (other numbers of
+    sequences or other lengths): ``first`` is the earlier of the two in the Function's argument order; ``detail``
+    says how they differ."""
+    message = ("Different minibatch layouts detected (difference in sequence lengths or count or start flags) in data "
+               "specified for the Function's arguments '%r' vs. '%r', though these arguments have the same dynamic "
+               "axes '%s'" % (argument, first, dynamic_axes_text(argument.dynamic_axes)))
+    announce(message)
+    return ValueError("%s\n\n(cntk-compat: %s has %s, %s %s)" % (message, _quoted(first), detail[0], _quoted(argument),
+                                                                 detail[1]))
 
 
 def _refuse_continued(plan, axes):

@@ -4,7 +4,7 @@ import scipy.sparse as sparse
 import torch
 
 from .device import copy_to
-from .dtypes import refuse_object_data, to_torch_dtype
+from .dtypes import data_type_name, refuse_object_data, to_torch_dtype
 from .hooks import provide
 from .native_errors import announced
 from .one_hot import carry_one_hot_record, csr_one_hot_columns, record_one_hot_columns
@@ -56,6 +56,10 @@ def _fit_error(var, got, dynamic):
     other leading axes whose size is not 1."""
     got = tuple(got)
     rank = len(var.shape)
+    if len(got) > rank + 2:
+        return announced(ValueError, "Value rank (%d) should be larger than the Variable rank (%d) at most by number of "
+                         "dynamic axes (%d); Variable = '%r', Value shape = '%s'."
+                         % (len(got), rank, var._n_dynamic, var, shape_text(got)))
     if len(got) >= rank and _shape_matches(got[len(got) - rank:], tuple(var.shape)):
         for axis in reversed(range(dynamic, len(got) - rank)):
             if got[axis] != 1:
@@ -109,7 +113,8 @@ def _static_value(var, data, dtype, shape, device):
         arr = arr.reshape(arr.shape[extra:])  # CNTK takes leading axes of size 1 as a batch (and sequence) of one
     if not _shape_matches(arr.shape, shape):
         raise _fit_error(var, given, 0)
-    return Value(_tensor=copy_to(torch.as_tensor(np.ascontiguousarray(arr, dtype=dtype)), device))
+    # (np.ascontiguousarray makes a 0-d array 1-d: a scalar input keeps its rank)
+    return Value(_tensor=copy_to(torch.as_tensor(np.ascontiguousarray(arr, dtype=dtype).reshape(arr.shape)), device))
 
 
 def _unmasked_value(var, data, shape, is_seq):
@@ -152,6 +157,10 @@ def _not_a_dynamic_axis(var, value_shape, axis):
 def _from_value(var, data, device, dtype, shape, is_seq):
     from_reader = data.from_reader
     given = tuple(data.shape)
+    if not from_reader and var._dtype is not None and np.dtype(data.dtype) != var._dtype:
+        # CNTK 2.7 converts numpy data to the input's element type, never a Value (nor an NDArrayView)
+        raise announced(RuntimeError, "The Variable '%r' DataType %s does not match the corresponding Value's "
+                        "DataType %s" % (var, data_type_name(var._dtype), data_type_name(data.dtype)))
     if not from_reader and not (len(given) >= len(shape) and _shape_matches(given[len(given) - len(shape):], shape)):
         raise _sample_shape_error(var, given)
     if not is_seq and data.lengths is not None:
@@ -295,7 +304,7 @@ def _whole_value(var, data, dtype, device):
     else:
         arr = _as_dense_array(var, data)
         _check_dtype(var, arr)
-    tensor = torch.from_numpy(np.ascontiguousarray(arr, dtype=dtype)).to(device)
+    tensor = torch.from_numpy(np.ascontiguousarray(arr, dtype=dtype).reshape(arr.shape)).to(device)
     return Value(_tensor=tensor, _is_sparse=sparse.issparse(data))
 
 
@@ -346,8 +355,6 @@ _CONVERTERS = [
     (Value, _from_value),
     (torch.Tensor, _from_tensor),
     (np.ndarray, _from_array),
-    (np.generic, _from_array),
-    ((int, float, bool), _from_array),
     (sparse.spmatrix, _from_sparse),
     ((list, tuple), _from_list),
 ]
@@ -381,7 +388,7 @@ def to_value(var, data, device):
     convert = _converter(data)
     if convert is None:
         # CNTK 2.7's Value.create refuses it so (a Function, e.g. CNTK 2.0 beta's C.one_hot of an index array,
-        # a string, a dict, None)
+        # a string, a dict, None, a number: a 0-d array is one sample)
         raise ValueError("batch must be a list of NumPy arrays or SciPy CSR matrices")
     return convert(var, data, device, dtype, shape, var._sequence_axis is not None)
 

@@ -514,7 +514,7 @@ def fresh_array(tensor):
     t = tensor.detach()
     if t.is_cpu:
         return t.numpy().copy()
-    return np.ascontiguousarray(t.cpu().numpy())
+    return np.ascontiguousarray(t.cpu().numpy()).reshape(t.shape)   # a 0-d result stays 0-d
 
 
 def _sparse_as_csr(arr):
