@@ -362,7 +362,9 @@ def _logistic(inputs, attrs, name):
 
 
 def _gather(inputs, attrs, name):
-    return _C().gather(inputs[1], inputs[0], name=name)  # C++ Gather(indices, reference) is gather(reference, indices)
+    # C++ Gather(indices, reference) is gather(reference, indices); along the first axis CNTK keeps the axis
+    axis = static_axis(attrs["axis"], "Gather") if "axis" in attrs else None
+    return _C().gather(inputs[1], inputs[0], axis=axis, name=name)
 
 
 def _squeeze(inputs, attrs, name):

@@ -281,7 +281,15 @@ def _one_hot(node):
 
 
 def _gather(node):
+    if node._attributes.get("axis") is not None:   # gather(..., axis=0), CNTK's Gather keeping its axis, Axis(-1)
+        return 74, [node._inputs[1], node._inputs[0]], {"axis": StoredAxis(-1, "staticAxisIdx=-1", True)}
     return 74, [node._inputs[1], node._inputs[0]], {}
+
+
+def _gather_block(node):
+    """Whether CNTK writes the gather as its GatherOp block: along an axis, unless given as axis 0."""
+    a = node._attributes
+    return a.get("axis") is not None and (a["axis"] != 0 or a.get("from_end", False))
 
 
 def _gather_along_axis(ins, a):
@@ -794,7 +802,7 @@ class _Writer(object):
         if op == "Softmax" and not _softmax_is_plain(node):
             # along one axis CNTK 2.7 writes a Softmax block of its own small graph
             return self.expansion(node, uid, written, ("Softmax", _softmax_along_axis))
-        if op == "Gather" and node._attributes.get("axis") is not None:
+        if op == "Gather" and _gather_block(node):
             return self.expansion(node, uid, written, ("GatherOp", _gather_along_axis))
         if op == "Convolution" and node._attributes.get("reduction_rank", 1) == 0:
             try:
@@ -1125,7 +1133,7 @@ def _typeinfo(axis):
 def _written_as_block(node):
     """Whether the writer writes a node of ours that is no Block as one (an expansion or a chain)."""
     op = node._op.name
-    return op in EXPANSIONS or CHAINS.get(op) is not None or (op == "Gather" and node._attributes.get("axis") is not None)
+    return op in EXPANSIONS or CHAINS.get(op) is not None or (op == "Gather" and _gather_block(node))
 
 
 def _combine_root(composite):

@@ -184,10 +184,14 @@ def gather(reference, indices, axis=None, name=""):
     indices = sanitize_operand(indices, dtype, "indices")
     if axis is None:
         return make("Gather", [reference, indices], {"axis": None}, name)
-    # CNTK's GatherOp reads the reference through TransposeAxes: a Constant is not converted to the indices' type
-    check_operand_dtypes("Gather", [indices, reference], constants_convert=False)
     from_end = isinstance(axis, (int, np.integer)) and int(axis) < 0
     a = normalize_axis(axis, len(reference._shape) if reference._shape is not None else None, "gather")
+    if a == 0 and not from_end:
+        # CNTK's GatherOp given axis 0 is its plain Gather keeping the axis (and typing its operands as gather
+        # without an axis does)
+        return make("Gather", [reference, indices], {"axis": 0, "from_end": False}, name)
+    # CNTK's GatherOp reads the reference through TransposeAxes: a Constant is not converted to the indices' type
+    check_operand_dtypes("Gather", [indices, reference], constants_convert=False)
     # (reported under the name of CNTK's block, GatherOp)
     node = Function._primitive("Gather", [reference, indices], {"axis": a, "from_end": from_end}, name, "GatherOp")
     return Function._composite(node.outputs)
