@@ -43,11 +43,11 @@ def SequentialClique(functions, name=""):
             out = f(x)
             x = plus(x, out)
         return out
-    return _inject_name(Function(clique), name)
+    return _inject_name(clique, name)   # as in CNTK 2.7: the Python function itself unless it is named
 
 
 def ResNetBlock(f, name=""):
     """x + f(x)."""
     def skip(x):
         return plus(f(x), x)
-    return _inject_name(Function(skip), name)
+    return _inject_name(skip, name)   # as in CNTK 2.7: the Python function itself unless it is named
