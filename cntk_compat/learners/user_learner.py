@@ -23,25 +23,22 @@ def _as_view(value):
 
 
 def _learner_update(user_update):
-    """A subclass's ``update`` as every learner's ``update`` behaves: the gradients handed over as NDArrayViews
-    (CNTK 2.7 does so with and without ``as_numpy``), and the samples, minibatches and sweeps counted once
-    (also when the override calls the ``update`` of a user learner it derives from)."""
+    """A subclass's ``update`` with the gradients handed over as NDArrayViews (CNTK 2.7 does so with and without
+    ``as_numpy``; converted once, also when the override calls the ``update`` of a user learner it derives from).
+    The learner counts nothing, as in CNTK 2.7, whose native learner base counts samples, minibatches and sweeps in
+    its built-in learners' update only: a user learner's ``learning_rate()`` stays its schedule's value at sample 0
+    and its ``total_number_of_samples_seen()`` 0 (the Trainer keeps its own count)."""
     @functools.wraps(user_update)
     def update(self, gradient_values, training_sample_count, sweep_end=False):
         if self._in_update:
             return user_update(self, gradient_values, training_sample_count, sweep_end)
-        n = _sample_count(training_sample_count)
+        _sample_count(training_sample_count)
         gradient_values = {p: _as_view(g) for p, g in gradient_values.items()}
         self._in_update = True
         try:
-            result = user_update(self, gradient_values, training_sample_count, sweep_end)
+            return user_update(self, gradient_values, training_sample_count, sweep_end)
         finally:
             self._in_update = False
-        self._sample_count += n
-        self._minibatch_count += 1
-        if sweep_end:
-            self._sweep_count += 1
-        return result
     return update
 
 

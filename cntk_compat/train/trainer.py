@@ -11,10 +11,11 @@ from ..core.engine import evaluate_tensors, to_numpy
 from ..core.function import Function, as_variable, keyed_as_requested
 from ..core.graph import node_inputs_and_body, walk
 from ..core.hooks import hook
-from ..core.native_errors import RuntimeValueError, announced
+from ..core.native_errors import RuntimeValueError, announced, director_failure
 from ..distributed.communicator import Communicator, all_gather_object, all_reduce_sum
 from ..distributed.learner import DistributedLearner, MinibatchInfo
 from ..learners.learner import OwnedGradients
+from ..learners.user_learner import UserLearner
 from . import checkpoint as _checkpoint
 from ._feed import (AGGREGATE_METRIC, argument_map, as_function, criterion_pair, progress_writer_list, sample_count,
                     summed, summed_without_gradients, sweep_end_of, test_step, write_test_summary)
@@ -314,7 +315,14 @@ class Trainer(object):
             mine = OwnedGradients((p, by_param[p]) for p in parameters)
             if sparse:
                 mine.sparse = {p: sparse[p] for p in parameters if p in sparse}
-            updated = learner.update(mine, n, sweep_end) or updated
+            if isinstance(learner, UserLearner):
+                # CNTK's native trainer calls a user learner through a SWIG director
+                try:
+                    updated = learner.update(mine, n, sweep_end) or updated
+                except Exception:
+                    raise director_failure() from None
+            else:
+                updated = learner.update(mine, n, sweep_end) or updated
         return updated
 
     def _train_distributed_minibatch(self, args, outputs, device, sweep_end):

@@ -86,7 +86,7 @@ class CountingNumpySGD(NumpySGD):
         return super(CountingNumpySGD, self).update(gradient_values, training_sample_count, sweep_end)
 
 
-def test_a_user_learner_gets_ndarrayview_gradients_and_counts_each_minibatch_once():
+def test_a_user_learner_gets_ndarrayview_gradients_once_and_counts_nothing():
     x, y, w, z, loss = _criterion()
     learner = CountingNumpySGD(z.parameters, C.learning_parameter_schedule(0.05))
     trainer = C.Trainer(z, (loss, None), [learner])
@@ -94,8 +94,9 @@ def test_a_user_learner_gets_ndarrayview_gradients_and_counts_each_minibatch_onc
     assert learner.seen == [C.NDArrayView] and learner.counted == 3      # CNTK 2.7's type, as_numpy or not
     np.testing.assert_allclose(w.value, _expected_w_after_one_sgd_step(0.05), rtol=1e-5)
     trainer.train_minibatch({x: X, y: Y}, is_sweep_end=True)
+    # CNTK 2.7 counts in its built-in learners' update only (tests/learners/test_user_learner_counts.py)
     assert (learner.total_number_of_samples_seen(), learner.total_number_of_minibatches_seen(),
-            learner.total_number_of_sweeps_seen()) == (6, 2, 1)
+            learner.total_number_of_sweeps_seen()) == (0, 0, 0)
 
 
 class RecordingDistributedLearner(DistributedLearner):
