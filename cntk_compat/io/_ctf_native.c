@@ -82,8 +82,8 @@ static const double POW10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7, 
 
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
-/* A decimal number at *pp (before end): [sign]digits[.digits][(e|E)[sign]digits], with digits on at least
- * one side of the point. Exact: with up to 19 digits, a mantissa below 2**53 and a power of ten up to 22,
+/* A decimal number at *pp (before end), as CNTK 2.7 reads one: [sign]digits[.[digits[(e|E)[sign]digits]]] or
+ * [sign]digits(e|E)[sign]digits; '.5' and '1.e3' are malformed (the numpy parser words the error). Exact: with up to 19 digits, a mantissa below 2**53 and a power of ten up to 22,
  * one double multiplication or division gives the correctly rounded result (both operands are exact);
  * anything else goes to strtod. */
 static int parse_number(const char **pp, const char *end, int strtod_ok, double *out)
@@ -97,15 +97,17 @@ static int parse_number(const char **pp, const char *end, int strtod_ok, double 
     for (; p < end && is_digit(*p); p++)
         mantissa = mantissa * 10 + (uint64_t)(*p - '0');
     long count = p - digits, fraction = 0;
+    if (count == 0)
+        return FAIL_TEXT;
     if (p < end && *p == '.') {
         const char *first = ++p;
         for (; p < end && is_digit(*p); p++)
             mantissa = mantissa * 10 + (uint64_t)(*p - '0');
         fraction = p - first;
         count += fraction;
+        if (fraction == 0 && p < end && (*p == 'e' || *p == 'E'))
+            return FAIL_TEXT;
     }
-    if (count == 0)
-        return FAIL_TEXT;
     long exponent = -fraction;
     if (p < end && (*p == 'e' || *p == 'E')) {
         int exp_negative = 0;

@@ -1,8 +1,12 @@
 """Parsing CNTK Text Format (CTF) text into sequences.
 
-A line is ``[Sequence_Id] (|input v v v | input i:v i:v | # comment)+``.  Consecutive lines with the
-same sequence id form one sequence; a line without an id is a sequence of its own, keyed by its
-line number.  Sequence ids are unsigned 64-bit integers, read exactly.  Text is processed in blocks of
+A line is ``[Sequence_Id] (|input v v v | input i:v i:v | # comment)+``.  Sequence ids are unsigned
+64-bit integers, read exactly.  As in CNTK 2.7, the file's first line decides: when it has an id,
+consecutive lines with the same id form one sequence and a line without an id continues the sequence
+before it; when it has none, every line is a sequence of its own (keyed by its line number) and ids
+are ignored.  Every line of a sequence is one of its rows, and some input must have a sample on every
+row; lines holding no input (blank, blank but for a comment) are refused, except blank lines before
+the first line.  Text is processed in blocks of
 whole lines, in parallel: the compiled tokenizer (``_ctf_native``, built at install time when a C
 compiler is present) takes every block it reads as plainly valid; the others, and every block when it
 is not built, go through the numpy parser below, which also words the errors.  Sequences are assembled
@@ -10,6 +14,7 @@ over all blocks of a chunk.
 """
 import concurrent.futures
 import os
+import re
 import warnings
 
 import numpy as np
@@ -25,6 +30,7 @@ except ImportError:          # built without a C compiler
     _ctf_native = None
 
 _NL, _PIPE, _HASH, _COLON = 10, 124, 35, 58
+_NON_BLANK = re.compile(rb'\S')
 BLOCK_BYTES = 1 << 18          # numpy parser: small blocks keep its temporaries cheap
 NATIVE_BLOCK_BYTES = 1 << 21   # compiled tokenizer: the smallest block worth a task of its own
 
@@ -99,6 +105,7 @@ class CTFParser(object):
         self._warned = set()
         self.max_errors = 0
         self._skipped_lines = set()
+        self.file_has_ids = True   # whether the file's first line has a sequence id (the reader tells)
         native = _ctf_native is not None and self.dtype in (np.float32, np.float64) and \
             all(s[2] < 2 ** 31 for s in streams if s[3])      # its sparse indices are int32
         self._native_args = (tuple(s[1].encode('utf-8') for s in streams), tuple(int(s[2]) for s in streams),
@@ -134,8 +141,37 @@ class CTFParser(object):
             else:
                 blocks.append(self._native_block(result, line))
                 line += result[0]
-        self._warn_unknown([u for block in blocks for u in block.unknown])
-        return self._assemble(blocks), line - first_line
+        return self.chunk_of_blocks(data, blocks, first_line, line), line - first_line
+
+    def chunk_of_blocks(self, data, blocks, first_line, end_line):
+        """The Chunk of the parsed blocks of ``data``, whose lines are [first_line, end_line), once the lines are
+        checked as CNTK 2.7 checks them."""
+        unknown = [u for block in blocks for u in block.unknown]
+        unnamed = [ln for name, ln in unknown if name == '']
+        if unnamed:
+            raise self._error(min(unnamed), "'|' is not followed by an input name")
+        self._check_rows(data, blocks, first_line, end_line)
+        self._warn_unknown(unknown)
+        return self._assemble(blocks)
+
+    def _check_rows(self, data, blocks, first_line, end_line):
+        """Every line from the file's first non-blank one on must hold an input (the malformed lines skipped
+        under ``max_errors`` aside): CNTK 2.7 reads a blank or comment-only line as an empty row of the
+        sequence before it and fails."""
+        used = _concat([bl.lines for bl in blocks]) if blocks else np.zeros(0, np.int64)
+        start = first_line
+        if first_line == 0:                 # blank lines may open the file
+            text = _NON_BLANK.search(data)
+            if text is None:
+                raise CTFFormatError("%s: input file is empty (it holds only blank lines)" % self.filename)
+            start = data.count(b'\n', 0, text.start())
+        expected = np.arange(start, end_line)
+        if self._skipped_lines:
+            expected = np.setdiff1d(expected, list(self._skipped_lines))
+        if len(used) != len(expected):
+            gap = expected[np.flatnonzero(np.isin(expected, used, invert=True))[0]]
+            raise self._error(int(gap), "a line without any input (blank or only a comment) inside the data: "
+                                        "CNTK reads it as an empty row of a sequence")
 
     def _native_block(self, parsed, line0):
         """A _Block from what the compiled tokenizer returned for a block starting at line ``line0``."""
@@ -342,16 +378,19 @@ class CTFParser(object):
         lines = _concat([bl.lines for bl in blocks])
         has_id = _concat([bl.has_id for bl in blocks])
         ids = _concat([bl.ids for bl in blocks])
-        if has_id.any():
+        if self.file_has_ids and len(lines):
+            # a line without an id continues the sequence before it (the chunk's first line: its own)
+            owner = np.maximum.accumulate(np.where(has_id, np.arange(len(lines)), 0))
+            seq_ids = np.where(has_id[owner], ids[owner], lines[owner].astype(np.uint64))
             new_seq = np.ones(len(lines), bool)
-            new_seq[1:] = ~has_id[1:] | ~has_id[:-1] | (ids[1:] != ids[:-1])
+            new_seq[1:] = has_id[1:] & (seq_ids[1:] != seq_ids[:-1])
             seq_of_line = np.cumsum(new_seq) - 1
             first = np.flatnonzero(new_seq)
-            keys = np.where(has_id, ids, lines.astype(np.uint64))[first]
+            keys = seq_ids[first]
         else:                           # every line is a sequence of its own, keyed by its number
             seq_of_line = first = np.arange(len(lines))
             keys = lines.astype(np.uint64)
-        streams = {}
+        streams, longest = {}, None
         for s, (name, alias, dim, is_sparse) in enumerate(self.streams):
             parts = [bl.samples[s] for bl in blocks]
             sample_lines = _concat([p[1] for p in parts])
@@ -372,6 +411,14 @@ class CTFParser(object):
                 raise self._error(int(lines[first[empty[0]]]), "sequence %s has no sample for input '%s'"
                                   % (keys[empty[0]], alias))
             streams[name] = SequenceData.from_lengths(rows, lengths)
+            longest = lengths if longest is None else np.maximum(longest, lengths)
+        if longest is not None:
+            rows_of = np.diff(np.append(first, len(lines)))
+            short = np.flatnonzero(longest < rows_of)
+            if len(short):
+                k = short[0]
+                raise self._error(int(lines[first[k]]), "sequence %s has %d rows (lines), but no input has a sample "
+                                  "on each of them (at most %d)" % (keys[k], rows_of[k], longest[k]))
         return Chunk(keys, streams)
 
 

@@ -4,13 +4,16 @@ Tokens are gathered into a matrix aligned on their decimal point, so that every 
 one decimal place; the digits become one exact integer per token.  Exponents (``1e-5``) are handled the
 same way on a second, small matrix.  An integer below 2**53 scaled by an exactly representable power of
 ten is correctly rounded in one float64 operation; all other tokens (more digits, large exponents,
-``nan``, ``inf``, garbage) are handed to Python's ``float`` one by one (correctly rounded as well), and
-reported if that fails too.
+garbage) are handed to Python's ``float`` one by one (correctly rounded as well) once they have CNTK's
+number syntax, and reported otherwise.
 """
+import re
+
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 _DOT, _MINUS, _PLUS = 46, 45, 43
+_CTF_NUMBER = re.compile(rb'[-+]?[0-9]+(\.([0-9]+([eE][-+]?[0-9]+)?)?|[eE][-+]?[0-9]+)?')
 _MAX_DIGITS = 17           # wider tokens go through the slow path (their digits would not fit an int64)
 _POW10_INT = 10 ** np.arange(_MAX_DIGITS + 1, dtype=np.int64)
 _POW10_EXACT = np.array([float(10 ** k) for k in range(23)])  # the powers of ten a float64 holds exactly
@@ -73,7 +76,9 @@ def parse_numbers(b, starts, ends):
     inside = (col >= rel_lo) & (col < rel_hi) & (col != 0)
     digit = (mat >= 0) & (mat <= 9)
     invalid = (inside & ~digit).any(axis=1)
-    invalid |= int_digits[idx] + frac_digits[idx] == 0
+    # CNTK 2.7's number: [sign] digits [. [digits [exponent]]] or [sign] digits exponent; no digit before the
+    # point ('.5') or none after it before an exponent ('1.e3') is malformed; such tokens fail the check below
+    invalid |= (int_digits[idx] == 0) | ((dpos[idx] + 1 == epos[idx]) & (epos[idx] < ends[idx]))
     # the digits as one exact integer: each digit times 10 ** (the token's digits right of it)
     after = np.cumsum(inside[:, ::-1], axis=1)[:, ::-1] - inside
     mantissa = (np.where(inside & digit, mat, 0).astype(np.int64) * _POW10_INT[after]).sum(axis=1)
@@ -97,7 +102,7 @@ def parse_numbers(b, starts, ends):
     for t in bad:
         token = b[starts[t]:ends[t]].tobytes()
         try:
-            if b'_' in token:  # Python reads 1_0 as 10; a CTF number has no digit separators
+            if not _CTF_NUMBER.fullmatch(token):  # Python's float also reads '.5', 'nan', 'inf', '1_0'
                 raise ValueError(token)
             values[t] = float(token)
         except ValueError:

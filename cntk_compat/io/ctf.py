@@ -29,6 +29,15 @@ def _line_id(line):
     return head or None
 
 
+def _first_line_has_id(path):
+    """Whether the first non-blank line of the file has a sequence id (else its lines are sequences of their own)."""
+    with open(path, 'rb') as f:
+        for line in f:
+            if line.strip(_BOM + b' \t\r\n'):
+                return _line_id(line) is not None
+    return True
+
+
 class _CTFIndex(object):
     """Chunk boundaries (byte offsets at sequence starts) and, once known, the number of lines of each chunk:
     a chunk's line count comes from parsing it, or from counting newlines when a later chunk needs its
@@ -156,6 +165,7 @@ class _CTF(Deserializer):
     def _get_index(self):
         if self._index is None:
             chunk_size = int(self._config.get('chunkSizeInBytes', DEFAULT_CHUNK_SIZE_IN_BYTES))
+            self._parser.file_has_ids = _first_line_has_id(self.filename)
             self._index = _CTFIndex(self.filename, chunk_size)
         return self._index
 

@@ -65,8 +65,8 @@ def test_sparse_and_comments(tmp_path):
 
 
 def test_no_ids_lines_are_sequences_and_missing_streams(tmp_path):
-    text = '|a 1 2 |b 3\n\n|a 4 5\n|b 6 |a 7 8\n'
-    with pytest.raises(ValueError, match=r"data.ctf:3: sequence 2 has no sample for input 'b'"):
+    text = '|a 1 2 |b 3\n|a 4 5\n|b 6 |a 7 8\n'
+    with pytest.raises(ValueError, match=r"data.ctf:2: sequence 1 has no sample for input 'b'"):
         src = MinibatchSource(CTFDeserializer(write(tmp_path, text), StreamDefs(
             a=StreamDef(field='a', shape=2), b=StreamDef(field='b', shape=1))), randomize=False)
         src.next_minibatch(10)
@@ -131,11 +131,11 @@ def test_unknown_input_warns_and_unknown_stream_raises(tmp_path):
 
 
 def test_number_formats(tmp_path):
-    vals = ['-1.5', '+2', '3e2', '1E-3', '.5', '7.', '-0.000125', 'nan', '123456789.125']
+    vals = ['-1.5', '+2', '3e2', '1E-3', '0.5', '7.', '-0.000125', '1E+2', '00.1', '123456789.125']
     src = MinibatchSource(CTFDeserializer(write(tmp_path, '|a ' + ' '.join(vals) + '\n'), StreamDefs(
         a=StreamDef(field='a', shape=len(vals)))), randomize=False)
     got = src.next_minibatch(1)[src['a']].asarray().ravel()
-    assert np.allclose(got, np.array(vals, dtype=np.float32), equal_nan=True)
+    assert np.array_equal(got, np.array(vals, dtype=np.float32))
 
 
 def test_max_samples_sweeps_and_end_of_sweep(tmp_path):
