@@ -236,6 +236,7 @@ def _from_array(var, data, device, dtype, shape, is_seq):
 def _from_list(var, data, device, dtype, shape, is_seq):
     """A list of samples (or of sequences): arrays, CSR matrices or nested lists."""
     samples = []
+    several_steps = []      # shapes of entries that are sequences of several samples (for a non-sequence input)
     if not is_seq and len(data) > 1:  # CNTK warns for a list of more than one sample only
         warn_list_for_batch_input(var)
     for i, s in enumerate(data):
@@ -263,8 +264,15 @@ def _from_list(var, data, device, dtype, shape, is_seq):
                     (arr.ndim == len(shape) + 1 and arr.shape[0] == 1 and _shape_matches(arr.shape[1:], shape)):
                 arr = arr.reshape(arr.shape[1:] if arr.ndim == len(shape) + 1 else shape)
             if not _shape_matches(arr.shape, shape):
+                if arr.ndim == len(shape) + 1 and arr.shape[0] > 1 and _shape_matches(arr.shape[1:], shape):
+                    several_steps.append(arr.shape)
+                    continue
                 raise _sequence_shape_error(var, i, given)
         samples.append(arr.astype(dtype, copy=False))
+    if several_steps:
+        # CNTK makes a Value of the entries as sequences, padded to the longest, then refuses its sequence axis
+        steps = max(s[0] for s in several_steps)
+        raise _not_a_dynamic_axis(var, (len(data), steps) + tuple(several_steps[0][1:]), 1)
     # as in CNTK, a Value made of CSR matrices is sparse even for a dense input
     value = Value.from_batch(samples, is_sequence=is_seq, dtype=dtype, device=device,
                              is_sparse=var.is_sparse or any(sparse.issparse(s) or

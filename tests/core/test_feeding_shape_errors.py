@@ -63,3 +63,20 @@ def test_fewer_axes_than_the_input(capfd):
     _raises(x, np.zeros((2, 6), np.float32),
             "Value's rank (2) should be >= the Variable's rank (3); Variable = 'Input('x', [#], [1 x 2 x 3])', "
             "Value shape = '[2 x 6]'.", capfd)
+
+
+def test_list_entries_of_several_steps_for_an_input_without_a_sequence_axis(capfd):
+    """CNTK makes a Value of the list's entries as sequences, padded to the longest, then refuses its sequence axis
+    (dense arrays and CSR matrices alike)."""
+    from scipy import sparse
+    x = C.input_variable(5, name='x')
+    _raises(x, [np.ones((2, 5), np.float32)],
+            "The dimension size (2) of the axis (1) of the Value ('[1 x 2 x 5]') must be 1, because this axis is not "
+            "specified as a dynamic axis of the Variable ('Input('x', [#], [5])').", capfd)
+    _raises(x, [np.ones((1, 5), np.float32), np.ones((3, 5), np.float32)],
+            "The dimension size (3) of the axis (1) of the Value ('[2 x 3 x 5]') must be 1, because this axis is not "
+            "specified as a dynamic axis of the Variable ('Input('x', [#], [5])').", capfd)
+    xs = C.input_variable(5, is_sparse=True, name='xs')
+    _raises(xs, [sparse.csr_matrix(np.ones((1, 5), np.float32)), sparse.csr_matrix(np.ones((3, 5), np.float32))],
+            "The dimension size (3) of the axis (1) of the Value ('[2 x 3 x 5]') must be 1, because this axis is not "
+            "specified as a dynamic axis of the Variable ('Input('xs', [#], [5])').", capfd)
