@@ -255,8 +255,10 @@ def prepare_inputs(outputs, arguments, device=None, plan=None, requested=None):
     info, first_of_axis, first_batched = None, {}, None
     for a, (axis, has_batch), v in zip(order, layout, values):
         if axis is not None and v.lengths is not None and 0 in v.lengths:
-            # CNTK 2.7 refuses a sequence without steps when it evaluates (its mask starts with an invalid entry)
-            raise announced(RuntimeError, "The first entry of a Value mask must be Valid or SequenceBegin")
+            # CNTK 2.7 refuses a sequence without steps when it evaluates: beside longer ones its mask starts with
+            # an invalid entry; when every sequence is empty, its packing of them refuses
+            raise announced(RuntimeError, "The first entry of a Value mask must be Valid or SequenceBegin" if any(
+                v.lengths) else "AddSequence: Sequences must be a least one frame long.")
         needed_argument = a in plan.needed_set  # an extra argument's data need not match (CNTK 2.7 only warns)
         if axis is not None and axis not in lengths_by_axis:
             lengths_by_axis[axis] = v.lengths

@@ -113,3 +113,15 @@ def test_an_input_without_dynamic_axes_keeps_a_scalars_rank():
         assert isinstance(r, np.ndarray) and r.shape == () and r == 10.0
     assert (st * 2).eval({st: np.float32(5)}, as_numpy=False).shape == ()
     assert C.reduce_sum(st).eval({st: np.float32(5)}).shape == ()
+
+
+def test_sequences_that_are_all_empty_are_refused_as_cntk_packs_them():
+    s = C.sequence.input_variable(3, name='s')
+    empty, two = np.ones((0, 3), np.float32), np.ones((2, 3), np.float32)
+    for data in ([empty], [empty, empty], C.Value.create(s, [empty]), np.ones((1, 0, 3), np.float32),
+                 np.ones((0, 3), np.float32), C.Value(np.ones((1, 0, 3), np.float32))):
+        with pytest.raises(RuntimeError, match=r"^AddSequence: Sequences must be a least one frame long\.$"):
+            (s + 1).eval({s: data})
+    for data in ([empty, two], [two, empty]):
+        with pytest.raises(RuntimeError, match=r"^The first entry of a Value mask must be Valid or SequenceBegin$"):
+            (s + 1).eval({s: data})
