@@ -157,8 +157,9 @@ def _not_a_dynamic_axis(var, value_shape, axis):
 def _from_value(var, data, device, dtype, shape, is_seq):
     from_reader = data.from_reader
     given = tuple(data.shape)
-    if not from_reader and var._dtype is not None and np.dtype(data.dtype) != var._dtype:
-        # CNTK 2.7 converts numpy data to the input's element type, never a Value (nor an NDArrayView)
+    if var._dtype is not None and np.dtype(data.dtype) != var._dtype:
+        # CNTK 2.7 converts numpy data to the input's element type, never a Value (nor an NDArrayView, nor a
+        # reader's data: float32 for a float64 input is refused too)
         raise announced(RuntimeError, "The Variable '%r' DataType %s does not match the corresponding Value's "
                         "DataType %s" % (var, data_type_name(var._dtype), data_type_name(data.dtype)))
     if not from_reader and not (len(given) >= len(shape) and _shape_matches(given[len(given) - len(shape):], shape)):

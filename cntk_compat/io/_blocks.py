@@ -20,6 +20,7 @@ import warnings
 
 import numpy as np
 
+from ._deserializer import ReaderError
 from ._randomizer import SweepOrder
 from ._sequences import SequenceData
 
@@ -206,8 +207,8 @@ class BlockPlanner(object):
     def _frames(streams):
         lengths = [d.lengths for d in streams.values()]
         if any(not np.array_equal(lengths[0], l) for l in lengths[1:]):
-            raise ValueError('frame_mode requires all streams of a sequence to have the same number of '
-                             'samples')
+            raise ReaderError('frame_mode requires all streams of a sequence to have the same number of '
+                              'samples')
         return {n: d.split_frames() for n, d in streams.items()}
 
     def _composed_chunk(self, chunk_id, seed):

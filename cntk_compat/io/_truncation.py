@@ -22,6 +22,7 @@ import collections
 
 import numpy as np
 
+from ._deserializer import ReaderError
 from ._sequences import SequenceData
 
 
@@ -47,8 +48,8 @@ class _Slot(object):
 def _common_length(streams):
     lengths = {name: int(d.offsets[-1]) for name, d in streams.items()}
     if len(set(lengths.values())) != 1:
-        raise ValueError('truncation_length requires all streams of a sequence to have the same number of '
-                         'samples, got %s' % ', '.join('%s: %d' % kv for kv in sorted(lengths.items())))
+        raise ReaderError('truncation_length requires all streams of a sequence to have the same number of '
+                          'samples, got %s' % ', '.join('%s: %d' % kv for kv in sorted(lengths.items())))
     return lengths.popitem()[1]
 
 

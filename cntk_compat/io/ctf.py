@@ -139,6 +139,7 @@ class _CTF(Deserializer):
         if os.path.getsize(filename) == 0:
             raise ReaderError("CTFDeserializer: input file '%s' is empty" % filename)
         self.filename = filename
+        self._streams_config = streams
         self._streams, spec, inputs = {}, [], {}
         for name, s in streams.items():
             dim = dims[name]
@@ -152,6 +153,17 @@ class _CTF(Deserializer):
         self._index = None
         self._next = None       # the chunk the reader will want next (read_ahead)
         self._started = None    # (chunk id, parse begun by the parser) of that chunk
+
+    def report_opening(self):
+        """CNTK 2.7 maps the file's input names to streams when a MinibatchSource opens the file: one name for
+        two streams is its RuntimeError."""
+        seen = {}
+        for name, s in self._streams_config.items():
+            alias = s['stream_alias']
+            if alias in seen:
+                raise ReaderError("CTFDeserializer: input name '%s' of stream '%s' is already given to stream '%s' "
+                                  "(a name in the file maps to one stream)" % (alias, name, seen[alias]))
+            seen[alias] = name
 
     @property
     def max_errors(self):
