@@ -121,8 +121,12 @@ class MinibatchSourceFromData(UserMinibatchSource):
             first = value[0] if isinstance(value, list) else value
             if not isinstance(first, np.ndarray) and not sp.issparse(first):
                 raise TypeError('data must be a numpy.array or scipy.sparse.csr_matrix, or a list of those')
+            if isinstance(value, list) and not is_sequence:
+                # CNTK 2.7 reads a list only as sequences: without a sequence type it fails on the list's shape
+                raise AttributeError("MinibatchSourceFromData: stream '%s' is a list, which needs a sequence type, "
+                                     "as (data, Sequence[Tensor[...]]); without one, give one array" % name)
             is_sparse = sp.issparse(first) if vtype is None else bool(vtype.get('is_sparse', sp.issparse(first)))
-            shape = first.shape[1:] if (is_sequence or not isinstance(value, list)) else first.shape
+            shape = first.shape[1:]
             if vtype is not None and vtype.get('shape') not in (None, tuple(shape)):
                 raise ValueError("specified type's shape %s does not match the data's shape %s"
                                  % (vtype.get('shape'), tuple(shape)))
@@ -154,10 +158,16 @@ class MinibatchSourceFromData(UserMinibatchSource):
         while end < self._num_samples:
             grown = {name: taken[name] + self._length(name, end) for name in self._data}
             longest = max(grown.values())
-            if end > begin and (longest > num_samples or self._total_num_samples + longest > self._max_samples):
+            if longest > num_samples or self._total_num_samples + longest > self._max_samples:
                 break
             taken = grown
             end += 1
+        if end == begin:
+            # CNTK 2.7 delivers no sequence then, and its Value of no sequences is a ValueError
+            raise ValueError("MinibatchSourceFromData: sequence %d (%d samples) exceeds the minibatch size (%d) or what "
+                             "is left of max_samples (%s); a minibatch must hold at least one sequence"
+                             % (begin, max(self._length(name, begin) for name in self._data), num_samples,
+                                self._max_samples - self._total_num_samples))
         self._total_num_samples += max(taken.values())
         at_end = end == self._num_samples
         result = {}
