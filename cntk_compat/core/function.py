@@ -203,6 +203,9 @@ class Function(TensorOpsMixin, GraphHandle):
             grad = any(i._needs_gradient or i.is_output or i.is_placeholder for i in inputs)
             node._outputs = [make_output(s.shape, s.dtype, s.is_sparse, s.dynamic_axes, name, node, k,
                                          needs_gradient=grad and s.needs_gradient) for k, s in enumerate(specs)]
+            if any(i._guessed_type for i in inputs):   # computed from a guessed type (core/reinference.py)
+                for o in node._outputs:
+                    o._guessed_type = o._shape is not None
         return node
 
     def _clone_primitive(self, new_inputs):
@@ -957,6 +960,9 @@ def as_block(composite, block_arguments_map, block_op_name, block_instance_name=
     grad = any(v._needs_gradient or v.is_output or v.is_placeholder for v in node._inputs)
     node._outputs = [make_output(o._shape, o._dtype, o._is_sparse, o._dynamic_axes, block_instance_name, node, k,
                                  needs_gradient=grad) for k, o in enumerate(inner._outputs)]
+    guessed = any(outer._guessed_type for _, outer in mapping)   # (core/reinference.py)
+    for o, inner_o in zip(node._outputs, inner._outputs):
+        o._guessed_type = o._shape is not None and (guessed or inner_o._guessed_type)
     # its arguments: those of the operands, operand by operand, each once (an operand computed from arguments stands
     # for them)
     order = [a for a in walk([o for _, o in mapping]).leaves if a.is_input or a.is_placeholder]

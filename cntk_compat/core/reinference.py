@@ -121,6 +121,8 @@ def _infer_node(node, guess):
         for o, inner_o in zip(node._outputs, node._block_root._outputs):
             changed |= _set_type(o, inner_o._shape, inner_o._dtype, inner_o._dynamic_axes, inner_o._is_sparse,
                                  _tentative(inner_o))
+            o._guessed_type = o._shape is not None and (inner_o._guessed_type or any(
+                outer._guessed_type for _, outer in node._block_arguments))
         return changed
     specs = _node_specs(node, guess)
     if specs is None:
@@ -175,8 +177,27 @@ def infer_in_place(outputs, cycle_guess=None, retyped_loops=None):
             _check_settled(n for n in nodes if cyclic is None or id(n) in cyclic)
             if cycle_guess is None:   # (the body of a block on a loop is checked once the loop is typed)
                 _check_reconciled(nodes)
+                _mark_guessed(nodes)
             return
     raise ValueError("shape inference did not settle: the loop's types keep changing")
+
+
+def _mark_guessed(nodes):
+    """Marks the outputs typed from an untyped input (a loop's guess from its parameters alone, and what is computed
+    from it) as guessed, and clears the mark of the others (their inputs now typed)."""
+    for node in nodes:
+        for o in node._outputs:
+            o._guessed_type = False
+    changed = True
+    while changed:
+        changed = False
+        for node in nodes:
+            if node._op.outputs_are_inputs:
+                continue
+            guessed = any(not _known(i) or i._guessed_type for i in node._inputs)
+            for o in node._outputs:
+                if guessed and _known(o) and not o._guessed_type:
+                    o._guessed_type = changed = True
 
 
 def _check_reconciled(nodes):

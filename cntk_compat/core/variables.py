@@ -68,9 +68,14 @@ def shape_is_known(shape):
 class VariableMixin(object):
     """The read-only properties CNTK exposes on every Variable (shape, dtype, name, kind, ...)."""
 
+    # a type that shape inference guessed inside a recurrent loop some of whose inputs are still untyped (from the
+    # loop's parameters alone), or computed from such a type: the graph works with it, but CNTK 2.7, which types
+    # nothing there yet, shows it unknown (core/reinference.py)
+    _guessed_type = False
+
     @property
     def shape(self):
-        return _UNKNOWN_SHAPE if self._shape is None else self._shape
+        return _UNKNOWN_SHAPE if self._shape is None or self._guessed_type else self._shape
 
     @property
     def dtype(self):
@@ -96,7 +101,7 @@ class VariableMixin(object):
     @property
     def dynamic_axes(self):
         """The dynamic axes as CNTK's Python API lists them: the batch axis first, then the sequence axis."""
-        if self._dynamic_axes is None:
+        if self._dynamic_axes is None or self._guessed_type:
             return Axis.unknown_dynamic_axes()
         return tuple(sorted(self._dynamic_axes, key=lambda a: a.name != BATCH_AXIS_NAME))
 
@@ -148,8 +153,9 @@ class VariableMixin(object):
     def _type(self):
         """The Variable's type as one record (shape, dtype, needs_gradient, is_sparse, dynamic_axes), printed as
         CNTK prints types (Tensor[3], Sequence[SparseTensor[10]], ...)."""
-        return self._Type(shape=self._shape, dtype=self._dtype, needs_gradient=self._needs_gradient,
-                          is_sparse=self._is_sparse, dynamic_axes=tuple(self.dynamic_axes))
+        return self._Type(shape=None if self._guessed_type else self._shape, dtype=self._dtype,
+                          needs_gradient=self._needs_gradient, is_sparse=self._is_sparse,
+                          dynamic_axes=tuple(self.dynamic_axes))
 
 
 class Variable(VariableMixin, TensorOpsMixin, GraphHandle):
@@ -224,8 +230,8 @@ class Variable(VariableMixin, TensorOpsMixin, GraphHandle):
     def __repr__(self):
         """As CNTK prints a variable: ``Input('x', [#, *], [2 x 3])``: kind, name (else uid), dynamic axes
         (``#`` the batch axis, ``*`` the default sequence axis), static shape (``?`` inferred, ``*`` free)."""
-        axes = "[???]" if self._dynamic_axes is None else dynamic_axes_text(self.dynamic_axes)
-        shape = "[???]" if self._shape is None else shape_text(self._shape)
+        axes = "[???]" if self._dynamic_axes is None or self._guessed_type else dynamic_axes_text(self.dynamic_axes)
+        shape = "[???]" if self._shape is None or self._guessed_type else shape_text(self._shape)
         return "%s('%s', %s, %s)" % (self._kind, self._name or self._uid, axes, shape)
 
     def __str__(self):
