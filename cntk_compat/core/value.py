@@ -198,6 +198,17 @@ class _NativeNDArrayView(object):
         return "NDArrayView(%s, %s)" % (_shape_string(self.shape), _device_string(self.tensor))
 
 
+def refuse_masked_sparse(data, what):
+    """CNTK 2.7 densifies sparse data for asarray() through an input of the padded shape, which a mask (sequences of
+    other lengths) does not fit: its ValueError."""
+    try:
+        data.mask() if callable(getattr(type(data), 'mask', None)) else data.mask
+    except AttributeError:
+        return
+    raise ValueError("asarray() of a sparse %s of sequences of different lengths (a mask): CNTK 2.7 cannot "
+                     "densify it so; use as_sequences(variable)" % what)
+
+
 class NDArrayView(_NativeNDArrayView):
     """A dense tensor without dynamic axes (a view on device memory). Its methods live in the base class, which
     cntk.cntk_py exposes as the native NDArrayView (as CNTK's Python class derives from the SWIG one)."""
@@ -476,6 +487,8 @@ class _NativeValue(object):
         """The data as a fresh numpy array (the Value's storage may be a Parameter's or the fed array); a sparse batch
         of vectors (rank 2) as a scipy CSR matrix, as in CNTK."""
         self._check_valid()
+        if self._is_sparse:
+            refuse_masked_sparse(self, "Value")
         arr = fresh_array(self.tensor)
         return _sparse_as_csr(arr) if self._is_sparse else arr
 

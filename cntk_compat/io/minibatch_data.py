@@ -4,6 +4,7 @@ import scipy.sparse as sp
 import torch
 
 from ..core.native_errors import announced
+from ..core.value import refuse_masked_sparse
 from ..tensor import ArrayMixin
 
 
@@ -46,6 +47,8 @@ class ReaderBatch(object):
 
     def asarray(self):
         self._check_unpackable()
+        if self.is_sparse:
+            refuse_masked_sparse(self, "minibatch")
         if not self.is_sequence:
             if self.is_sparse and len(self.sample_shape) == 1:
                 return sp.csr_matrix(self.sequences.rows, dtype=self.dtype)

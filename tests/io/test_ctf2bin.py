@@ -40,10 +40,21 @@ def test_cbf_reads_what_the_ctf_file_holds(tmp_path, element_type, randomize):
             x, y = a[text_source[name]], b[binary_source[name]]
             assert (x.num_samples, x.num_sequences, x.shape, x.end_of_sweep, x.is_sparse) == \
                 (y.num_samples, y.num_sequences, y.shape, y.end_of_sweep, y.is_sparse)
-            np.testing.assert_array_equal(x.asarray(), y.asarray())
+            np.testing.assert_array_equal(_dense(x), _dense(y))
             assert cntk.cntk_py.are_equal(x.data.data, y.data.data)
             mx, my = _mask(x), _mask(y)
             assert (mx is None and my is None) or np.array_equal(mx, my)
+
+
+def _dense(data):
+    """The minibatch as one padded array (CNTK 2.7 refuses asarray() for sparse sequences of different lengths)."""
+    if not data.is_sparse:
+        return data.asarray()
+    seqs = data.as_sequences(cntk.sequence.input_variable(data.shape[2:], is_sparse=True))
+    out = np.zeros(data.shape, np.float64)
+    for k, seq in enumerate(seqs):
+        out[k, :seq.shape[0]] = seq.toarray()
+    return out
 
 
 def _mask(data):
