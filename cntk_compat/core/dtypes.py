@@ -48,7 +48,7 @@ def sanitize_dtype(dtype, argument="dtype", storage=False):
     CNTK stores but computes with no op."""
     if dtype is None:
         return None
-    if isinstance(dtype, (int, np.integer)) and not isinstance(dtype, bool):
+    if isinstance(dtype, (int, np.integer)):   # a bool too: CNTK compares it with its DataType codes (True is Float)
         code = int(dtype)
         if code == DataType_Unknown:
             return None

@@ -102,9 +102,8 @@ def sanitize_dtype_numpy(dtype):
 
 def sanitize_dtype_cntk(dtype):
     """CNTK's DataType code of a dtype (DataType_Unknown for None; a code passes through)."""
-    if isinstance(dtype, numbers.Integral) and not isinstance(dtype, bool) and \
-            (dtype in _DTYPE_OF_CODE or dtype == DataType_Unknown):
-        return int(dtype)
+    if isinstance(dtype, numbers.Integral) and (dtype in _DTYPE_OF_CODE or dtype == DataType_Unknown):  # bools too
+        return dtype   # as given, as CNTK 2.7 returns it
     if dtype is None or dtype is object:
         return DataType_Unknown
     return data_type_code(sanitize_dtype_numpy(dtype))

@@ -31,6 +31,10 @@ def test_dtype_codes():
     assert sanitize_dtype_cntk(None) == cntk_py.DataType_Unknown
     assert sanitize_dtype_numpy(int) is np.float32 and sanitize_dtype_numpy(np.int16) is np.int16
     assert sanitize_precision("double") is np.float64 and data_type_to_dtype(2) is np.float64
+    # a bool is an int to CNTK 2.7, compared with its codes: True is DataType_Float (CNTK's own io test passes True
+    # as sequence.input_variable's second, dtype, argument)
+    assert sanitize_dtype_cntk(True) is True and True == cntk_py.DataType_Float
+    assert C.sequence.input_variable((3,), True).dtype == np.float32
     with pytest.raises(ValueError):
         sanitize_precision("complex")
 
