@@ -113,8 +113,8 @@ def _static_value(var, data, dtype, shape, device):
         arr = arr.reshape(arr.shape[extra:])  # CNTK takes leading axes of size 1 as a batch (and sequence) of one
     if not _shape_matches(arr.shape, shape):
         raise _fit_error(var, given, 0)
-    # (np.ascontiguousarray makes a 0-d array 1-d: a scalar input keeps its rank)
-    return Value(_tensor=copy_to(torch.as_tensor(np.ascontiguousarray(arr, dtype=dtype).reshape(arr.shape)), device))
+    # (order="C", not np.ascontiguousarray, which makes a 0-d array 1-d: a scalar input keeps its rank)
+    return Value(_tensor=copy_to(torch.as_tensor(np.asarray(arr, dtype=dtype, order="C")), device))
 
 
 def _unmasked_value(var, data, shape, is_seq):
@@ -313,7 +313,7 @@ def _whole_value(var, data, dtype, device):
     else:
         arr = _as_dense_array(var, data)
         _check_dtype(var, arr)
-    tensor = torch.from_numpy(np.ascontiguousarray(arr, dtype=dtype).reshape(arr.shape)).to(device)
+    tensor = torch.from_numpy(np.asarray(arr, dtype=dtype, order="C")).to(device)
     return Value(_tensor=tensor, _is_sparse=sparse.issparse(data))
 
 

@@ -527,7 +527,7 @@ def fresh_array(tensor):
     t = tensor.detach()
     if t.is_cpu:
         return t.numpy().copy()
-    return np.ascontiguousarray(t.cpu().numpy()).reshape(t.shape)   # a 0-d result stays 0-d
+    return np.asarray(t.cpu().numpy(), order="C")   # (np.ascontiguousarray would make a 0-d result 1-d)
 
 
 def _sparse_as_csr(arr):
