@@ -198,11 +198,12 @@ class _NativeNDArrayView(object):
         return "NDArrayView(%s, %s)" % (_shape_string(self.shape), _device_string(self.tensor))
 
 
-def refuse_masked_sparse(data, what):
+def refuse_masked_sparse(mask, what):
     """CNTK 2.7 densifies sparse data for asarray() through an input of the padded shape, which a mask (sequences of
-    other lengths) does not fit: its ValueError."""
+    other lengths) does not fit: its ValueError. ``mask``: a function giving the data's mask, an AttributeError
+    when it has none."""
     try:
-        data.mask() if callable(getattr(type(data), 'mask', None)) else data.mask
+        mask()
     except AttributeError:
         return
     raise ValueError("asarray() of a sparse %s of sequences of different lengths (a mask): CNTK 2.7 cannot "
@@ -488,7 +489,7 @@ class _NativeValue(object):
         of vectors (rank 2) as a scipy CSR matrix, as in CNTK."""
         self._check_valid()
         if self._is_sparse:
-            refuse_masked_sparse(self, "Value")
+            refuse_masked_sparse(lambda: self.mask, "Value")
         arr = fresh_array(self.tensor)
         return _sparse_as_csr(arr) if self._is_sparse else arr
 

@@ -48,7 +48,7 @@ class ReaderBatch(object):
     def asarray(self):
         self._check_unpackable()
         if self.is_sparse:
-            refuse_masked_sparse(self, "minibatch")
+            refuse_masked_sparse(self.mask, "minibatch")
         if not self.is_sequence:
             if self.is_sparse and len(self.sample_shape) == 1:
                 return sp.csr_matrix(self.sequences.rows, dtype=self.dtype)
