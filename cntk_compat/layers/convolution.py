@@ -5,6 +5,7 @@ from ..core.variables import InferredDimension, Parameter
 from ..default_options import default_override_or, get_default_override
 from ..initializer import glorot_uniform
 from ..ops import convolution, convolution_transpose, expand_dims, reshape
+from ..ops._geometry import option_tuple
 from ..ops.sequential_convolution import windowed_convolution
 from .building import _as_tuple, _initializer_for, block, identity
 
@@ -15,15 +16,13 @@ __all__ = ["SequentialConvolution", "Convolution", "Convolution1D", "Convolution
 def _pad_to_shape(filter_shape, param, what):
     """A per-axis option for every filter axis: as in CNTK 2.7, a scalar or a one-element list or tuple
     (``pad=[True]``) repeats, and any other length than the filter's is refused with CNTK's message."""
-    if isinstance(param, (tuple, list, np.ndarray, range)):
-        param = tuple(param)
-        if len(param) == 1:
-            return param * len(filter_shape)
-        if len(param) != len(filter_shape):
-            raise ValueError("%s parameter (%s) must be a scalar or have same number of elements as the "
-                             "filter_shape parameter (%s)" % (what, param, filter_shape))
-        return param
-    return (param,) * len(filter_shape)
+    param = option_tuple(param)
+    if len(param) == 1:
+        return param * len(filter_shape)
+    if len(param) != len(filter_shape):
+        raise ValueError("%s parameter (%s) must be a scalar or have same number of elements as the "
+                         "filter_shape parameter (%s)" % (what, param, filter_shape))
+    return param
 
 
 def _per_axis_options(filter_shape, strides, pad, dilation):
