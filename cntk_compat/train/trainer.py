@@ -315,14 +315,12 @@ class Trainer(object):
             mine = OwnedGradients((p, by_param[p]) for p in parameters)
             if sparse:
                 mine.sparse = {p: sparse[p] for p in parameters if p in sparse}
-            if isinstance(learner, UserLearner):
-                # CNTK's native trainer calls a user learner through a SWIG director
-                try:
-                    updated = learner.update(mine, n, sweep_end) or updated
-                except Exception:
-                    raise director_failure() from None
-            else:
+            try:
                 updated = learner.update(mine, n, sweep_end) or updated
+            except Exception:
+                if isinstance(learner, UserLearner):   # CNTK's native trainer calls it through a SWIG director
+                    raise director_failure() from None
+                raise
         return updated
 
     def _train_distributed_minibatch(self, args, outputs, device, sweep_end):
