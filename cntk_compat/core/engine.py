@@ -328,6 +328,8 @@ def _plain_inputs(plan, args, dev):
             return None
         if batch is None:
             batch = data.shape[0]
+            if not batch:  # refused by to_value, as CNTK refuses data of no samples
+                return None
         elif data.shape[0] != batch:
             return None
         tensors.append(_device.copy_to(torch.from_numpy(data), dev))

@@ -6,7 +6,7 @@ import torch
 from .device import copy_to
 from .dtypes import data_type_name, refuse_object_data, to_torch_dtype
 from .hooks import provide
-from .native_errors import announced
+from .native_errors import announce, announced
 from .one_hot import carry_one_hot_record, csr_one_hot_columns, record_one_hot_columns
 from .value import NDArrayView, Value, warn_dtype_conversion, warn_list_for_batch_input, warn_not_c_contiguous
 from .variables import FreeDimension, InferredDimension, shape_text
@@ -48,6 +48,29 @@ def _sequence_shape_error(var, i, got):
     """CNTK 2.7's error for the i-th entry of a list (a sample, or a sequence) whose shape does not fit."""
     return announced(ValueError, "Value::Create: The shape '%s' of sequence #%d is not compatible with the sample shape '%s'."
                       % (shape_text(got), i, shape_text(var.shape)))
+
+
+def _no_sequences(var):
+    """CNTK 2.7's error for an empty list given as an argument's data (or to Value.create)."""
+    message = "Value::Create:: The number of sequences must be > 0"
+    announce(message)
+    return ValueError("%s\n\n(cntk-compat: %s got an empty list)" % (message, _describe(var)))
+
+
+def _no_samples(var, steps):
+    """CNTK 2.7's error for an array of no samples (no sequences, when ``steps`` is the length of the sequences it
+    describes) given as an argument's data."""
+    if steps is None:
+        # CNTK announces the narrowing's own message, then names the input node in the one it raises
+        announce("NarrowTo: Invalid bounds parameter, dimensions must be at least one.")
+        message = "Node '%s' (InputValue operation): NarrowTo: Invalid bounds parameter, dimensions must be at least " \
+                  "one." % var.uid
+    else:
+        message = ("The number (%d) of time steps in the packed MBLayout does not match the longest sequence's length "
+                   "(0) in the Value object" % steps)
+        announce(message)
+    return RuntimeError("%s\n\n(cntk-compat: %s got data for no %s)"
+                        % (message, _describe(var), "samples" if steps is None else "sequences"))
 
 
 def _fit_error(var, got, dynamic):
@@ -228,6 +251,8 @@ def _from_array(var, data, device, dtype, shape, is_seq):
             arr = arr.reshape((arr.shape[0],) + shape)
         else:
             raise _fit_error(var, given, (1 if var._has_batch else 0) + (1 if is_seq else 0))
+    if arr.shape[0] == 0:
+        raise _no_samples(var, arr.shape[1] if is_seq else None)
     if arr.dtype != dtype or not arr.flags.c_contiguous:
         arr = np.ascontiguousarray(arr, dtype=dtype)
     return Value(_tensor=copy_to(torch.from_numpy(arr), device),
@@ -236,6 +261,8 @@ def _from_array(var, data, device, dtype, shape, is_seq):
 
 def _from_list(var, data, device, dtype, shape, is_seq):
     """A list of samples (or of sequences): arrays, CSR matrices or nested lists."""
+    if not data:
+        raise _no_sequences(var)
     samples = []
     several_steps = []      # shapes of entries that are sequences of several samples (for a non-sequence input)
     if not is_seq and len(data) > 1:  # CNTK warns for a list of more than one sample only
@@ -352,7 +379,7 @@ def create_value(var, data, seq_starts, device):
         raise ValueError("%s: batch must be a numpy array, a SciPy CSR matrix or a list of them (one per "
                          "sequence), got %s" % (_describe(var), type(data).__name__))
     if not data:
-        raise ValueError("%s: Value.create needs at least one sequence, got an empty list" % _describe(var))
+        raise _no_sequences(var)
     if var._sequence_axis is None and len(data) > 1:
         warn_list_for_batch_input(var)
     value = _from_list(var, data, device, dtype, tuple(var.shape), True)

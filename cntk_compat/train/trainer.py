@@ -380,8 +380,8 @@ class Trainer(object):
 
     def _metric_output(self):
         if self._metric is None:
-            raise ValueError("Evaluator::TestMinibatch: Cannot test when no evaluation function was specified during "
-                             "construction.")
+            raise announced(ValueError, "Evaluator::TestMinibatch: Cannot test when no evaluation function was "
+                                        "specified during construction.")
         return self._metric.output
 
     def _distributed_test_minibatch(self, arguments, device=None):

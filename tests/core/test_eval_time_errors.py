@@ -125,3 +125,33 @@ def test_sequences_that_are_all_empty_are_refused_as_cntk_packs_them():
     for data in ([empty, two], [two, empty]):
         with pytest.raises(RuntimeError, match=r"^The first entry of a Value mask must be Valid or SequenceBegin$"):
             (s + 1).eval({s: data})
+
+
+def test_data_of_no_samples_or_sequences_is_refused_as_cntk_refuses_it(capfd):
+    """CNTK 2.7 evaluates no empty batch: an empty list is refused when its Value is made, an array of no samples
+    when the input node narrows to it (golden texts from CNTK 2.7, which prints them on stderr first)."""
+    x = C.input_variable(2, name='x')
+    s = C.sequence.input_variable(2, name='s')
+    f = C.times(x, C.parameter((2, 3), init=0.5))
+    g = C.sequence.reduce_sum(s)
+    narrow = r"^Node '%s' \(InputValue operation\): NarrowTo: Invalid bounds parameter, dimensions must be at least one\."
+    for data in (np.zeros((0, 2), np.float32), np.zeros((0, 1, 2), np.float32)):
+        with pytest.raises(RuntimeError, match=narrow % x.uid):
+            f.eval({x: data})
+    assert "About to throw exception 'NarrowTo: Invalid bounds parameter" in capfd.readouterr().err
+    with pytest.raises(RuntimeError, match=narrow % x.uid):
+        f(np.zeros((0, 2), np.float32))
+    for fn, arg in ((f, x), (g, s)):
+        with pytest.raises(ValueError, match=r"^Value::Create:: The number of sequences must be > 0\n"):
+            fn.eval({arg: []})
+    with pytest.raises(ValueError, match=r"^Value::Create:: The number of sequences must be > 0\n"):
+        C.Value.create(x, [])
+    with pytest.raises(RuntimeError, match=r"^The number \(3\) of time steps in the packed MBLayout does not match "
+                                           r"the longest sequence's length \(0\) in the Value object"):
+        g.eval({s: np.zeros((0, 3, 2), np.float32)})
+    # a Trainer evaluates the data first: its update never sees an empty minibatch
+    y = C.input_variable(3, name='y')
+    trainer = C.Trainer(f, (C.cross_entropy_with_softmax(f, y), None), [C.sgd(f.parameters, 0.1)])
+    with pytest.raises(RuntimeError, match=narrow % x.uid):
+        trainer.train_minibatch({x: np.zeros((0, 2), np.float32), y: np.zeros((0, 3), np.float32)})
+    np.testing.assert_array_equal(f.parameters[0].value, np.full((2, 3), 0.5, np.float32))

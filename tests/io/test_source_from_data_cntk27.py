@@ -42,5 +42,5 @@ def test_a_list_needs_a_sequence_type(data):
 
 
 def test_value_create_of_no_sequences():
-    with pytest.raises(ValueError, match="at least one sequence"):
+    with pytest.raises(ValueError, match=r"^Value::Create:: The number of sequences must be > 0"):
         C.Value.create(C.sequence.input_variable(3), [])
