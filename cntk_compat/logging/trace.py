@@ -23,17 +23,21 @@ class TraceLevel(Enum):
     __hash__ = Enum.__hash__
 
 
-_level = {"value": TraceLevel.Warning}
+_level = {"value": TraceLevel.Warning.value}
 
 
 def set_trace_level(value):
-    """Sets the global verbosity level (a :class:`TraceLevel` or its integer value)."""
-    try:
-        _level["value"] = value if isinstance(value, TraceLevel) else TraceLevel(value)
-    except ValueError:
-        raise ValueError("value must be a TraceLevel (or 0, 1, 2), got %r" % (value,)) from None
+    """Sets the global verbosity level: a :class:`TraceLevel` or an int (CNTK 2.7 takes any int; levels above
+    Info log as Info does)."""
+    if isinstance(value, TraceLevel):
+        value = value.value
+    if not isinstance(value, int):
+        raise TypeError("in method 'set_trace_level', argument 1 of type 'CNTK::TraceLevel': expected a TraceLevel or "
+                        "an int, got %r" % (value,))
+    _level["value"] = int(value)
 
 
 def get_trace_level():
-    """The global verbosity level."""
+    """The global verbosity level, as an int (CNTK 2.7 returns its native enum's value; it equals the
+    :class:`TraceLevel` member)."""
     return _level["value"]
