@@ -12,6 +12,8 @@ import math
 import numpy as np
 
 from .core import cntk_rng
+from .core.native_errors import announced
+from .core.variables import shape_text
 
 __all__ = ["DefaultParamInitScale", "SentinelValueForInferParamInitRank", "SentinelValueForAutoSelectRandomSeed",
            "uniform", "normal", "xavier", "glorot_uniform", "glorot_normal", "he_uniform", "he_normal", "bilinear",
@@ -45,8 +47,9 @@ def _fans(shape, output_rank, filter_rank):
     if filter_rank == SentinelValueForInferParamInitRank:
         filter_rank = 0
     if filter_rank + output_rank > rank:
-        raise ValueError("Sum of filter rank (%d) and output rank (%d) of the parameter initializer cannot exceed "
-                         "the Parameter shape %s rank (%d)" % (filter_rank, output_rank, tuple(shape), rank))
+        raise announced(ValueError, "Sum of filter rank (%d) and output rank (%d) of the parameter initializer cannot "
+                                    "exceed the Parameter shape '%s' rank (%d)"
+                        % (filter_rank, output_rank, shape_text(tuple(shape)), rank))
     receptive = int(np.prod(dims[:filter_rank], dtype=np.int64))
     begin = filter_rank + max(output_rank, 0)
     end = rank if output_rank >= 0 else rank + output_rank

@@ -63,3 +63,16 @@ def test_bilinear_errors_are_runtime_errors():
         C.Parameter((1, 1, 4, 4), init=I.bilinear(4, 3)).value
     with pytest.raises(RuntimeError):
         C.Parameter((3, 4, 2), init=I.bilinear(2, 2)).value
+
+
+def test_ranks_beyond_the_parameter_rank_are_refused_with_cntk_s_text(capfd):
+    # golden text from CNTK 2.7 (the shape in Python order, as CNTK prints it there)
+    for shape, kw, ranks in (((2, 3), dict(output_rank=3), (0, 3)), ((2, 3), dict(filter_rank=2), (2, 1)),
+                             ((5,), dict(output_rank=2), (0, 2))):
+        text = ("Sum of filter rank (%d) and output rank (%d) of the parameter initializer cannot exceed the Parameter "
+                "shape '[%s]' rank (%d)" % (ranks + (" x ".join(map(str, shape)), len(shape))))
+        p = C.parameter(shape, init=C.initializer.glorot_uniform(**kw))   # as in CNTK, drawn when first read
+        with pytest.raises(ValueError) as raised:
+            p.value
+        assert str(raised.value) == text
+        assert "About to throw exception '%s'" % text in capfd.readouterr().err
