@@ -32,8 +32,8 @@ def _softplus(x, steepness=1.0):
     return F.softplus(steepness * x) / steepness
 
 
-def _softsign(x, steepness=1.0):
-    return x / (1 + torch.abs(steepness * x))
+def _softsign(x):
+    return x / (1 + torch.abs(x))
 
 
 class _ELU(torch.autograd.Function):
@@ -317,7 +317,7 @@ def _attr_prepare(*names):
 
 
 register_elementwise("Softplus", _softplus, prepare=_attr_prepare("steepness"))
-register_elementwise("Softsign", _softsign, prepare=_attr_prepare("steepness"))
+register_elementwise("Softsign", _softsign)
 register_elementwise("ELU", _elu, prepare=_attr_prepare("alpha"))
 register_elementwise("SELU", _selu, prepare=_attr_prepare("scale", "alpha"),
                      public_attributes=lambda attrs, node: {"gamma": attrs["scale"], "alpha": attrs["alpha"]})
@@ -331,8 +331,9 @@ def softplus(x, steepness=1, name=""):
 
 
 def softsign(x, steepness=1, name=""):
+    # CNTK 2.7 takes steepness and ignores it: x / (1 + |x|) whatever its value
     (x,) = sanitize_operands(x, names=["x"])
-    return make("Softsign", [x], {"steepness": float(steepness)}, name)
+    return make("Softsign", [x], None, name)
 
 
 def elu(x, alpha=1.0, name=""):
@@ -446,7 +447,8 @@ def _element_select(flag, if_true, if_false):
 
 def _clip(x, lo, hi):
     # CNTK: the gradient for x is 1 wherever min <= x <= max (bounds included), 0 elsewhere
-    # and with the bounds crossed, CNTK's x < min ? min : (x > max ? max : x)
+    # and with the bounds crossed, CNTK's x < min ? min : (x > max ? max : x); the bounds get no gradient
+    lo, hi = lo.detach(), hi.detach()
     inside = (x >= lo) & (x <= hi)
     return torch.where(inside, x, torch.where(x < lo, lo, hi))
 

@@ -167,6 +167,9 @@ def _times_transpose_infer(inputs, attributes):
     axes = operand_dynamic_axes("TransposeTimes", (w, x))
     if x._shape is None or w._shape is None:
         return [OutputSpec(None, dtype, axes)]
+    for a, b in ((x, w), (w, x)):   # an inferred (-1) last dimension of a Parameter or Constant is the other's
+        if (a.is_parameter or a.is_constant) and a._shape[-1:] == (-1,) and b._shape[-1:] and b._shape[-1] >= 0:
+            a._resolve_inferred_shape(tuple(a._shape[:-1]) + (b._shape[-1],))
     if len(w._shape) > 2:
         raise ValueError("times_transpose: the right operand must have rank 1 or 2, got shape %s" % (w._shape,))
     if x._shape[-1:] != w._shape[-1:]:

@@ -192,9 +192,13 @@ def log_sum_exp_minus_dot(z, y, dim, keepdim):
     return _LogSumExpMinusDot.apply(z, y, dim % z.dim(), keepdim)
 
 
+# what a reduction over no axis (a rank-0 operand's static axes) still computes: its elementwise part
+_OVER_NO_AXIS = {"l1": torch.abs, "l2": torch.abs, "sum_square": torch.square}
+
+
 def _apply(kind, t, dims, keepdim):
     if not dims:
-        return t
+        return _OVER_NO_AXIS[kind](t) if kind in _OVER_NO_AXIS else t
     if kind == "sum":
         if _accumulates_in_double(t):
             # _accumulated's rule in one kernel: the sum accumulates the operand's values in double
@@ -228,6 +232,8 @@ def _reduce(x, kind, static_dims, dyn_dims, keepdims):
     if static_dims and dyn_dims and kind not in _COMBINE:  # one reduction over all of them, as CNTK's
         y = _apply(kind, x, static_dims + dyn_dims, True)
         return y.squeeze(dyn_dims + (() if keepdims else static_dims))
+    if dyn_dims and not static_dims:
+        return _apply(kind, x, dyn_dims, False)
     y = _apply(kind, x, static_dims, keepdims)
     if dyn_dims:
         y = _apply(_COMBINE.get(kind, kind) if static_dims else kind, y, dyn_dims, False)

@@ -1,0 +1,67 @@
+"""Ops whose values, gradients or refusals differed from CNTK 2.7 in session 20's differential sweep of ops; the
+numbers and exception types are CNTK 2.7's (CPU)."""
+import numpy as np
+import pytest
+
+import cntk as C
+
+
+def test_softsign_ignores_steepness():
+    # CNTK 2.7 takes the argument and computes x / (1 + |x|) whatever it is
+    x = C.input_variable(3, needs_gradient=True)
+    d = np.array([[-2., 0.5, 3.]], np.float32)
+    for steepness in (0.5, 1, 2.0):
+        f = C.softsign(x, steepness=steepness)
+        np.testing.assert_allclose(f.eval({x: d}), [[-0.6666666865348816, 0.3333333432674408, 0.75]], rtol=1e-6)
+        np.testing.assert_allclose(f.grad({x: d}, wrt=[x]), [[0.1111111044883728, 0.4444444477558136, 0.0625]],
+                                   rtol=1e-6)
+
+
+def test_clip_bounds_get_no_gradient():
+    x = C.input_variable(3, needs_gradient=True)
+    lo = C.parameter(3, init=np.array([-1., 0., 1.], np.float32))
+    hi = C.parameter(3, init=np.array([0., 0.4, 2.], np.float32))
+    f = C.clip(x, lo, hi)
+    d = np.array([[-2., 0.5, 3.]], np.float32)
+    np.testing.assert_allclose(f.eval({x: d}), [[-1.0, 0.4, 2.0]], rtol=1e-7)
+    g = f.grad({x: d}, wrt=[x, lo, hi])
+    for v in (x, lo, hi):
+        assert not np.any(g[v])
+
+
+@pytest.mark.parametrize("reduce, values, grads, over_batch", [
+    (C.reduce_l1, [0.5, 2.0], [-1.0, 1.0], 2.5),
+    (C.reduce_l2, [0.5, 2.0], [-1.0, 1.0], 2.0615527629852295),
+    (C.reduce_sum_square, [0.25, 4.0], [-1.0, 4.0], 4.25),
+])
+def test_norm_reductions_of_a_rank0_operand(reduce, values, grads, over_batch):
+    # no static axis to reduce: the elementwise part (|x|, x^2) is still applied
+    s = C.input_variable((), needs_gradient=True)
+    d = np.array([-0.5, 2.0], np.float32)
+    f = reduce(s)
+    assert f.shape == ()
+    np.testing.assert_allclose(f.eval({s: d}), values, rtol=1e-7)
+    np.testing.assert_allclose(f.grad({s: d}, wrt=[s]), grads, rtol=1e-7)
+    np.testing.assert_allclose(reduce(s, axis=C.Axis.default_batch_axis()).eval({s: d}), over_batch, rtol=1e-6)
+
+
+@pytest.mark.parametrize("fn, axis, error", [
+    (C.softmax, 0, ValueError), (C.log_softmax, 0, ValueError),
+    (C.softmax, -1, RuntimeError), (C.log_softmax, -1, RuntimeError), (C.log_softmax, None, RuntimeError),
+])
+def test_softmax_axis_of_a_rank0_operand(fn, axis, error):
+    with pytest.raises(error, match="rank 0"):
+        fn(C.input_variable(()), axis=axis)
+
+
+def test_softmax_of_a_rank0_operand_without_axis():
+    s = C.input_variable(())
+    np.testing.assert_allclose(C.softmax(s).eval({s: np.array([-0.5, 2.0], np.float32)}), [1.0, 1.0])
+
+
+def test_times_transpose_infers_a_parameter_from_the_other_operand():
+    p = C.parameter((-1,), init=0.5)
+    b = C.input_variable(3)
+    f = C.times_transpose(p, b)
+    assert f.shape == (1,) and p.shape == (3,)
+    np.testing.assert_allclose(f.eval({b: np.array([[1., 2., 3.], [-1., 0., 4.]], np.float32)}), [[3.0], [1.5]])
