@@ -341,11 +341,16 @@ def splice(*inputs, **kw_axis_name):
         raise TypeError("splice: unexpected keyword arguments %s" % sorted(kw_axis_name))
     if len(inputs) == 1 and isinstance(inputs[0], (list, tuple)):
         inputs = tuple(inputs[0])
+    elif len(inputs) == 1:   # CNTK 2.7: nothing to splice, the input itself as a Function
+        from .misc import combine
+        return combine(sanitize_operands(inputs[0], names=["input 0"], numpy_precision=False))
     ops = sanitize_operands(*inputs, names=["input %d" % k for k in range(len(inputs))], numpy_precision=False)
     if isinstance(axis, Axis):
         if axis == Axis.new_leading_axis():
             axis = _NEW_LEADING  # kept as such; splice_axis places it once the inputs' shapes are known
         else:
+            if ops and not axis.is_dynamic_axis:   # a dynamic one: static_axis_index's ValueError, as CNTK's
+                _refuse_dynamic_axis(axis, ops[0], "splice")
             axis = axis.static_axis_index()
     if not ops:
         # CNTK 2.7 refuses a splice of nothing by its axis, counted from the end of a rank-0 shape (with a
@@ -456,7 +461,7 @@ def _squeeze_infer(inputs, attributes):
         idx = {normalize_axis(a, len(shape), "squeeze", "axes") for a in axes}
         for a in sorted(idx):
             if shape[a] != 1:
-                raise ValueError("squeeze: axis %d of shape %s has size %d, expected 1" % (a, shape, shape[a]))
+                raise RuntimeValueError("squeeze: axis %d of shape %s has size %d, expected 1" % (a, shape, shape[a]))
         new = tuple(d for k, d in enumerate(shape) if k not in idx)
     return [OutputSpec(new, x._dtype, x._dynamic_axes, x._is_sparse)]
 
@@ -503,8 +508,15 @@ def expand_dims(x, axis, name=""):
     """Inserts a static axis of size 1 (where: expand_dims_position)."""
     (x,) = sanitize_operands(x, names=["x"])
     if isinstance(axis, Axis):
+        _refuse_dynamic_axis(axis, x, "expand_dims")
         axis = axis.static_axis_index()
     return make("ExpandDims", [x], {"axis": int(axis)}, name)
+
+
+def _refuse_dynamic_axis(axis, x, op_name):
+    """CNTK 2.7's RuntimeError for a dynamic (or all-axes) Axis given to an op of static axes."""
+    if axis._index is None:
+        raise RuntimeError("%s: axis %s of '%s' is not a static axis" % (op_name, axis, x.name or x.uid))
 
 
 def flatten(x, axis=None, name=""):
@@ -512,7 +524,11 @@ def flatten(x, axis=None, name=""):
     (1, n); a negative axis counts from the end so that -1 gives (n, 1)."""
     (x,) = sanitize_operands(x, names=["x"])
     shape = x._shape
-    if axis is None:
+    if isinstance(axis, Axis) and axis == Axis.default_batch_axis():
+        a = len(shape)   # CNTK 2.7: flattened as if the batch axis followed the static ones, (n, 1)
+    elif isinstance(axis, Axis) and axis._index is None:
+        raise RuntimeError("flatten: axis %s of '%s' is neither static nor the batch axis" % (axis, x.name or x.uid))
+    elif axis is None:
         a = 0
     elif isinstance(axis, int) and axis < 0:
         a = len(shape) + 1 + axis
@@ -535,16 +551,17 @@ def _depth_space_infer(to_space):
         if x._shape is None:
             return [OutputSpec(None, x._dtype, x._dynamic_axes)]
         if len(x._shape) != 3:
-            raise ValueError("%s: operand must have shape (C, H, W), got %s" % (op_name, x._shape))
+            raise RuntimeValueError("%s: operand must have shape (C, H, W), got %s" % (op_name, x._shape))
         b = attributes["block_size"]
         c, h, w = x._shape
         if to_space:
             if c % (b * b):
-                raise ValueError("%s: the %d channels are not divisible by block_size**2 = %d" % (op_name, c, b * b))
+                raise RuntimeValueError("%s: the %d channels are not divisible by block_size**2 = %d"
+                                        % (op_name, c, b * b))
             shape = (c // (b * b), h * b, w * b)
         else:
             if h % b or w % b:
-                raise ValueError("%s: the spatial shape (%d, %d) is not divisible by block_size %d"
+                raise RuntimeValueError("%s: the spatial shape (%d, %d) is not divisible by block_size %d"
                                  % (op_name, h, w, b))
             shape = (c * b * b, h // b, w // b)
         return [OutputSpec(shape, x._dtype, x._dynamic_axes)]
@@ -660,5 +677,7 @@ def pad(x, pattern, mode=CONSTANT_PAD, constant_value=0, name=""):
     if mode not in modes:
         raise ValueError("pad: mode must be CONSTANT_PAD, REFLECT_PAD or SYMMETRIC_PAD, got %r" % (mode,))
     pattern = tuple((int(a), int(b)) for a, b in pattern)
+    if any(a < 0 or b < 0 for a, b in pattern):   # CNTK 2.7's binding takes unsigned sizes only
+        raise NotImplementedError("pad: the pattern %s has a negative size (padding cannot crop)" % (pattern,))
     return make("Pad", [x], {"pattern": pattern, "mode": modes[mode], "constant_value": float(constant_value)},
                 name)

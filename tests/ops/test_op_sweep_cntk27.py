@@ -65,3 +65,42 @@ def test_times_transpose_infers_a_parameter_from_the_other_operand():
     f = C.times_transpose(p, b)
     assert f.shape == (1,) and p.shape == (3,)
     np.testing.assert_allclose(f.eval({b: np.array([[1., 2., 3.], [-1., 0., 4.]], np.float32)}), [[3.0], [1.5]])
+
+
+def test_flatten_along_the_batch_axis():
+    x = C.input_variable((2, 3, 4))
+    f = C.flatten(x, C.Axis.default_batch_axis())
+    assert f.shape == (24, 1)
+    d = np.arange(48, dtype=np.float32).reshape(2, 2, 3, 4)
+    np.testing.assert_array_equal(f.eval({x: d}), d.reshape(2, 24, 1))
+    assert C.flatten(C.sequence.input_variable((2, 3)), C.Axis.default_batch_axis()).shape == (6, 1)
+
+
+@pytest.mark.parametrize("build", [
+    lambda: C.flatten(C.input_variable((2, 3)), C.Axis.all_static_axes()),
+    lambda: C.splice(C.input_variable(2), C.input_variable(2), axis=C.Axis.all_static_axes()),
+    lambda: C.expand_dims(C.input_variable((2, 3)), C.Axis.default_batch_axis()),
+    lambda: C.squeeze(C.input_variable((1, 2, 1)), 1),
+    lambda: C.depth_to_space(C.input_variable((8, 2, 3)), 3),
+    lambda: C.space_to_depth(C.input_variable((2, 4, 6)), 3),
+    lambda: C.space_to_depth(C.input_variable((4, 6)), 2),
+])
+def test_shaping_refusals_are_runtime_errors(build):
+    with pytest.raises(RuntimeError):
+        build()
+
+
+def test_splice_along_a_dynamic_axis_is_a_value_error():
+    with pytest.raises(ValueError):
+        C.splice(C.input_variable(2), C.input_variable(2), axis=C.Axis.default_batch_axis())
+
+
+def test_splice_of_one_input_is_the_input():
+    a = C.input_variable(2, name='a')
+    f = C.splice(a)
+    assert f.output.name == 'a' and f.output == a and f.shape == (2,)
+
+
+def test_pad_with_a_negative_size():
+    with pytest.raises(NotImplementedError):
+        C.pad(C.input_variable(3), [(-1, 1)])
