@@ -201,7 +201,8 @@ class Function(TensorOpsMixin, GraphHandle):
             specs = op.infer(inputs, attributes)
             _infer_unknown_holder_dtypes(inputs, specs)
             grad = any(i._needs_gradient or i.is_output or i.is_placeholder for i in inputs)
-            node._outputs = [make_output(s.shape, s.dtype, s.is_sparse, s.dynamic_axes, name, node, k,
+            node._outputs = [make_output(s.shape, s.dtype, s.is_sparse, s.dynamic_axes, name and name + s.name_suffix,
+                                         node, k,
                                          needs_gradient=grad and s.needs_gradient) for k, s in enumerate(specs)]
             if any(i._guessed_type for i in inputs):   # computed from a guessed type (core/reinference.py)
                 for o in node._outputs:

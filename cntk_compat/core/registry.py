@@ -6,15 +6,17 @@ name an OpDef registered here.
 
 
 class OutputSpec(object):
-    """What a shape rule says about one output."""
-    __slots__ = ("shape", "dtype", "dynamic_axes", "is_sparse", "needs_gradient")
+    """What a shape rule says about one output (name_suffix: appended to the name of a named node to name this
+    output, as CNTK 2.7 names top_k's indices '<name>_TopKIndexMask')."""
+    __slots__ = ("shape", "dtype", "dynamic_axes", "is_sparse", "needs_gradient", "name_suffix")
 
-    def __init__(self, shape, dtype, dynamic_axes, is_sparse=False, needs_gradient=True):
+    def __init__(self, shape, dtype, dynamic_axes, is_sparse=False, needs_gradient=True, name_suffix=""):
         self.shape = None if shape is None else tuple(int(d) for d in shape)
         self.dtype = dtype
         self.dynamic_axes = dynamic_axes
         self.is_sparse = is_sparse
         self.needs_gradient = needs_gradient
+        self.name_suffix = name_suffix
 
 
 class OpDef(object):

@@ -6,6 +6,7 @@ from ..core.deferred_writes import write_after_pass
 from ..core.axis import Axis
 from ..core.dtypes import check_operand_dtypes, data_type_code, operands_dtype, sanitize_dtype, to_torch_dtype
 from ..core.function import Function, as_block, as_variable
+from ..core.native_errors import RuntimeValueError
 from ..core.registry import OutputSpec, register_op
 from ..core.variables import FreeDimension
 from ._common import data_type_of, make, native_axis, normalize_axis, sanitize_operand, sanitize_operands
@@ -208,8 +209,8 @@ def _top_k_infer(inputs, attributes):
             raise RuntimeError("TopK: number of requested elements k (=%d) exceeds the size %d of axis %d"
                                % (attributes["k"], x._shape[axis], axis))
         shape = tuple(x._shape[:axis]) + (attributes["k"],) + tuple(x._shape[axis + 1:])
-    return [OutputSpec(shape, x._dtype, x._dynamic_axes), OutputSpec(shape, x._dtype, x._dynamic_axes,
-                                                                     needs_gradient=False)]
+    return [OutputSpec(shape, x._dtype, x._dynamic_axes),
+            OutputSpec(shape, x._dtype, x._dynamic_axes, needs_gradient=False, name_suffix="_TopKIndexMask")]
 
 
 def _top_k(x, k, dim):
@@ -256,8 +257,8 @@ register_op("TopK", _top_k_infer, _top_k, prepare=_top_k_prepare,
 def top_k(x, k, axis=-1, name=""):
     """The k largest values along axis (outputs[0]) and their indices (outputs[1]), largest first."""
     (x,) = sanitize_operands(x, names=["x"])
-    if int(k) < 1:
-        raise ValueError("top_k: k must be positive, got %r" % (k,))
+    if int(k) < 1:   # CNTK 2.7 builds it and refuses its empty outputs when computed (a RuntimeError)
+        raise RuntimeValueError("top_k: k must be positive, got %r" % (k,))
     if hasattr(axis, "static_axis_index"):
         axis = axis.static_axis_index()
     return make("TopK", [x], {"k": int(k), "axis": int(axis)}, name)

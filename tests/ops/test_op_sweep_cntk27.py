@@ -104,3 +104,15 @@ def test_splice_of_one_input_is_the_input():
 def test_pad_with_a_negative_size():
     with pytest.raises(NotImplementedError):
         C.pad(C.input_variable(3), [(-1, 1)])
+
+
+def test_top_k_names_its_indices_output():
+    f = C.top_k(C.input_variable(4), 2, name='tk')
+    assert [o.name for o in f.outputs] == ['tk', 'tk_TopKIndexMask']
+    assert [o.name for o in C.top_k(C.input_variable(4), 2).outputs] == ['', '']
+    assert [o.name for o in f.clone(C.CloneMethod.clone).outputs] == ['tk', 'tk_TopKIndexMask']
+
+
+def test_top_k_of_zero_elements_is_a_runtime_error():
+    with pytest.raises(RuntimeError):
+        C.top_k(C.input_variable(4), 0)
