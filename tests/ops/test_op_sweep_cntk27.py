@@ -116,3 +116,29 @@ def test_top_k_names_its_indices_output():
 def test_top_k_of_zero_elements_is_a_runtime_error():
     with pytest.raises(RuntimeError):
         C.top_k(C.input_variable(4), 0)
+
+
+@pytest.mark.parametrize("build, error", [
+    (lambda p: C.sequence.first(p), ValueError), (lambda p: C.sequence.last(p), ValueError),
+    (lambda p: C.sequence.reduce_sum(p), ValueError), (lambda p: C.sequence.reduce_max(p), ValueError),
+    (lambda p: C.sequence.softmax(p), ValueError), (lambda p: C.sequence.is_first(p), ValueError),
+    (lambda p: C.sequence.is_last(p), ValueError), (lambda p: C.sequence.slice(p, 0, 1), ValueError),
+    (lambda p: C.sequence.unpack(p, 0), ValueError), (lambda p: C.sequence.broadcast_as(p, p), ValueError),
+    (lambda p: C.sequence.past_value(p), RuntimeError), (lambda p: C.sequence.future_value(p), RuntimeError),
+    (lambda p: C.sequence.where(p), RuntimeError), (lambda p: C.sequence.gather(p, p), RuntimeError),
+])
+@pytest.mark.parametrize("static", [lambda: C.parameter(3, init=1.0), lambda: C.constant(np.ones(3, np.float32))])
+def test_sequence_ops_refuse_an_operand_without_dynamic_axes(build, error, static):
+    with pytest.raises(error):
+        build(static())
+
+
+def test_sequence_where_of_a_vector_condition_is_a_value_error():
+    with pytest.raises(ValueError, match="scalar"):
+        C.sequence.where(C.sequence.input_variable(3))
+    C.sequence.where(C.sequence.input_variable(1))
+
+
+def test_sequence_unpack_names_its_mask_output():
+    f = C.sequence.unpack(C.sequence.input_variable(3), 0, name='nm')
+    assert [o.name for o in f.outputs] == ['nm', 'nm_UnpackSequenceMask']

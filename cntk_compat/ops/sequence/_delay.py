@@ -8,6 +8,7 @@ from ...core.registry import register_op
 from ...core.sequence_masks import expand_mask, gather_steps
 from ...core.variables import InferredDimension
 from .._common import broadcast_shape, make, sanitize_operand, spec_like
+from ._select import refuse_static_operand
 
 
 def _make_infer(op_name):
@@ -103,6 +104,7 @@ def _delay_op(op_name, x, initial_state, time_step, name):
         raise NotImplementedError("%s: time_step must be a non-negative integer, got %r (wrong number or type of "
                                   "arguments for overloaded function)" % (op_name, time_step))
     x = as_variable(x, "x")
+    refuse_static_operand(x, op_name, RuntimeError)
     init = sanitize_operand(0 if initial_state is None else initial_state, x._dtype, "initial_state")
     return make(op_name, [x, init], {"time_step": int(time_step)}, name)
 

@@ -8,7 +8,7 @@ from ...core.registry import OutputSpec, register_op
 from ...core.variables import FreeDimension
 from .._common import CONTINUED_REDUCTION, make, sanitize_operand, spec_like
 from ...core.sequence_masks import expand_mask, mask_from_lengths
-from ._select import sequence_operand, with_sequence_axis, without_sequence_axis
+from ._select import refuse_static_operand, sequence_operand, with_sequence_axis, without_sequence_axis
 
 
 def _infer_like(inputs, attributes):
@@ -54,6 +54,7 @@ register_op("ReconcileDynamicAxis", _infer_like, _reconcile, prepare=_prepare_li
 def broadcast_as(operand, broadcast_as_operand, name=''):
     """operand (without a sequence axis) repeated at every step of the sequences of broadcast_as_operand."""
     layout = as_variable(broadcast_as_operand, "broadcast_as_operand")
+    refuse_static_operand(layout, "sequence.broadcast_as", ValueError)
     return make("SequenceBroadcastAs", [sanitize_operand(operand, layout._dtype, "operand"), layout], None, name)
 
 
@@ -71,7 +72,8 @@ def _infer_unpack(inputs, attributes):
     shape = None if x._shape is None else (FreeDimension,) + tuple(x._shape)
     specs = [spec_like(x, shape, dynamic_axes=axes)]
     if not attributes["no_mask_output"]:
-        specs.append(OutputSpec((FreeDimension,), x._dtype, axes, needs_gradient=False))
+        specs.append(OutputSpec((FreeDimension,), x._dtype, axes, needs_gradient=False,
+                                name_suffix="_UnpackSequenceMask"))
     return specs
 
 

@@ -20,10 +20,19 @@ def sequence_operand(x, op_name, error=RuntimeError):
     """x as a Variable, refused (with CNTK 2.7's exception type for the op) when its dynamic axes are known and
     hold no sequence axis: sequence ops step along one."""
     x = as_variable(x, "seq")
+    refuse_static_operand(x, op_name, ValueError)
     if x._dynamic_axes and x._sequence_axis is None:
         raise error("%s: operand '%s' has no sequence axis (dynamic axes %s); it needs sequence data "
                     "(sequence.input_variable)" % (op_name, x.name or x.uid, [a.name for a in x._dynamic_axes]))
     return x
+
+
+def refuse_static_operand(x, op_name, error):
+    """A Parameter or Constant (no dynamic axes at all) refused with CNTK 2.7's exception type for the op."""
+    if x.is_parameter or x.is_constant:
+        raise error("%s: operand '%s' is a %s, without dynamic axes; it needs sequence data "
+                    "(sequence.input_variable)" % (op_name, x.name or x.uid, "Parameter" if x.is_parameter
+                                                   else "Constant"))
 
 
 def with_sequence_axis(x, axis):
@@ -211,6 +220,10 @@ def _where_with_steps(condition, mask):
 
 def _infer_where(inputs, attributes):
     c = inputs[0]
+    if c._shape is not None and int(np.prod(c._shape)) != 1:
+        # CNTK 2.7 builds it and refuses it when computed (a ValueError)
+        raise ValueError("sequence.where: the condition '%s' has shape %s; where operates on a scalar per step"
+                         % (c.name or c.uid, c._shape))
     return [OutputSpec((), c._dtype, with_sequence_axis(c, attributes["new_axis"]), needs_gradient=False)]
 
 
@@ -247,6 +260,7 @@ def where(condition, name='', new_sequence_axis_typeinfo=None):
     sequence."""
     _check_typeinfo(new_sequence_axis_typeinfo)
     condition = as_variable(condition, "condition")
+    refuse_static_operand(condition, "sequence.where", RuntimeError)
     if _is_single_step(new_sequence_axis_typeinfo):
         return Function._composite(Function._primitive("WhereSingleStep", [condition], {}, name,
                                                        display_name="Where").outputs)
@@ -281,6 +295,7 @@ def gather(seq, condition, new_sequence_axis_typeinfo=None, name=''):
     """The elements of seq at the steps where condition is non-zero, packed as a new (shorter) sequence."""
     _check_typeinfo(new_sequence_axis_typeinfo)
     seq, condition = as_variable(seq, "seq"), as_variable(condition, "condition")
+    refuse_static_operand(condition, "sequence.gather", RuntimeError)
     if _is_single_step(new_sequence_axis_typeinfo):
         return Function._composite(Function._primitive("SequenceGatherSingleStep", [seq, condition], {}, name,
                                                        display_name="SequenceGather").outputs)
