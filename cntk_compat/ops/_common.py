@@ -236,6 +236,18 @@ def normalize_axis(axis, rank, op_name, argument="axis"):
     return a
 
 
+def refuse_axis_of_rank0(axis, x, op_name):
+    """CNTK 2.7's refusals of a static axis (an int or static Axis) of an operand of rank 0: a non-negative one is
+    beyond its rank (ValueError), a negative one reaches a reduction over more axes than it has (RuntimeError)."""
+    if axis is None or x._shape is None or len(x._shape):
+        return
+    index = int(axis.static_axis_index() if hasattr(axis, "static_axis_index") else axis)
+    if index >= 0:
+        raise ValueError("%s: axis %d is out of bounds for the rank 0 of '%s'" % (op_name, index, x.name or x.uid))
+    raise RuntimeError("%s: axis %d reduces over one axis of '%s', which has rank 0" % (op_name, index,
+                                                                                       x.name or x.uid))
+
+
 def resolve_axes(axes, rank, op_name):
     """Static axis indices made non-negative for an input of known rank; None means all static axes."""
     if axes is None:

@@ -5,9 +5,15 @@ import torch
 
 from ..core import rounding
 from ..core.dtypes import promote
+from ..core.native_errors import RuntimeValueError
 from ..core.registry import OutputSpec, register_op
 from ._common import make, operand_dynamic_axes, sanitize_operands
 from .elementwise import chain, guarded_divisor
+
+def _sum(t, dims):
+    """t summed over dims; a rank-0 sample (no dims) is its own sum (torch's sum over () would sum everything)."""
+    return t.sum(dims) if dims else t
+
 
 def _per_sample(t, static_rank):
     return t.reshape(t.shape + (1,) * static_rank)
@@ -17,9 +23,9 @@ class _CosDistance(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, static_rank):
         dims = tuple(range(x.dim() - static_rank, x.dim()))
-        inv_x = 1.0 / guarded_divisor(rounding.sqrt((x * x).sum(dims)))
-        inv_y = 1.0 / guarded_divisor(rounding.sqrt((y * y).sum(dims)))
-        out = (x * y).sum(dims) * inv_x * inv_y
+        inv_x = 1.0 / guarded_divisor(rounding.sqrt(_sum(x * x, dims)))
+        inv_y = 1.0 / guarded_divisor(rounding.sqrt(_sum(y * y, dims)))
+        out = _sum(x * y, dims) * inv_x * inv_y
         ctx.static_rank = static_rank
         ctx.save_for_backward(x, y, inv_x, inv_y, out)
         return out
@@ -49,8 +55,14 @@ def _infer(inputs, attributes):
     x, y = inputs
     if x._shape is not None and y._shape is not None and tuple(x._shape) != tuple(y._shape) \
             and -1 not in x._shape and -1 not in y._shape:
-        raise ValueError("cosine_distance: x and y must have the same shape (CNTK's CosDistance takes the inner "
+        raise RuntimeValueError("cosine_distance: x and y must have the same shape (CNTK's CosDistance takes the inner "
                          "product of equal-sized samples), got x %s and y %s" % (x._shape, y._shape))
+    for a, b in ((x, y), (y, x)):
+        if (a.is_parameter or a.is_constant) and b._dynamic_axes:
+            # CNTK 2.7 builds it and cannot compute it (its node reads both operands per sample)
+            raise RuntimeError("cosine_distance: '%s' has no dynamic axes while '%s' has %s; CNTK's CosDistance "
+                               "reads both operands per sample" % (a.name or a.uid, b.name or b.uid,
+                                                                   [ax.name for ax in b._dynamic_axes]))
     return [OutputSpec((), promote(x._dtype, y._dtype), operand_dynamic_axes("CosDistance", inputs))]
 
 

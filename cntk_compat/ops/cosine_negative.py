@@ -1,11 +1,14 @@
-"""cosine_distance_with_negative_samples: per sample i of the minibatch, the cosine similarity of x_i with y_i
-and with num_negative_samples other y's, y_{(i + k * shift) mod N} for k = 1..num_negative_samples, where the
-N samples are the valid steps of all sequences of the minibatch in order."""
+"""cosine_distance_with_negative_samples: per sample of the minibatch, the cosine similarity of x with its own y and
+with num_negative_samples other y's. As CNTK 2.7 computes it, the samples are the columns of CNTK's packed minibatch
+layout (ops/_packed_layout.py: time-major, gaps included, the plain samples in order without a sequence axis), and
+the k-th negative of column c is column (c + shift + k - 1) mod (number of columns): consecutive columns from the
+shift on, a gap holding zeros (a cosine of 0)."""
 import torch
 
 from ..core.dtypes import promote
 from ..core.registry import OutputSpec, register_op
 from ._common import make, sanitize_operands
+from ._packed_layout import packed_columns
 from .elementwise import EPS_IN_INVERSE
 
 
@@ -14,22 +17,23 @@ def _cosine_with_negatives(x, y, masks, shift, num_negative, n_dyn):
     lead = x.shape[:n_dyn]
     xf = x.reshape(-1, x[(0,) * n_dyn].numel())
     yf = y.expand_as(x).reshape(xf.shape)
-    valid = torch.ones(xf.shape[0], dtype=torch.bool, device=x.device) if mask is None or n_dyn < 2 else \
-        mask.reshape(-1)
-    positions = valid.nonzero().reshape(-1)
-    n = positions.numel()
-    order = torch.arange(n, device=x.device)
-    # source row for every (sample, k): the sample itself for k = 0, then the shifted negatives
-    offsets = torch.arange(num_negative + 1, device=x.device) * shift
-    sources = torch.zeros(xf.shape[0], num_negative + 1, dtype=torch.long, device=x.device)
-    if n:
-        sources[positions] = positions[(order[:, None] + offsets[None, :]) % n]
-    partners = yf[sources]  # (rows, k + 1, D)
-    dot = (xf[:, None, :] * partners).sum(-1)
-    norms = xf.norm(dim=-1)[:, None] * partners.norm(dim=-1)
+    if mask is None or n_dyn < 2:
+        valid = torch.ones(xf.shape[0], dtype=torch.bool, device=x.device)
+        columns, n = torch.arange(xf.shape[0], device=x.device), xf.shape[0]
+    else:
+        valid = mask.reshape(-1)
+        columns, n = packed_columns(mask)
+    # y laid out by columns (zeros in the gaps); each valid sample's partners: itself, then the shifted columns
+    y_columns = yf.new_zeros((n,) + tuple(yf.shape[1:])).index_copy(0, columns, yf[valid])
+    offsets = torch.cat([torch.zeros(1, dtype=torch.long, device=x.device),
+                         torch.arange(num_negative, device=x.device) + shift])
+    partners = y_columns[(columns[:, None] + offsets[None, :]) % max(n, 1)]  # (valid samples, k + 1, D)
+    xv = xf[valid]
+    dot = (xv[:, None, :] * partners).sum(-1)
+    norms = xv.norm(dim=-1)[:, None] * partners.norm(dim=-1)
     cosine = dot / norms.clamp(min=EPS_IN_INVERSE)
-    cosine = torch.where(valid[:, None], cosine, torch.zeros_like(cosine))
-    return cosine.reshape(tuple(lead) + (num_negative + 1,))
+    out = cosine.new_zeros((xf.shape[0], num_negative + 1)).index_put((valid.nonzero().reshape(-1),), cosine)
+    return out.reshape(tuple(lead) + (num_negative + 1,))
 
 
 def _infer(inputs, attributes):
@@ -49,11 +53,10 @@ register_op("CosineDistanceWithNegativeSamples", _infer, _cosine_with_negatives,
 
 def cosine_distance_with_negative_samples(x, y, shift, num_negative_samples, name=""):
     """(num_negative_samples + 1) cosine similarities per sample: with its own y, then with shifted other y's."""
-    if int(shift) < 1:
-        raise ValueError("cosine_distance_with_negative_samples: shift must be a positive integer, got %r" % (shift,))
-    if int(num_negative_samples) < 1:
-        raise ValueError("cosine_distance_with_negative_samples: num_negative_samples must be a positive integer, "
-                         "got %r" % (num_negative_samples,))
+    for argument, value in (("shift", shift), ("num_negative_samples", num_negative_samples)):
+        if int(value) < 0:   # CNTK 2.7's binding takes unsigned sizes only (a shift or a count of 0 computes)
+            raise NotImplementedError("cosine_distance_with_negative_samples: %s must be a non-negative integer, "
+                                      "got %r (wrong number or type of arguments)" % (argument, value))
     x, y = sanitize_operands(x, y, names=["x", "y"])
     return make("CosineDistanceWithNegativeSamples", [x, y],
                 {"shift": int(shift), "num_negative": int(num_negative_samples)}, name)

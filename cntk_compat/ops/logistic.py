@@ -8,6 +8,7 @@ y and w."""
 import torch
 
 from ..core.dtypes import promote
+from ..core.native_errors import RuntimeValueError
 from ..core.registry import OutputSpec, register_op
 from ._common import make, operand_dynamic_axes, sanitize_operands
 from .elementwise import _log, guarded_divisor
@@ -56,8 +57,8 @@ def _infer(inputs, attributes):
     # Like CNTK, operands holding more than one value per sample are refused when evaluated, not here.
     axes = [v._dynamic_axes for v in inputs if v._dynamic_axes is not None]
     if any(not a for a in axes) and any(axes):
-        raise ValueError("weighted_binary_cross_entropy: output, target and weight must all be minibatch data "
-                         "(CNTK's Logistic operation reads one value of each per sample)")
+        raise RuntimeValueError("weighted_binary_cross_entropy: output, target and weight must all be minibatch "
+                                "data (CNTK's Logistic operation reads one value of each per sample)")
     operand_dynamic_axes("Logistic", inputs, broadcast=False)
     return [OutputSpec((), promote(*[v._dtype for v in inputs]), ())]
 

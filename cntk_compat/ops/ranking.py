@@ -29,6 +29,7 @@ import torch
 from ..core.dtypes import promote
 from ..core.registry import OutputSpec, register_op
 from ._common import make, sanitize_operands
+from ._evaluation_only import evaluation_only
 from ._packed_layout import packed_columns
 
 
@@ -124,7 +125,12 @@ def _lambda_rank(score, gain, group, masks):
 
 
 def _ndcg_at_1(score, gain, group, masks):
-    s, g, q = _rows(score.detach(), gain, group, masks)
+    return evaluation_only("NDCG1Eval", lambda score, gain, group: _ndcg(score, gain, group, masks),
+                           score, gain, group)
+
+
+def _ndcg(score, gain, group, masks):
+    s, g, q = _rows(score, gain, group, masks)
     groups = _Groups(s, g, q)
     first = torch.nonzero(groups.position == 0, as_tuple=True)[0]
     ln2 = math.log(2.0)

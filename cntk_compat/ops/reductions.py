@@ -6,7 +6,7 @@ from ..core.criterion_fusion import register_computation
 from ..core.function import Function
 from ..core.native_errors import announced
 from ..core.registry import OutputSpec, register_op
-from ._common import make, native_axis, normalize_axis, resolve_axes, sanitize_operands
+from ._common import make, native_axis, normalize_axis, refuse_axis_of_rank0, resolve_axes, sanitize_operands
 
 
 def _parse_axes(x, axis, keepdims, op_name):
@@ -36,6 +36,7 @@ def _parse_axes(x, axis, keepdims, op_name):
             _check_batch_reduction(x, op_name)
             batch = True
             continue
+        refuse_axis_of_rank0(a, x, op_name)
         static.append(normalize_axis(a, rank, op_name))
     return tuple(static), batch, False
 
@@ -408,6 +409,8 @@ def _arg(op_name, x, axis, name):
     if isinstance(axis, Axis) and is_sequence_axis(axis):
         raise announced(RuntimeError, "ReduceElements: operand %r; Invalid axis argument provided. To reduce an "
                         "operand along its ordered dynamic axis use Sequence::ReduceElements." % (x,))
+    if not everything:
+        refuse_axis_of_rank0(axis, x, op_name)
     a = None if everything else normalize_axis(axis, rank, op_name)
     return make(op_name, [x], {"axis": a}, name)
 

@@ -4,7 +4,7 @@ import torch
 from ..core.axis import Axis
 from ..core.criterion_fusion import register_computation
 from ..core.registry import OutputSpec, register_op
-from ._common import make, native_axis, normalize_axis, sanitize_operands
+from ._common import make, native_axis, normalize_axis, refuse_axis_of_rank0, sanitize_operands
 
 
 def _same_infer(inputs, attributes):
@@ -70,12 +70,7 @@ def _with_axis(op_name, x, axis, name):
             axis = None
         else:  # CNTK 2.7 normalizes along a static axis only
             raise RuntimeError("%s: axis %s is not a static axis of '%s'" % (op_name, axis, x.name or x.uid))
-    if axis is not None and x._shape is not None and len(x._shape) == 0:
-        index = int(axis.static_axis_index() if isinstance(axis, Axis) else axis)
-        if index >= 0:   # CNTK 2.7: an axis index beyond the rank; a negative one reaches its reduction
-            raise ValueError("%s: axis %d is out of bounds for the rank 0 of '%s'" % (op_name, index, x.name or x.uid))
-        raise RuntimeError("%s: axis %d reduces over one axis of '%s', which has rank 0"
-                           % (op_name, index, x.name or x.uid))
+    refuse_axis_of_rank0(axis, x, op_name)
     if axis is not None:   # kept as given (validated here, made non-negative when lowered): CNTK reports it so
         normalize_axis(axis, len(x._shape) if x._shape is not None else None, op_name)
         axis = int(axis.static_axis_index() if isinstance(axis, Axis) else axis)

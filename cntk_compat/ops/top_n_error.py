@@ -3,17 +3,23 @@ minibatch whose target class (the one-hot target's hot index) is not among the t
 for the minibatch without gradient (a Trainer divides it by the sample count, as any aggregated criterion). As in
 CNTK, a sample (of any shape) is one vector: its target is the index of the target's largest value (the first of
 equal ones), and it misses when that index is not among the topN largest outputs, equal outputs ranked by index."""
+import numpy as np
 import torch
 
 from ..core.dtypes import promote
 from ..core.registry import OutputSpec, register_op
 from ..core.variables import Constant
 from ._common import make, require_matching_dynamic_axes
+from ._evaluation_only import evaluation_only
 
 
 def _top_n_misses(z, y, k, masks, n_dyn):
-    z = z.detach().reshape(z.shape[:n_dyn] + (-1,))
-    y = y.detach().reshape(z.shape)
+    return evaluation_only("ClassificationError", lambda z, y: _misses(z, y, k, masks, n_dyn), z, y)
+
+
+def _misses(z, y, k, masks, n_dyn):
+    z = z.reshape(z.shape[:n_dyn] + (-1,))
+    y = y.reshape(z.shape)
     target = y.argmax(-1, keepdim=True)
     target_score = z.gather(-1, target)
     before = torch.arange(z.shape[-1], device=z.device) < target
@@ -37,4 +43,8 @@ register_op("ClassificationError", _infer, _top_n_misses, uses_masks=True,
 
 def top_n_error(z, y, top_n, name=""):
     """The ClassificationError primitive over z and y (Variables) for top_n > 1."""
+    if z._shape is not None and min(z._shape, default=1) >= 0 and top_n > int(np.prod(z._shape)):
+        # CNTK 2.7 builds it and refuses it when computed
+        raise ValueError("classification_error: topN (%d) exceeds the %d values of each sample of '%s'"
+                         % (top_n, int(np.prod(z._shape)), z.name or z.uid))
     return make("ClassificationError", [z, y, Constant(float(top_n), dtype=z._dtype)], None, name)
