@@ -554,7 +554,7 @@ def _batch_norm(ctx, ins):
     # CNTK 2.7 writes a per-element (non-spatial) BatchNormalization with statistics of the sample's size
     per_element = spatial > 0 and all(d >= 0 for d in sample) and \
         _const(ins[1], "BatchNormalization's scale").size == int(np.prod(sample)) != channels
-    shape = sample if per_element else (channels,) + (1,) * spatial
+    shape = sample if per_element else (channels,)   # CNTK 2.7's importer makes spatial statistics (C,)
     params = []
     for v, tag in zip(ins[1:5], ("scale", "bias", "mean", "var")):
         arr = _const(v, "BatchNormalization's %s" % tag).reshape(shape)

@@ -489,3 +489,18 @@ def test_our_onnx_files_load_in_cntk27_and_match(tmp_path):
         # CNTK 2.7's importer gives ONNX's MVN its own epsilon, not the 1e-9 the file's computation assumes
         tolerance = 1e-3 if k == "layer_norm" else 1e-5
         np.testing.assert_allclose(got.reshape(ours[k].shape), ours[k], rtol=tolerance, atol=tolerance, err_msg=k)
+
+
+def test_imported_spatial_batch_normalization_holds_per_channel_statistics_as_in_cntk(tmp_path):
+    # CNTK 2.7's importer gives the scale, bias, mean and variance of a spatial BatchNormalization the shape (C,)
+    # (checked on its own Conv + BatchNormalization export); only the convolution's bias keeps (C, 1, 1)
+    x = C.input_variable((3, 4, 4))
+    model = C.layers.Sequential([C.layers.Convolution((3, 3), 2, pad=True), C.layers.BatchNormalization(map_rank=1),
+                                 C.relu])(x)
+    path = str(tmp_path / "bn.onnx")
+    model.save(path, format=C.ModelFormat.ONNX)
+    loaded = C.Function.load(path, format=C.ModelFormat.ONNX)
+    assert sorted(c.shape for c in loaded.constants) == [(), (2,), (2,), (2,), (2,), (2, 1, 1), (2, 3, 3, 3)]
+    data = np.sin(np.arange(48, dtype=np.float32)).reshape(1, 3, 4, 4)
+    np.testing.assert_allclose(loaded.eval({loaded.arguments[0]: data}).reshape(model.eval({x: data}).shape),
+                               model.eval({x: data}), rtol=1e-5, atol=1e-5)
