@@ -191,7 +191,10 @@ class MinibatchSource(object):
                     window_samples=self._window_samples)
 
     def set_plain_state(self, state):
-        if isinstance(state, dict) and set(state) == {'minibatchSourcePosition'}:
+        if isinstance(state, dict) and 'minibatchSourcePosition' in state and \
+                state['minibatchSourcePosition'] != state.get('samples_seen', state.get('samples')):
+            # CNTK's own state, alone or changed by the script in a state of ours (a script rewinds with
+            # pos = src.current_position; pos['minibatchSourcePosition'] = 0; src.current_position = pos)
             return self._seek(state['minibatchSourcePosition'])
         if self._timeline is not None and LocalTimeline.is_state(state):
             self._timeline.set_state(state)

@@ -91,6 +91,33 @@ def test_checkpoint_state_carries_cntks_sample_position_and_restores_from_it(tmp
         assert src.get_checkpoint_state()['minibatchSourcePosition'] == after
 
 
+def test_a_script_rewinds_by_changing_cntks_key_in_the_current_position(tmp_path):
+    # a text classifier rewinds its one-sweep dev reader before each evaluation with
+    # pos = src.current_position; pos['minibatchSourcePosition'] = 0; src.current_position = pos
+    # (CNTK 2.7: every evaluation reads the 6 samples again, in minibatches of 3 samples; 2, then 1 sequence)
+    p = tmp_path / 'd.ctf'
+    p.write_text('0 |S0 1:1 |S1 1 0\n0 |S0 2:1\n1 |S0 3:1 |S1 0 1\n2 |S0 0:1 |S1 1 0\n2 |S0 1:1\n2 |S0 2:1\n')
+    for randomize in (False, True):
+        src = MinibatchSource(CTFDeserializer(str(p), StreamDefs(
+            s=StreamDef(field='S0', shape=4, is_sparse=True), l=StreamDef(field='S1', shape=2))),
+            randomize=randomize, max_sweeps=1)
+        for sweep in range(3):
+            pos = src.current_position
+            assert pos['minibatchSourcePosition'] == 6 * (sweep > 0)
+            pos['minibatchSourcePosition'] = 0
+            src.current_position = pos
+            read = []
+            mb = src.next_minibatch(5)
+            while mb:
+                read.append((mb[src.streams.s].num_samples, mb[src.streams.s].num_sequences,
+                             mb[src.streams.l].asarray().reshape(-1, 2).tolist()))
+                mb = src.next_minibatch(5)
+            assert read == [(3, 2, [[1, 0], [0, 1]]), (3, 1, [[1, 0]])]
+        pos = src.current_position          # left as read, the state restores the position as it was
+        src.current_position = pos
+        assert not src.next_minibatch(5)
+
+
 def test_one_hot_of_a_flat_list_of_indices_is_a_batch_of_samples():
     v = C.Value.one_hot([1, C.Value.ONE_HOT_SKIP, 3], 4)
     assert v.shape == (3, 4) and v.is_sparse
