@@ -280,9 +280,10 @@ class ProgressPrinter(ProgressWriter):
         """DEPRECATED. Resets the 'last' accumulators; returns (avg loss, avg metric, samples) since last."""
         if self.total_updates == 0:
             _warn_deprecated('The method was deprecated.')
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            result = self.avg_loss_since_last(), self.avg_metric_since_last(), self.samples_since_last
+        # (the two averages warn as deprecated too, attributed to this module, which the default filters hide;
+        # a catch_warnings here would reset Python's once-per-place registry, so that each print of the progress
+        # repeated the script's own warnings, such as the feeding's 'data is not C contiguous')
+        result = self.avg_loss_since_last(), self.avg_metric_since_last(), self.samples_since_last
         self.loss_since_last = 0
         self.metric_since_last = 0
         self.samples_since_last = 0

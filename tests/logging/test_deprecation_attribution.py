@@ -34,3 +34,21 @@ def test_deprecations_are_attributed_to_the_package():
         C.train.TestConfig(None, mb_size=16)
     files = [os.path.basename(w.filename) for w in caught if w.category is DeprecationWarning]
     assert files == ["progress_print.py", "training_session.py"]
+
+
+def _warn_here():
+    warnings.warn("same place", RuntimeWarning)
+
+
+def test_reset_last_leaves_pythons_once_per_place_registry_alone():
+    # CNTK 2.7's reset_last changes no warning filter: a warning a script gets at one place (the feeding's
+    # 'data is not C contiguous') is shown once however often the progress is printed. A catch_warnings there
+    # resets the registry, and the warning came back after each print.
+    printer = C.logging.ProgressPrinter(0)
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("default")
+        for _ in range(3):
+            _warn_here()
+            printer.update(0.5, 10)
+            printer.reset_last()
+    assert [str(w.message) for w in got if w.category is RuntimeWarning] == ["same place"]
