@@ -155,7 +155,9 @@ class _ImageBase(Deserializer):
         except (OSError, ValueError) as e:
             raise IOError("%s: cannot read image %s (sequence %s): %s"
                           % (self.kind, self._describe(i), self._keys[i], e))
-        img = img[:, :, None] if img.ndim == 2 else img[:, :, ::-1]
+        # decoded as OpenCV's imread does by default, which CNTK 2.7 uses: three channels, BGR, whatever the file
+        # holds (a grayscale PNG gives three equal channels; alpha is dropped)
+        img = np.repeat(img[:, :, None], 3, axis=2) if img.ndim == 2 else img[:, :, ::-1]
         return self._apply(img, 0, self._assembled_from, {}, quiet)
 
     def _transform(self, img, first, engines, quiet=False):

@@ -54,3 +54,31 @@ def test_linear_scale_is_cntk_27s(tmp_path, size):
     f = source.next_minibatch(2)[source.streams.features].asarray().reshape(2, -1).astype(np.int64)
     k = np.arange(f.shape[1]) % 97
     assert [[int(r.sum()), int((r * k).sum())] for r in f] == SCALED_CNTK27[size]
+
+
+def test_every_image_is_decoded_with_three_channels(tmp_path):
+    # CNTK 2.7 reads images as OpenCV's imread does by default: a grayscale PNG (mode L), one with alpha (LA)
+    # and a palette PNG (P) give three equal channels, RGBA drops alpha (BGR order). A book's MNIST example
+    # feeds grayscale digits without a transform to an input of shape (3, 28, 28). Sums from CNTK 2.7.
+    a = (np.arange(64 * 48).reshape(48, 64) % 251).astype(np.uint8)
+    files = {"g": Image.fromarray(a), "la": Image.fromarray(a).convert("LA"), "p": Image.fromarray(a).convert("P"),
+             "rgba": Image.fromarray(np.stack([a, 255 - a, a // 2, a], -1), "RGBA")}
+    expected = {"none": ((3, 48, 64), 1134810.0, 971730.0), "crop": ((3, 24, 24), 212118.0, 182090.0),
+                "scale3": ((3, 24, 32), 284562.0, 243648.0)}
+    transforms = {"none": [], "crop": [xforms.crop(crop_type="center", side_ratio=0.5)],
+                  "scale3": [xforms.scale(32, 24, 3)]}
+    for name, img in files.items():
+        path = tmp_path / (name + ".png")
+        img.save(str(path))
+        map_file = tmp_path / (name + ".txt")
+        map_file.write_text("%s\t0\n" % path)
+        for kind, tr in transforms.items():
+            source = C.io.MinibatchSource(C.io.ImageDeserializer(str(map_file), C.io.StreamDefs(
+                f=C.io.StreamDef(field="image", transforms=tr), l=C.io.StreamDef(field="label", shape=2))),
+                randomize=False)
+            got = source.next_minibatch(1)[source.streams.f].asarray()[0, 0]
+            shape, gray_sum, rgba_sum = expected[kind]
+            assert got.shape == shape
+            assert float(got.sum()) == (rgba_sum if name == "rgba" else gray_sum)
+            if name != "rgba":
+                assert (got[0] == got[1]).all() and (got[1] == got[2]).all()
