@@ -639,8 +639,9 @@ class Function(TensorOpsMixin, GraphHandle):
         new_order = []
         for a in self._arg_order or ():
             n = memo.get(a.uid, subs.get(a, a))
-            if (n.is_input or n.is_placeholder) and n not in new_order:
-                new_order.append(n)
+            taking_its_place = [n] if n.is_input or n.is_placeholder else \
+                [v for v in walk([n]).leaves if v.is_input or v.is_placeholder]
+            new_order.extend(v for v in taking_its_place if v not in new_order)
         if not self._is_composite:  # as in CNTK, a primitive's clone is an unnamed Combine of its outputs' copies
             return Function._composite(new_outputs, arg_order=new_order, name="", combine_root=True)
         # a Combine root stays one (CNTK clones that node too), also over the outputs of a single node

@@ -79,7 +79,7 @@ def sanitize_source(source, model_inputs_to_streams, criterion, repeat):
         return source, model_inputs_to_streams
     if criterion is None:
         raise ValueError("when passing data directly in place of a minibatch source, criterion must be given")
-    arrays = source if isinstance(source, tuple) else (source,)
+    arrays = tuple(source) if isinstance(source, (tuple, list)) else (source,)   # CNTK takes a list as a tuple
     params = list(criterion.arguments)
     if len(params) != len(arrays):
         raise ValueError("to pass data directly in place of a minibatch source, pass a tuple of %d numpy or scipy "
