@@ -8,7 +8,8 @@ from .variables import Variable, new_placeholder, sanitize_shape
 
 
 class VariableType(dict):
-    """An immutable record of shape / dtype / is_sparse / dynamic_axes, printed the CNTK way."""
+    """An immutable record of shape / dtype / is_sparse / dynamic_axes: str() is the type as written
+    (``Sequence[Tensor[3]]``), repr() the record's fields, as CNTK 2.7 prints them."""
 
     def __init__(self, shape=None, dtype=None, needs_gradient=None, is_sparse=None, dynamic_axes=None):
         fields = dict(shape=shape, dtype=dtype, needs_gradient=needs_gradient, is_sparse=is_sparse,
@@ -41,7 +42,7 @@ class VariableType(dict):
         return type_string(self.get("shape"), self.get("dtype"), self.get("is_sparse", False),
                            tuple(self.get("dynamic_axes", ())))
 
-    __repr__ = __str__
+    __repr__ = dict.__repr__
 
     def __hash__(self):
         return hash(str(self))
@@ -50,7 +51,7 @@ class VariableType(dict):
 def sanitize_type(t):
     """A type from what CNTK 2.7 takes for one: ``float`` is a scalar of the default type (printed ``float``),
     numpy's float types scalars of that type, ints and tuples of ints shapes."""
-    batch = (Axis.default_batch_axis(),)
+    batch = [Axis.default_batch_axis()]
     if t is float:
         return VariableType(shape=(), is_sparse=False, dynamic_axes=batch)
     if t is np.float32 or t is np.float64 or t is np.float16:

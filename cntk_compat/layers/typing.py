@@ -29,9 +29,10 @@ def _tensor_kind(cls_name, **fields):
     return _TensorKind(cls_name, (), {})
 
 
-Tensor = _tensor_kind("Tensor", is_sparse=False, dynamic_axes=(Axis.default_batch_axis(),))
-SparseTensor = _tensor_kind("SparseTensor", is_sparse=True, dynamic_axes=(Axis.default_batch_axis(),))
-ParameterTensor = _tensor_kind("ParameterTensor", is_sparse=False, dynamic_axes=())
+# the axes are lists here and in SequenceOver, a tuple in Sequence, as CNTK 2.7 stores them (they show in the repr)
+Tensor = _tensor_kind("Tensor", is_sparse=False, dynamic_axes=[Axis.default_batch_axis()])
+SparseTensor = _tensor_kind("SparseTensor", is_sparse=True, dynamic_axes=[Axis.default_batch_axis()])
+ParameterTensor = _tensor_kind("ParameterTensor", is_sparse=False, dynamic_axes=[])
 tensor = Tensor[-2]
 
 
@@ -42,7 +43,7 @@ def _sequence_kind(cls_name, axes):
             item_axes = tuple(item_type.get("dynamic_axes", ()))
             if item_axes and item_axes != (Axis.default_batch_axis(),):
                 raise TypeError("sequences over sequences are currently not supported")
-            return item_type.updated_with(dynamic_axes=tuple(axes))
+            return item_type.updated_with(dynamic_axes=axes)
     return _SequenceKind(cls_name, (), {})
 
 
@@ -51,7 +52,7 @@ Sequence = _sequence_kind("Sequence", Axis.default_input_variable_dynamic_axes()
 
 class SequenceOverMeta(type):
     def __getitem__(cls, axis):
-        return _sequence_kind("Sequence", (Axis.default_batch_axis(), axis))
+        return _sequence_kind("Sequence", [Axis.default_batch_axis(), axis])
 
 
 SequenceOver = SequenceOverMeta("SequenceOver", (), {})

@@ -2,7 +2,7 @@
 import numpy as np
 
 import cntk as C
-from cntk.layers.typing import ParameterTensor, Sequence, Tensor
+from cntk.layers.typing import ParameterTensor, Sequence, SequenceOver, SparseTensor, Tensor
 
 
 def test_a_scalar_type_without_dtype_prints_float():
@@ -31,3 +31,16 @@ def test_annotated_arguments_take_the_default_dtype():
     assert str(d) == "ElementTimes(x: Tensor[np.float64,3]) -> Tensor[np.float64,3]"
     assert d.arguments[0].dtype == np.float64
     assert str(e) == "ElementTimes(x: np.float64) -> np.float64"
+
+
+def test_a_type_record_reprs_its_fields_as_cntk_27_stores_them():
+    # golden reprs from CNTK 2.7: its records are dicts whose repr shows the fields; str() is the written type
+    assert repr(Tensor[4]) == "{'shape': (4,), 'is_sparse': False, 'dynamic_axes': [Axis('defaultBatchAxis')]}"
+    assert repr(SparseTensor[10]) == "{'shape': (10,), 'is_sparse': True, 'dynamic_axes': [Axis('defaultBatchAxis')]}"
+    assert repr(ParameterTensor[10]) == "{'shape': (10,), 'is_sparse': False, 'dynamic_axes': []}"
+    assert repr(Sequence[Tensor[4]]) == ("{'shape': (4,), 'is_sparse': False, 'dynamic_axes': (Axis('defaultBatchAxis'), "
+                                         "Axis('defaultDynamicAxis'))}")
+    assert repr(SequenceOver[C.Axis('T')][Tensor[2]]) == ("{'shape': (2,), 'is_sparse': False, 'dynamic_axes': "
+                                                          "[Axis('defaultBatchAxis'), Axis('T')]}")
+    assert (str(Tensor[4, 5]), str(Sequence[Tensor[4]])) == ("Tensor[4,5]", "Sequence[Tensor[4]]")
+    assert Tensor[3] == Tensor[3] and Tensor[3] != SparseTensor[3]
