@@ -357,13 +357,14 @@ class Function(TensorOpsMixin, GraphHandle):
     def block_root(self):
         """As CNTK's: the root Function of the block's body (its last primitive, or a Combine of several)."""
         if not self.is_block:
-            raise ValueError("block_root: %s is not a block function" % self.op_name)
+            raise ValueError("Function::BlockRoot() called for a Function '%r' which is not a block." % self)
         return self._block_root._root
 
     @property
     def block_arguments_mapping(self):
         if not self.is_block:
-            raise ValueError("block_arguments_mapping: %s is not a block function" % self.op_name)
+            raise ValueError("Function::BlockArgumentsMapping() called for a Function '%r' which is not a block."
+                             % self)
         return list(self._block_arguments)
 
     @property
@@ -476,6 +477,12 @@ class Function(TensorOpsMixin, GraphHandle):
         return tuple(args)
 
     @property
+    def type(self):
+        """CNTK 2.7's: its output's ``type`` (which a Variable does not have: an AttributeError), so a Function
+        with several outputs raises the RuntimeError of ``output``."""
+        return self.output.type
+
+    @property
     def signature(self):
         building = Function._placeholders_under_construction
         return tuple(a for a in self.arguments if a not in building) if building else tuple(self.arguments)
@@ -498,7 +505,9 @@ class Function(TensorOpsMixin, GraphHandle):
 
     @property
     def placeholders(self):
-        return tuple(v for v in self._leaves() if v.is_placeholder)
+        """A composite's placeholder leaves; a primitive or block Function's own placeholder inputs (CNTK 2.7)."""
+        leaves = self._leaves() if self._is_composite else node_inputs_native_order(self)
+        return tuple(v for v in leaves if v.is_placeholder)
 
     def find_all_with_name(self, name, depth=0):
         return _find_all(self, name, depth)

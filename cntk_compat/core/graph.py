@@ -167,10 +167,10 @@ def find_all_with_name(node, node_name, depth=0):
     return [_as_found(n) for n in depth_first_search(node, lambda x: x.name == node_name, depth)]
 
 
-def _single(found, what, value):
+def _single(found, value):
     if len(found) > 1:
-        raise ValueError("found multiple functions matching %s %r. If that was expected call "
-                         "find_all_with_name" % (what, value))
+        raise ValueError('found multiple functions matching "%s". If that was expected call '
+                         'find_all_with_name' % value)
     return _as_found(found[0]) if found else None
 
 
@@ -178,11 +178,11 @@ def find_by_name(node, node_name, depth=0):
     """The node named ``node_name`` reachable from ``node``, or None; ValueError if there are several."""
     if not isinstance(node_name, str):
         raise ValueError("node name has to be a string. You gave a %s" % type(node_name))
-    return _single(depth_first_search(node, lambda x: x.name == node_name, depth), "name", node_name)
+    return _single(depth_first_search(node, lambda x: x.name == node_name, depth), node_name)
 
 
 def find_by_uid(node, node_uid, depth=0):
     """The node with uid ``node_uid`` reachable from ``node``, or None."""
     if not isinstance(node_uid, str):
         raise ValueError("node_uid must be a string, got a %s" % type(node_uid))
-    return _single(depth_first_search(node, lambda x: x.uid == node_uid, depth), "uid", node_uid)
+    return _single(depth_first_search(node, lambda x: x.uid == node_uid, depth), node_uid)
