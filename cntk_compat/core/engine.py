@@ -439,7 +439,8 @@ def forward(function, arguments, outputs=None, keep_for_backward=None, device=No
         with torch.no_grad(), one_pass():
             results = _take_made_masks(module, _run(module, tensors), lengths)
     by_var = dict(zip(compute, results))
-    state = BackPropState(function, compute, by_var, wrt, lengths)
+    # as in CNTK 2.7, a forward pass keeping nothing for backward gives no state
+    state = BackPropState(function, compute, by_var, wrt, lengths) if keep else None
     values = {o: _convert(o, by_var[o], lengths, as_numpy) for o in outs}
     return state, values if outputs is None else keyed_as_requested(outputs, values)
 
@@ -468,7 +469,11 @@ def _pad_sequences(sequences, like):
 
 
 def backward(state, root_gradients, variables, as_numpy=True):
-    if state is None or not state.wrt:
+    if state is None:
+        raise ValueError("You are attempting to backpropagate on a minibatch for which the corresponding forward "
+                         "operation did not keep any intermediate results, Please set keep_for_backward in forward "
+                         "to the variables in root_gradients.keys()")   # CNTK 2.7's words
+    if not state.wrt:
         raise ValueError("backward: the forward pass did not keep anything for backward "
                          "(pass keep_for_backward=outputs to forward())")
     if not isinstance(root_gradients, dict):  # the gradient of the (single) output

@@ -140,10 +140,14 @@ def default_format_bytes(function):
 def _model_source(model):
     """(bytes, description) of a file name or a bytes buffer."""
     if isinstance(model, (bytes, bytearray, memoryview)):
+        if not len(model):
+            raise ValueError("The model buffer should not be null and its length should be greater than 0")
         return bytes(model), "the given buffer"
     if isinstance(model, (str, os.PathLike)):
-        if not os.path.isfile(model):
-            raise ValueError("load_model: no model file %r" % (str(model),))
+        if os.path.isdir(model):
+            raise RuntimeError("load_model: cannot read the model '%s': it is a directory" % (os.fspath(model),))
+        if not os.path.isfile(model):   # CNTK 2.7's words
+            raise ValueError("Cannot load the model %s that is neither a file nor a byte buffer." % (os.fspath(model),))
         with open(model, "rb") as f:
             return f.read(), "'%s'" % model
     raise TypeError("load_model: model must be a file name or a bytes buffer, got %s" % type(model).__name__)
@@ -264,7 +268,7 @@ def save(function, filename):
 
 # ----------------------------------------------------------------------------------------------- loading
 def _read_archive(model):
-    """(graph dict, tensors dict) from a file name or a bytes buffer; ValueError if it is not a model file."""
+    """(graph dict, tensors dict) from a file name or a bytes buffer; RuntimeError (CNTK's) if not a model file."""
     data, what = _model_source(model)
     return _read_archive_bytes(data, what)
 
@@ -276,9 +280,9 @@ def _read_archive_bytes(data, what):
             tensor_bytes = archive.read(_TENSORS)
     except (zipfile.BadZipFile, KeyError, EOFError, UnicodeDecodeError, json.JSONDecodeError, zlib.error,
             RecursionError) as e:  # zlib: damaged compressed data; RecursionError: absurdly nested JSON
-        raise ValueError("load_model: %s is not a model saved by cntk-compat (archive format) nor a CNTK v2 "
-                         "model, or it is truncated or corrupt (%s: %s)"
-                         % (what, type(e).__name__, e)) from None
+        raise RuntimeError("load_model: %s is not a model saved by cntk-compat (archive format) nor a CNTK v2 "
+                           "model, or it is truncated or corrupt (%s: %s)"
+                           % (what, type(e).__name__, e)) from None
     if not isinstance(graph, dict) or graph.get("format") != FORMAT_NAME:
         raise ValueError("load_model: %s is not a cntk-compat model (no %r format tag)" % (what, FORMAT_NAME))
     if graph.get("version") not in _READABLE_VERSIONS:

@@ -482,8 +482,8 @@ def parse_dictionary(buffer, what, fd=None):
     try:
         values = reader.dictionary(0, len(reader.buf), what)
     except (WireError, UnicodeDecodeError, IndexError) as e:
-        raise ValueError("load_model: %s looks like a CNTK v2 model but is truncated or corrupt (%s)" % (what, e)) \
-            from None
+        raise RuntimeError("load_model: %s looks like a CNTK v2 model but is truncated or corrupt (%s)"
+                           % (what, e)) from None
     finally:
         reader.buf.release()
     for stored, dtype, shape, where in reader.deferred:  # no values in the message and none after it: empty
@@ -499,13 +499,13 @@ def read_large(f, what):
     magic, size = struct.unpack("<II", head)
     message = f.read(size)
     if len(message) != size:
-        raise ValueError("load_model: %s is truncated (its model description ends early)" % what)
+        raise RuntimeError("load_model: %s is truncated (its model description ends early)" % what)
     reader = _Reader(message, what)
     try:
         values = reader.dictionary(0, size, what)
     except (WireError, UnicodeDecodeError, IndexError) as e:
-        raise ValueError("load_model: %s looks like a CNTK v2 model but is truncated or corrupt (%s)" % (what, e)) \
-            from None
+        raise RuntimeError("load_model: %s looks like a CNTK v2 model but is truncated or corrupt (%s)"
+                           % (what, e)) from None
     del message, reader.buf
     for stored, dtype, shape, where in reader.deferred:
         array = empty_array(shape, dtype)
