@@ -40,9 +40,13 @@ class _Window(object):
     """Accumulation state of one kind of progress (training, test or distributed sync)."""
 
     def __init__(self, frequency, first, argument):
+        # CNTK 2.7 takes them as C++ size_t: a TypeError for other than an integer (a bool is one), an
+        # OverflowError for one outside [0, 2**64)
         for value, name in ((frequency, argument + "_frequency"), (first, argument + "_first")):
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
-                raise ValueError("%s must be a non-negative integer, got %r" % (name, value))
+            if not isinstance(value, numbers.Integral):
+                raise TypeError("%s must be a non-negative integer, got %r" % (name, value))
+            if not 0 <= value < 2 ** 64:
+                raise OverflowError("%s must be a non-negative integer below 2**64, got %r" % (name, value))
         self.frequency = int(frequency)
         self.first = int(first)
         self.total_updates = 0

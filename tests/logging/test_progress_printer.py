@@ -1,4 +1,5 @@
 """ProgressPrinter lines against the outputs printed by CNTK 2.7 (tutorial seeds)."""
+import os
 import sys
 
 import numpy as np
@@ -185,8 +186,17 @@ def test_distributed_sync_line(capsys):
 
 
 def test_bad_frequency():
-    with pytest.raises(ValueError, match="training_update_frequency"):
-        logging.ProgressPrinter(-1)
+    """CNTK 2.7 takes the counts as size_t: OverflowError outside [0, 2**64), TypeError for a non-integer, a bool
+    is an integer (read from CNTK 2.7)."""
+    for bad in (-1, 2 ** 65):
+        with pytest.raises(OverflowError, match="training_update_frequency"):
+            logging.ProgressPrinter(bad)
+    with pytest.raises(OverflowError, match="training_update_first"):
+        logging.ProgressPrinter(first=-1)
+    for bad in (1.5, 'a'):
+        with pytest.raises(TypeError, match="training_update_frequency"):
+            logging.ProgressPrinter(bad)
+    assert logging.ProgressPrinter(True, log_to_file=os.devnull) is not None
 
 
 def test_trainer_without_metric_reports_a_zero_metric(capsys):
