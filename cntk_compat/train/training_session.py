@@ -30,17 +30,22 @@ class DataUnit(enum.IntEnum):
     sweep = 0
 
 
-def _frequency(frequency, argument):
-    """(frequency, DataUnit) from an int (samples), a (count, DataUnit) pair or None."""
+def _frequency(frequency, argument, negative_error):
+    """(frequency, DataUnit) from an int (samples), a (count, DataUnit) pair or None. As in CNTK 2.7, anything else
+    is a TypeError and a negative count ``negative_error`` (what its native constructor raises: the configs'
+    overload resolution fails with a NotImplementedError, the session's size_t with an OverflowError)."""
     if frequency is None:
         return None, DataUnit.sample
     if isinstance(frequency, int) and not isinstance(frequency, bool):
-        return frequency, DataUnit.sample
-    if isinstance(frequency, tuple) and len(frequency) == 2 and isinstance(frequency[0], int) and \
-            isinstance(frequency[1], DataUnit):
-        return frequency
-    raise ValueError("%s: unsupported frequency %r (expected an int or a (count, DataUnit) pair)"
-                     % (argument, frequency))
+        frequency = frequency, DataUnit.sample
+    elif not (isinstance(frequency, tuple) and len(frequency) == 2 and isinstance(frequency[0], int) and
+              isinstance(frequency[1], DataUnit)):
+        raise TypeError("%s: unsupported frequency %r (expected an int or a (count, DataUnit) pair)"
+                        % (argument, frequency))
+    if frequency[0] < 0:
+        raise negative_error("%s: a frequency counts samples, minibatches or sweeps and cannot be negative, got %r"
+                             % (argument, frequency[0]))
+    return frequency
 
 
 def _schedule(minibatch_size, argument):
@@ -108,7 +113,7 @@ class CheckpointConfig(object):
     """
 
     def __init__(self, filename, frequency=None, restore=True, preserve_all=False):
-        frequency, unit = _frequency(frequency, "CheckpointConfig")
+        frequency, unit = _frequency(frequency, "CheckpointConfig", NotImplementedError)
         if filename is None:
             if frequency:
                 raise ValueError("Checkpoint frequency cannot be specified without checkpoint_filename")
@@ -149,7 +154,7 @@ class CrossValidationConfig(object):
     def __init__(self, minibatch_source=None, frequency=None, minibatch_size=32, callback=None, max_samples=None,
                  model_inputs_to_streams=None, criterion=None, source=None, mb_size=None):
         self.callback = callback
-        frequency, unit = _frequency(frequency, "CrossValidationConfig")
+        frequency, unit = _frequency(frequency, "CrossValidationConfig", NotImplementedError)
         minibatch_source, minibatch_size = _current_spelling(minibatch_source, minibatch_size, source, mb_size)
         if minibatch_source is None and callback is None:
             if frequency:
@@ -192,7 +197,9 @@ class TrainingSession(object):
             raise ValueError("Trainer must not be None.")
         if mb_source is None:
             raise ValueError("Training minibatch source must not be None.")
-        progress_frequency, progress_unit = _frequency(progress_frequency, "progress_frequency")
+        progress_frequency, progress_unit = _frequency(progress_frequency, "progress_frequency", OverflowError)
+        if max_samples is not None and max_samples < 0:   # CNTK 2.7's size_t
+            raise OverflowError("max_samples cannot be negative, got %r" % (max_samples,))
         mb_source, model_inputs_to_streams = sanitize_source(mb_source, model_inputs_to_streams,
                                                              trainer.loss_function, repeat=True)
         if not model_inputs_to_streams:
