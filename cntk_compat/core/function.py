@@ -665,12 +665,20 @@ class Function(TensorOpsMixin, GraphHandle):
 
         The substitute may itself depend on the placeholder (through past_value/future_value), which closes a
         recurrent loop. Shapes are inferred again over the whole graph. Returns self."""
+        if not isinstance(substitutions, dict):
+            raise TypeError("Variable substitution map must be a dictionary")   # CNTK 2.7's words
         subs = {}
         for k, v in substitutions.items():
             k = as_variable(k, "replace_placeholders key")
             if not k.is_placeholder:
                 raise TypeError("replace_placeholders: %r is not a placeholder" % (k,))
             subs[k] = as_variable(v, "substitute for placeholder '%s'" % (k.name or k.uid))
+        if subs:
+            present = {v.uid for v in self._leaves() if v.is_placeholder}
+            for k in subs:
+                if k.uid not in present:
+                    raise ValueError("Placeholder '%r' specified for replacement not found in the Function '%r'"
+                                     % (k, self))
         substitute_in_place(self._outputs, subs)
         self._outputs = [subs.get(o, o) for o in self._outputs]
         if self._root is not self:
