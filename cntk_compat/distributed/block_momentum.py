@@ -29,6 +29,7 @@ training stops. Checkpoints aggregate first.
 import math
 import numbers
 
+import numpy as np
 import torch
 
 from .communicator import Communicator, all_reduce_sum, broadcast_from_main
@@ -296,6 +297,19 @@ class BlockMomentumDistributedLearner(DistributedLearner):
             self._learner.reset_smoothed_gradients()
 
     # -- checkpoint state ---------------------------------------------------------------------------------
+    def load_cntk_state(self, saved):
+        """CNTK 2.7 aggregates before it writes a checkpoint, so the restored model starts the next block; its
+        checkpoint keeps the block-level smoothed gradient (this learner's momentum delta) and the worker's own
+        sample count."""
+        super().load_cntk_state(saved.get("base", {}))
+        self._take_block_start()
+        self._momentum_delta = self._flat_from([torch.as_tensor(np.asarray(v))
+                                                for v in saved.get("blockLevelSmoothedGradient", ())],
+                                               "blockLevelSmoothedGradient")
+        self._samples_in_block = 0
+        self._local_samples_seen = int(saved.get("localTotalNumSamplesSeen", 0))
+        self._warm_start_samples = None if self._distributed_after > self._samples_seen else 0
+
     def _per_parameter(self, flats):
         if flats is None:
             return None

@@ -193,6 +193,17 @@ class DistributedLearner(object):
     def _extra_state(self):
         return {}
 
+    @staticmethod
+    def cntk_local_learner_state(saved):
+        """The local learner's part of the state a CNTK 2.7 checkpoint holds for a distributed learner (None
+        when ``saved`` is a local learner's own); block momentum keeps it under "base"."""
+        return saved.get("base", saved).get("localLearners")
+
+    def load_cntk_state(self, saved):
+        """Restores what CNTK 2.7's checkpoint holds for this distributed learner beside its local learner's
+        state (which the Trainer restores first, with the model's values)."""
+        self._samples_seen = int(saved.get("totalNumberOfSamplesSeen", 0))
+
     def worker_state(self):
         """State of this worker alone (not shared by the workers) that a checkpoint keeps for each worker."""
         return None

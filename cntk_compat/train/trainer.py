@@ -531,7 +531,14 @@ class Trainer(object):
         if len(learners) != len(self._learners):
             raise ValueError("%s holds %d learners, the Trainer has %d" % (what, len(learners), len(self._learners)))
         updates = []
-        for k, (learner, saved) in enumerate(zip(self._learners, learners)):
+        for k, (outer, saved_outer) in enumerate(zip(self._learners, learners)):
+            # a distributed learner's state holds its local learner's (CNTK's "localLearners")
+            learner, saved = (outer._learner if isinstance(outer, DistributedLearner) else outer), saved_outer
+            local_state = DistributedLearner.cntk_local_learner_state(saved)
+            if learner is not outer and local_state is None:
+                raise ValueError("%s: learner %d is a %s; the checkpoint holds a local learner's state (it was "
+                                 "written without a distributed learner)" % (what, k, type(outer).__name__))
+            saved = local_state if local_state is not None else saved
             smoothed = [np.asarray(v) for v in saved.get("smoothed_gradients", [])]
             names = learner._state_names
             if len(smoothed) != len(learner._parameters):
@@ -542,9 +549,9 @@ class Trainer(object):
                     raise ValueError("%s: the smoothed gradient of %r has %d values, a %s learner keeps %d"
                                      % (what, p, v.size, type(learner).__name__,
                                         len(names) * int(np.prod(p.shape))))
-            updates.append((learner, smoothed, saved))
+            updates.append((outer, learner, smoothed, saved, saved_outer))
         self._restore_cntk_model(filename)
-        for learner, smoothed, saved in updates:
+        for outer, learner, smoothed, saved, saved_outer in updates:
             # CNTK keeps a learner's k values per parameter as one matrix of k column blocks (Adam: variance,
             # mean; FSAdaGrad: variance, smoothed; AdaDelta: squared gradient, squared delta), in this package's
             # order of state names
@@ -562,9 +569,17 @@ class Trainer(object):
             learner._sample_count = int(saved.get("sample_count", 0))
             learner._minibatch_count = int(saved.get("minibatchCount", 0))
             learner._sweep_count = int(saved.get("sweepCount", 0))
-        if self._learners:
-            self._samples_seen = int(learners[0].get("sample_count", 0))
-        return state.get("ExternalState", {})
+            if outer is not learner:
+                outer.load_cntk_state(saved_outer)
+        if updates:
+            self._samples_seen = updates[0][1]._sample_count
+        if self._distributed is None:
+            return state.get("ExternalState", {})
+        self._samples_at_last_sync = self._samples_seen
+        self._distributed.load_worker_state(None)
+        # each worker gets back the external state it saved itself, as CNTK 2.7 gives it
+        own = state.get("DistributedState", {}).get(str(Communicator.rank()))
+        return own.get("external_worker_state", {}) if isinstance(own, dict) else state.get("ExternalState", {})
 
     def _restore_cntk_model(self, filename):
         """The parameter and constant values of a CNTK checkpoint's model file (CNTK's combined training function:
