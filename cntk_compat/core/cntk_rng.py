@@ -127,16 +127,13 @@ class EngineStream(object):
 
 
 def boost_uniform01(stream, count, dtype):
-    """``count`` values of Boost's ``uniform_real_distribution<T>(0, 1)`` over ``stream`` (an EngineStream),
-    T = ``dtype``: the draw converted to T and divided by 2**64 in T; a result equal to 1 is redrawn."""
+    """``count`` values of Boost's ``uniform_real_distribution<T>(0, 1)`` over ``stream`` (an EngineStream) as
+    CNTK 2.7's CPU random masks draw them, T = ``dtype``: the draw converted to T and divided by 2**64 in T, one
+    draw per value. A draw within 2**39 of 2**64 rounds to 1 in float32; CNTK 2.7 keeps it (one draw, a value
+    above any rate below 1), where Boost's source would draw again (measured on its dropout and bernoulli
+    streams: the next values stay in step only without the redraw)."""
     dtype = np.dtype(dtype)
-    parts, need = [], int(count)
-    while need > 0:
-        v = stream.take(need).astype(dtype) * dtype.type(2.0 ** -64)
-        v = v[v < 1]
-        parts.append(v)
-        need -= len(v)
-    return np.concatenate(parts) if parts else np.empty(0, dtype)
+    return stream.take(int(count)).astype(dtype) * dtype.type(2.0 ** -64)
 
 
 def uniform_double(stream, count, low, high):

@@ -69,3 +69,13 @@ def test_random_sample_without_replacement_draws_cntk27s_classes():
     assert _drawn_classes(s, 6, 10) == [3, 7, 0, 5, 4, 9]
     assert _drawn_classes(s, 6, 10) == [9, 4, 0, 3, 1, 5]
     assert _drawn_classes(s, 6, 10) == [3, 0, 8, 1, 5, 2]
+
+
+@pytest.mark.parametrize("seed, index, bits", [
+    # CNTK 2.7's bernoulli((1000000,), mean=0.5, seed=seed), values index - 10 .. index + 29: the engine's draw at
+    # ``index`` rounds to 1 in float32; CNTK keeps it (a 1), and the values after it stay in step
+    (102, 275721, "0100010110100001000001010101101001101111"),
+    (20, 863383, "0110100000101101010001010001101100101111")])
+def test_a_draw_that_rounds_to_one_is_kept_as_cntk_keeps_it(seed, index, bits):
+    values = C.random.bernoulli((index + 30,), mean=0.5, seed=seed).eval()
+    assert "".join(str(int(v)) for v in values[index - 10:]) == bits
