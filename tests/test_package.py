@@ -196,3 +196,11 @@ def test_missing_attributes_of_cntk_modules_are_reported_under_their_cntk_names(
     assert cntk.utils is cntk.internal.utils
     with pytest.raises(ModuleNotFoundError, match="No module named 'cntk.utils'"):
         importlib.import_module("cntk.utils")
+
+
+def test_import_cntk_leaves_torchvision_unimported():
+    # torchvision takes about as long to import as torch; only roipooling needs it, when it computes
+    code = "import sys, cntk; print('torchvision' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert out.stdout.strip().splitlines()[-1] == "False"

@@ -1,6 +1,5 @@
 """roipooling: max pooling of each region of interest of a feature map onto a fixed grid (Fast R-CNN, with
 Caffe's rounding of the region's corners, as CNTK 2.1+ does); torchvision's roi_pool kernel does the work."""
-from torchvision.ops import roi_pool
 import torch
 
 from ..core.dtypes import promote
@@ -25,6 +24,7 @@ def _infer(inputs, attributes):
 
 
 def _roipooling(x, rois, n_dyn, output_shape, spatial_scale):
+    from torchvision.ops import roi_pool   # here: importing torchvision takes about as long as importing torch
     lead = tuple(x.shape[:n_dyn])
     x = x.reshape((-1,) + tuple(x.shape[n_dyn:]))
     rois = rois.reshape(x.shape[0], -1, 4)
