@@ -20,11 +20,17 @@ import torch
 
 from ..core import cntk_rng
 from ..core.cntk_rng import generate_random_seed
+from ..core.native_errors import RuntimeValueError
 from .options import AdditionalLearningOptions
 from .schedules import IGNORE, TrainingParameterSchedule
 from .tensors import as_gradient_tensor
 
 __all__ = ["Learner", "ParameterList"]
+
+
+class MissingGradientError(RuntimeValueError):
+    """update() given no gradient for one of the learner's parameters: CNTK 2.7's RuntimeError (its map lookup
+    fails)."""
 
 
 class OwnedGradients(dict):
@@ -332,7 +338,7 @@ class Learner(object):
                         by_uid = {getattr(k, "uid", None): v for k, v in gradient_values.items()}
                     g = by_uid.get(p.uid)
                     if g is None:
-                        raise ValueError("gradient_values has no gradient for parameter %r" % (p,))
+                        raise MissingGradientError("gradient_values has no gradient for parameter %r" % (p,))
                 grads.append(g if exact else as_gradient_tensor(g, t, p))
             preprocessed = self._preprocess(grads, group.tensors, n)
             if preprocessed is not grads or exact or (owned and _apart(grads)):

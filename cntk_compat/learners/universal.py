@@ -3,7 +3,7 @@ import inspect
 
 import torch
 
-from .learner import Learner, _check_parameters
+from .learner import Learner, MissingGradientError, _check_parameters
 from .schedules import learning_parameter_schedule
 
 __all__ = ["universal"]
@@ -34,7 +34,7 @@ class LearnerUniversal(Learner):
         grads = []
         for p, target in zip(self._parameters, targets):
             if p not in gradient_values:
-                raise ValueError("gradient_values has no gradient for parameter %r" % (p,))
+                raise MissingGradientError("gradient_values has no gradient for parameter %r" % (p,))
             grads.append(as_gradient_tensor(gradient_values[p], target, p))
         torch._foreach_copy_(targets, grads)
         evaluate_tensors(self._update_function.outputs, {})
