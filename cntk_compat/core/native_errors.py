@@ -25,10 +25,16 @@ class MissingFileError(FileNotFoundError, RuntimeError):
     CNTK 2.7 raises for it."""
 
 
+_held = []   # the lists of announcements held by the HeldAnnouncements in force, innermost last
+
+
 def announce(message):
     """CNTK's native library says on stderr what it is about to throw, whether or not the caller then catches
     it: "About to throw exception '<message>'" after an empty line. cntk-compat's own notes after a message
     (a paragraph starting "(cntk-compat") are not part of what CNTK says."""
+    if _held:
+        _held[-1].append(message)
+        return
     sys.stderr.write("\nAbout to throw exception '%s'\n" % message.split("\n\n(cntk-compat")[0])
     sys.stderr.flush()
 
@@ -37,6 +43,28 @@ def announced(error_class, message):
     """error_class(message), announced first as CNTK's native library announces each exception it throws."""
     announce(message)
     return error_class(message)
+
+
+class HeldAnnouncements(object):
+    """A context in which announcements are kept instead of written: for work of this package's own that CNTK
+    does not do and that catches the errors it may raise (a shape rule tried while a loop's types are being
+    worked out). ``release()`` writes them, when such an error is raised to the caller after all."""
+
+    def __init__(self):
+        self.messages = []
+
+    def __enter__(self):
+        _held.append(self.messages)
+        return self
+
+    def __exit__(self, *exc):
+        _held.remove(self.messages)
+        return False
+
+    def release(self):
+        messages, self.messages = self.messages, []
+        for message in messages:
+            announce(message)
 
 
 def director_failure():

@@ -9,6 +9,7 @@ from . import graph_version
 from .axis import dynamic_axes_checks_active, dynamic_axes_mismatch, is_sequence_axis
 from .block_arguments import note_block_arguments
 from .dtypes import check_operand_dtypes
+from .native_errors import HeldAnnouncements
 from .graph import (node_inputs, node_inputs_and_body, node_inputs_native_order, strongly_connected_components,
                     walk)
 
@@ -69,11 +70,14 @@ def _node_specs(node, guess):
             if all(_known(i) for i in node._inputs):
                 raise
             return None
+    held = HeldAnnouncements()   # a refusal that waits for the types to settle is not CNTK's to announce
     try:
-        check_operand_dtypes(node._op_name, node_inputs_native_order(node), op.mixed_dtypes)
-        specs = op.infer(node._inputs, node._attributes)
+        with held:
+            check_operand_dtypes(node._op_name, node_inputs_native_order(node), op.mixed_dtypes)
+            specs = op.infer(node._inputs, node._attributes)
     except (ValueError, TypeError, RuntimeError):  # RuntimeError: operands on dynamic axes that differ (yet)
         if not guess and all(_known(i) for i in node._inputs):
+            held.release()
             raise
         return None
     if op.infer_partial is not None and specs[0].shape is None and guess:
