@@ -17,6 +17,7 @@ from ..core.function import Function
 from ..core.registry import OutputSpec, register_op
 from ..core.variables import sanitize_shape
 from ._common import sanitize_operands
+from ._packed_layout import packed_columns
 
 SentinelValueForAutoSelectRandomSeed = cntk_rng.SentinelValueForAutoSelectRandomSeed
 
@@ -52,9 +53,17 @@ def _draw(kind, random, shape, a, b, dtype):
     return torch.from_numpy(np.asarray(values, dtype=np.float64).reshape(shape))
 
 
-def _random(*like, kind, shape, a, b, random, dtype, device):
+def _random(*like, kind, shape, a, b, random, dtype, device, masks=(None,)):
     if like:
-        shape, dtype, device = tuple(like[0].shape), like[0].dtype, like[0].device
+        x, mask = like[0], masks[0]
+        shape, dtype, device = tuple(x.shape), x.dtype, x.device
+        if mask is not None:
+            # over sequences CNTK draws its packed time-major layout, gaps included (ops/_packed_layout.py)
+            columns, n = packed_columns(mask.cpu())
+            drawn = _draw(kind, random, (n,) + shape[mask.dim():], a, b, dtype)
+            out = drawn.new_zeros(shape)
+            out[mask.cpu()] = drawn[columns]
+            return out.to(device=device, dtype=dtype)
     return _draw(kind, random, shape, a, b, dtype).to(device=device, dtype=dtype)
 
 
@@ -89,17 +98,31 @@ _OP_NAMES = {"uniform": "UniformRandom", "normal": "NormalRandom", "gumbel": "Gu
 for _name in _OP_NAMES.values():
     register_op(_name, _random_infer, _random, prepare=_random_prepare, uses_random=True,
                 public_name="RandomDistribution", public_attributes=_random_public)
-    register_op(_name + "Like", _random_infer, _random, prepare=_random_prepare, uses_random=True,
+    register_op(_name + "Like", _random_infer, _random, prepare=_random_prepare, uses_random=True, uses_masks=True,
                 public_name="RandomDistribution", public_attributes=_random_public)
+
+
+def _check_distribution(kind, a, b):
+    """CNTK 2.7's refusals of a distribution's parameters (RuntimeErrors when the node is made)."""
+    if kind == "uniform" and not a < b:
+        raise RuntimeError("UniformRandom: low end of the range (%g) must be < high end of the range (%g)" % (a, b))
+    if kind == "normal" and b < 0:
+        raise RuntimeError("NormalRandom: standard deviation (%g) must be non-negative" % b)
+    if kind == "bernoulli" and not 0 <= a <= 1:
+        raise RuntimeError("BernoulliRandom: mean (%g) must be between 0 and 1" % a)
 
 
 def random_op(kind, x, shape, dtype, a, b, seed, name):
     """A sampler node: from a shape and dtype (x None), or shaped like x."""
     op_name = _OP_NAMES[kind] + ("" if x is None else "Like")
+    _check_distribution(kind, float(a), float(b))
     attributes = {"kind": kind, "a": float(a), "b": float(b), "rngSeed": resolve_seed(seed, op_name),
                   "rngOffset": 0}
     if x is None:
         attributes["shape"] = sanitize_shape(shape)
+        if any(d < 0 for d in attributes["shape"]):
+            raise ValueError("RandomDistribution: output shape %s must not have an unbound (free or inferred) "
+                             "dimension" % (attributes["shape"],))
         attributes["dtype"] = sanitize_dtype(dtype) or np.dtype(np.float32)
         inputs = []
     else:

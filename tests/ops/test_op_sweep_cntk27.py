@@ -142,3 +142,37 @@ def test_sequence_where_of_a_vector_condition_is_a_value_error():
 def test_sequence_unpack_names_its_mask_output():
     f = C.sequence.unpack(C.sequence.input_variable(3), 0, name='nm')
     assert [o.name for o in f.outputs] == ['nm', 'nm_UnpackSequenceMask']
+
+
+def test_random_like_of_sequences_draws_the_packed_layout():
+    # CNTK 2.7 draws over its packed time-major layout of the minibatch, gaps included
+    x = C.sequence.input_variable(2)
+    f = C.random.uniform_like(x, seed=9)
+    d = [np.zeros((2, 2), np.float32), np.zeros((3, 2), np.float32)]
+    first = [[[0.5185191035270691, 0.49960705637931824], [0.23594020307064056, 0.017750099301338196]],
+             [[0.8744703531265259, 0.827877938747406], [0.9002609848976135, 0.14697061479091644],
+              [0.3020012676715851, 0.5258694291114807]]]
+    second = [[[0.35157549381256104, 0.2142632156610489], [0.6003681421279907, 0.9063366651535034]],
+              [[0.3552683889865875, 0.3200906813144684], [0.4691501259803772, 0.44348546862602234],
+               [0.5251206159591675, 0.18128268420696259]]]
+    for expected in (first, second):
+        for got, e in zip(f.eval({x: d}), expected):
+            np.testing.assert_allclose(got, e, rtol=1e-7)
+    g = C.random.bernoulli_like(x, mean=0.3, seed=4)
+    got = g.eval({x: [np.zeros((3, 2), np.float32), np.zeros((1, 2), np.float32), np.zeros((2, 2), np.float32)]})
+    for a, e in zip(got, [[[1, 0], [0, 0], [1, 1]], [[0, 0]], [[1, 0], [0, 0]]]):
+        np.testing.assert_array_equal(a, e)
+
+
+@pytest.mark.parametrize("build, error", [
+    (lambda: C.random.uniform((4,), low=2, high=1), RuntimeError),
+    (lambda: C.random.uniform_like(C.input_variable(3), low=1, high=1), RuntimeError),
+    (lambda: C.random.normal((4,), scale=-1), RuntimeError),
+    (lambda: C.random.bernoulli((4,), mean=2), RuntimeError),
+    (lambda: C.random.bernoulli_like(C.input_variable(3), mean=-0.5), RuntimeError),
+    (lambda: C.random.uniform((C.FreeDimension, 2)), ValueError),
+    (lambda: C.random.normal((-1, 2)), ValueError),
+])
+def test_random_distribution_refusals(build, error):
+    with pytest.raises(error):
+        build()
