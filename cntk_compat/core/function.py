@@ -729,7 +729,10 @@ class Function(TensorOpsMixin, GraphHandle):
                               as_numpy)
         if len(outs) == 1:
             return result[outs[0]]
-        return result if outputs is None else keyed_as_requested(outputs, result)
+        keyed = result if outputs is None else keyed_as_requested(outputs, result)
+        if len(keyed) == 1:   # one Variable listed twice: CNTK 2.7 hands a one-entry map out as its value
+            return next(iter(keyed.values()))
+        return keyed
 
     def forward(self, arguments, outputs=None, keep_for_backward=None, device=None, as_numpy=True):
         return _temporaries(self, hook("forward")(self, arguments, outputs, keep_for_backward, device, as_numpy),

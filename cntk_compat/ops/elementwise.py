@@ -10,6 +10,7 @@ import torch.nn.functional as F
 
 from ..core import rounding
 from ..core.function import as_variable
+from ..core.native_errors import RuntimeValueError
 from ._common import (is_symbolic, make, refuse_integer_arrays, register_elementwise, require_matching_dynamic_axes,
                       sanitize_operands)
 
@@ -684,6 +685,6 @@ def image_scaler(x, scalar, biases, name=""):
     biases = np.asarray(biases, dtype=x._dtype or np.float32).reshape(-1)
     rank = len(x._shape) if x._shape is not None else 3
     if x._shape is not None and rank and x._shape[0] >= 0 and biases.size not in (1, x._shape[0]):
-        raise ValueError("image_scaler: %d biases for an image with %d channels" % (biases.size, x._shape[0]))
+        raise RuntimeValueError("image_scaler: %d biases for an image with %d channels" % (biases.size, x._shape[0]))
     channel_bias = biases.reshape((biases.size,) + (1,) * max(rank - 1, 0))
     return plus(element_times(x, float(scalar)), channel_bias, name=name)

@@ -311,6 +311,9 @@ def assign(ref, input, name=""):
     if not (ref_v.is_parameter or ref_v.is_constant):
         raise TypeError("assign: ref must be a Parameter or Constant, got %r" % (ref_v,))
     ref_v, value = sanitize_operands(ref_v, input, names=["ref", "input"])
+    if value._dynamic_axes:   # CNTK 2.7: one value for the whole of ref, never per sample
+        raise ValueError("assign: input %r has dynamic axes %s; none of the operands of an assignment can have "
+                         "dynamic axes" % (value, [a.name for a in value._dynamic_axes]))
     return make("Assign", [ref_v, value], None, name)
 
 
@@ -370,6 +373,8 @@ def per_dim_mean_variance_normalize(operand, mean, inv_stddev, name=""):
 
 def _mvn(x, n_dyn, across_channels, scaling, epsilon):
     dims = tuple(range(n_dyn, x.dim())) if across_channels else tuple(range(n_dyn + 1, x.dim()))
+    if not dims:   # a vector is one channel (CNTK 2.7): its statistics are over the whole sample
+        dims = tuple(range(n_dyn, x.dim()))
     centered = x - x.mean(dim=dims, keepdim=True)
     if not scaling:
         return centered
@@ -387,6 +392,8 @@ register_op("MeanVarianceNormalization", _like_infer, _mvn,
 def mean_variance_normalization(operand, epsilon=0.00001, use_stats_across_channels=False,
                                 do_variance_scaling=True, name=""):
     (x,) = sanitize_operands(operand, names=["operand"])
+    if x._shape is not None and not x._shape:
+        raise ValueError("mean_variance_normalization: the rank of the operand %r must be >= 1" % (x,))
     return make("MeanVarianceNormalization", [x], {"epsilon": float(epsilon),
                                                    "use_stats_across_channels": bool(use_stats_across_channels),
                                                    "do_variance_scaling": bool(do_variance_scaling)}, name)

@@ -174,5 +174,8 @@ def local_response_normalization(operand, depth_radius, bias, alpha, beta, name=
     """x / (bias + alpha / (2*depth_radius+1) * sum of x^2 over the 2*depth_radius+1 neighbouring channels)
     ** beta (channels beyond the edges count as 0), as CNTK 2.7 computes it."""
     (x,) = sanitize_operands(operand, names=["operand"])
+    if x._shape is not None and len(x._shape) < 3:   # CNTK 2.7 reshapes the channel axis out of (C, H, W)
+        raise ValueError("local_response_normalization: operand %r must have rank 3 (channels, height, width), got "
+                         "shape %s" % (x, x._shape))
     return make("LocalResponseNormalization", [x], {"depth_radius": int(depth_radius), "bias": float(bias),
                                                     "alpha": float(alpha), "beta": float(beta)}, name)

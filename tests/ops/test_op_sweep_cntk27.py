@@ -176,3 +176,32 @@ def test_random_like_of_sequences_draws_the_packed_layout():
 def test_random_distribution_refusals(build, error):
     with pytest.raises(error):
         build()
+
+
+@pytest.mark.parametrize("options", [{}, dict(use_stats_across_channels=True)])
+def test_mean_variance_normalization_of_a_vector_is_over_the_sample(options):
+    x = C.input_variable(4)
+    d = np.arange(8, dtype=np.float32).reshape(2, 4) ** 2
+    np.testing.assert_allclose(C.mean_variance_normalization(x, **options).eval({x: d}),
+                               [[-1.0, -0.7143, 0.1429, 1.5714], [-1.2562, -0.5268, 0.3647, 1.4183]], atol=1e-4)
+    np.testing.assert_allclose(C.mean_variance_normalization(x, do_variance_scaling=False).eval({x: d}),
+                               [[-3.5, -2.5, 0.5, 5.5], [-15.5, -6.5, 4.5, 17.5]])
+
+
+@pytest.mark.parametrize("build, error", [
+    (lambda: C.mean_variance_normalization(C.input_variable(())), ValueError),
+    (lambda: C.local_response_normalization(C.input_variable((4, 2)), 1, 1.0, 0.5, 0.75), ValueError),
+    (lambda: C.image_scaler(C.input_variable((3, 2, 2)), 2.0, [1., 2.]), RuntimeError),
+    (lambda: C.assign(C.parameter((3,), init=0.0), C.input_variable(3)), ValueError),
+])
+def test_normalization_and_assign_refusals(build, error):
+    with pytest.raises(error):
+        build()
+
+
+def test_eval_of_one_output_listed_twice_is_its_value():
+    a = C.input_variable(3)
+    f = C.combine([a, a])
+    assert len(f.outputs) == 2
+    got = f.eval({a: np.ones((2, 3), np.float32)})
+    assert isinstance(got, np.ndarray) and got.shape == (2, 3)
