@@ -57,8 +57,9 @@ def _random(*like, kind, shape, a, b, random, dtype, device, masks=(None,)):
     if like:
         x, mask = like[0], masks[0]
         shape, dtype, device = tuple(x.shape), x.dtype, x.device
-        if mask is not None:
-            # over sequences CNTK draws its packed time-major layout, gaps included (ops/_packed_layout.py)
+        if mask is not None and mask.dim() == 2:
+            # over whole sequences CNTK draws its packed time-major layout, gaps included (ops/_packed_layout.py);
+            # inside a recurrent loop (a step's mask) it draws each step's slots, which a step's batch matches
             columns, n = packed_columns(mask.cpu())
             drawn = _draw(kind, random, (n,) + shape[mask.dim():], a, b, dtype)
             out = drawn.new_zeros(shape)
@@ -99,6 +100,7 @@ for _name in _OP_NAMES.values():
     register_op(_name, _random_infer, _random, prepare=_random_prepare, uses_random=True,
                 public_name="RandomDistribution", public_attributes=_random_public)
     register_op(_name + "Like", _random_infer, _random, prepare=_random_prepare, uses_random=True, uses_masks=True,
+                stepwise=True,
                 public_name="RandomDistribution", public_attributes=_random_public)
 
 
