@@ -17,6 +17,7 @@ import numpy as np
 
 from ..ops import (constant, log_add_exp, random_sample, random_sample_inclusion_frequency, reduce_sum, reshape,
                    softplus, times)
+from ..core.function import Function
 from ..ops._common import sanitize_operands
 from ..ops.sampling import SentinelValueForAutoSelectRandomSeed as auto_select
 
@@ -71,4 +72,7 @@ def nce_loss(weights, biases, inputs, labels, noise_distribution, num_samples=32
     on_true = softplus(pick(y, log_expected) - true_logit)
     on_noise = num_samples * reduce_sum(pick(drawn, importance)
                                         * log_add_exp(logits(drawn), pick(drawn, log_expected))) - entropy
-    return reshape(on_true + on_noise, (), name=name)
+    loss = reshape(on_true + on_noise, (), name=name)
+    # CNTK 2.7's NCE node reads its inputs before its labels: the loss lists x's arguments before y's
+    first = [a for v in (x, y) for a in (Function._composite([v]).arguments if v.is_output else [v])]
+    return Function._composite(loss.outputs, arg_order=first, same_as=loss)

@@ -109,3 +109,13 @@ def test_cosine_negatives_sizes():
         C.losses.cosine_distance_with_negative_samples(x, x, -1, 2)
     f = C.losses.cosine_distance_with_negative_samples(x, x, 1, 0)   # only the sample's own cosine
     assert f.shape == (1,)
+
+
+def test_nce_loss_lists_its_inputs_before_its_labels():
+    x = C.input_variable(3, name='x')
+    y = C.input_variable(5, is_sparse=True, name='y')
+    h = C.layers.Dense(3)(C.input_variable(4, name='raw'))
+    for inputs, names in ((x, ['x', 'y']), (h, ['raw', 'y'])):
+        f = C.losses.nce_loss(C.parameter((5, 3), init=0.1), C.parameter((5, 1), init=0.0), inputs, y,
+                              np.arange(1, 6, dtype=np.float32), num_samples=3, seed=2, name='nce')
+        assert [a.name for a in f.arguments] == names and f.name == 'nce'
