@@ -129,6 +129,8 @@ def _static_value(var, data, dtype, shape, device):
     if isinstance(data, torch.Tensor):
         data = data.detach().cpu().numpy()
     arr = _as_dense_array(var, data)
+    if type(data) is np.ndarray:    # CNTK copies the array into its NDArrayView before checking its shape
+        warn_not_c_contiguous(arr)
     _check_dtype(var, arr)
     given = arr.shape
     extra = arr.ndim - len(shape)

@@ -120,6 +120,12 @@ def test_cntks_warnings_for_data_that_costs_a_conversion():
     # a list of one sample is not warned about (CNTK 2.7: `len(data) > 1`), e.g. CNTK_105's model.eval([image])
     assert caught(lambda: (x + 1).eval({x: [[1.0, 2.0]]})) == []
     assert caught(lambda: (x + 1).eval({x: [np.ones(2, np.float32)]})) == []
+    # an input without dynamic axes copies the array into an NDArrayView first: warned too, also before its
+    # shape is refused (an ONNX model's static input fed a pandas frame's values)
+    st = C.input_variable((1, 3), dynamic_axes=[])
+    assert caught(lambda: (st * 2).eval({st: np.asfortranarray(np.ones((2, 3), np.float32))[:1]})) == [nc]
+    assert caught(lambda: pytest.raises(ValueError, (st * 2).eval, {st: np.asfortranarray(np.ones((4, 3), np.float32))})) == [nc]
+    assert caught(lambda: (st * 2).eval({st: np.ones((1, 3), np.float32)})) == []
 
 
 def test_sparse_values_read_back_as_csr_matrices():
