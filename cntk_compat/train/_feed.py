@@ -109,12 +109,19 @@ def _first_batched_variable(var):
     return _BATCHED_BELOW[key]
 
 
+def exact_sum(tensor):
+    """The sum of a criterion's values as CNTK 2.7's aggregation nodes ('aggregateLoss', 'aggregateEvalMetric')
+    give it: the float64 sum rounded to the values' type (a float32 sum is an ulp or more off: the last digits
+    of the printed averages differed)."""
+    return tensor.sum(dtype=torch.float64).to(tensor.dtype)
+
+
 def summed(var, tensor, info):
     """The sum of a criterion value over all its valid entries (padding of sequences left out)."""
     mask = _mask(var, tensor, info)
     if mask is not None:
         tensor = torch.where(mask, tensor, 0.0)
-    return tensor.sum()
+    return exact_sum(tensor)
 
 
 # the aggregation node CNTK 2.7's Trainer and Evaluator add to a metric, named in its error for missing data

@@ -17,8 +17,8 @@ from ..distributed.learner import DistributedLearner, MinibatchInfo
 from ..learners.learner import OwnedGradients
 from ..learners.user_learner import UserLearner
 from . import checkpoint as _checkpoint
-from ._feed import (AGGREGATE_METRIC, argument_map, as_function, criterion_pair, progress_writer_list, sample_count,
-                    summed, summed_without_gradients, sweep_end_of, test_step, write_test_summary)
+from ._feed import (AGGREGATE_METRIC, argument_map, as_function, criterion_pair, exact_sum, progress_writer_list,
+                    sample_count, summed, summed_without_gradients, sweep_end_of, test_step, write_test_summary)
 
 __all__ = [
     "Trainer", "MinibatchData", "use_default_device"
@@ -265,8 +265,8 @@ class Trainer(object):
                                          device=device, requested=requested)
         if self._per_sample_criterion():    # one value per sample: what sample_count and summed come to
             n = int(results[0].shape[0])
-            loss = results[0].sum()
-            metric = results[1].sum() if self._metric is not None else None
+            loss = exact_sum(results[0])
+            metric = exact_sum(results[1]) if self._metric is not None else None
         else:
             n = sample_count(self._loss.output, results[0], info)
             loss = summed(self._loss.output, results[0], info)
