@@ -3,7 +3,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..core.native_errors import director_failure
-from ..core.value import Value
+from ..core.value import Value, warn_not_c_contiguous
 from ._deserializer import Chunk, Deserializer, ReaderError
 from ._record import Record
 from ._sequences import SequenceData
@@ -174,6 +174,8 @@ class MinibatchSourceFromData(UserMinibatchSource):
         for si in self._infos:
             value = self._data[si.m_name]
             picked = value[begin + worker_rank:end + worker_rank:number_of_workers]
+            if number_of_workers == 1 and isinstance(picked, np.ndarray):
+                warn_not_c_contiguous(picked)   # CNTK 2.7 makes a Value of the slice (several workers: of a copy)
             if self._is_sequence[si.m_name]:
                 seqs = SequenceData.from_sequences(list(picked))
             else:

@@ -44,3 +44,16 @@ def test_a_list_needs_a_sequence_type(data):
 def test_value_create_of_no_sequences():
     with pytest.raises(ValueError, match=r"^Value::Create:: The number of sequences must be > 0"):
         C.Value.create(C.sequence.input_variable(3), [])
+
+
+def test_a_slice_that_is_not_c_contiguous_is_warned_about():
+    # CNTK 2.7 makes a Value of each minibatch's slice of the array: a pandas frame's .values (column-major) gets
+    # its 'data is not C contiguous' RuntimeWarning, a row-major array none; with several workers it slices a copy
+    import warnings
+    x = np.asfortranarray(np.arange(40, dtype=np.float32).reshape(10, 4))
+    for data, workers, expected in ((x, 1, 1), (np.ascontiguousarray(x), 1, 0), (x, 2, 0)):
+        source = MinibatchSourceFromData(dict(x=data))
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            source.next_minibatch(4, number_of_workers=workers, worker_rank=0)
+        assert len([w for w in got if "not C contiguous" in str(w.message)]) == expected
