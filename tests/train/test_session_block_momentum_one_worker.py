@@ -29,7 +29,11 @@ def test_one_worker_summarizes_at_the_progress_frequency(tmp_path, capsys):
                        model_inputs_to_streams={x: src.streams.x, y: src.streams.y}).train()
     out = capsys.readouterr().out
     summaries = re.findall(r"Finished Epoch\[\d+\]: \[T\] loss = (\S+) \* (\d+),", out)
-    assert [(loss, int(n)) for loss, n in summaries] == CNTK27_SUMMARIES
+    # the counts exactly; the losses to the last printed digit's rounding: from the second update on the bias
+    # differs from CNTK's by an ulp (CNTK 2.7 sums the batch's bias gradients in double, torch in float32)
+    assert [int(n) for _, n in summaries] == [n for _, n in CNTK27_SUMMARIES]
+    np.testing.assert_allclose([float(v) for v, _ in summaries], [float(v) for v, _ in CNTK27_SUMMARIES],
+                               rtol=0, atol=1.5e-6)
     assert trainer.total_number_of_samples_seen == 40
     for p, expected in zip(z.parameters, CNTK27_PARAMETERS):
         np.testing.assert_allclose(p.value.ravel(), expected, rtol=0, atol=1e-6)
