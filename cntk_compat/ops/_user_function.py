@@ -289,8 +289,10 @@ class UserFunction(Function):
                 count = 1
             return [make_output(None, None, False, None, name, self, k, needs_gradient=grad)
                     for k in range(max(count, 1))]
+        # a declared output needs a gradient as its output_variable() says (True by default), as in CNTK 2.7, also
+        # over inputs that need none (backward is still called only where an input needs a gradient)
         return [make_output(o._shape, o._dtype, o._is_sparse, o._dynamic_axes, o.name, self, k,
-                            needs_gradient=grad and o.needs_gradient)
+                            needs_gradient=o.needs_gradient)
                 for k, o in enumerate(self._declared_outputs())]
 
     def _declared_outputs(self):
