@@ -7,7 +7,7 @@ import numpy as np
 
 from .defaults import default_use_mean_gradient_value
 from .options import AdditionalLearningOptions
-from .schedules import IGNORE, TrainingParameterSchedule, _is_number, learning_parameter_schedule
+from .schedules import IGNORE, ScheduleArgumentError, TrainingParameterSchedule, _is_number, learning_parameter_schedule
 
 
 def reference_minibatch_size(minibatch_size, use_mean_gradient):
@@ -18,7 +18,8 @@ def reference_minibatch_size(minibatch_size, use_mean_gradient):
     if minibatch_size is not None:
         if isinstance(minibatch_size, bool) or not isinstance(minibatch_size, numbers.Integral) \
                 or minibatch_size < 0:
-            raise ValueError("minibatch_size must be a non-negative integer or None, got %r" % (minibatch_size,))
+            raise ScheduleArgumentError("minibatch_size must be a non-negative integer or None, got %r"
+                                        % (minibatch_size,))
         return int(minibatch_size)
     if use_mean_gradient is not None and not isinstance(use_mean_gradient, bool):
         raise TypeError("use_mean_gradient must be a bool or None, got %r" % (use_mean_gradient,))

@@ -41,11 +41,16 @@ def _is_number(x):
     return isinstance(x, numbers.Real) and not isinstance(x, bool)
 
 
-def _check_count(value, argument):
+class ScheduleArgumentError(NotImplementedError, ValueError):
+    """A schedule's epoch_size, minibatch_size or pair count that is not a non-negative integer: CNTK 2.7's
+    NotImplementedError (no overload of its native schedule constructor takes it); a ValueError too, as it was."""
+
+
+def _check_count(value, argument, error=ValueError):
     if type(value) is int and value >= 0:  # the common case, without the slower numbers.Integral check
         return value
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
-        raise ValueError("%s must be a non-negative integer, got %r" % (argument, value))
+        raise error("%s must be a non-negative integer, got %r" % (argument, value))
     return int(value)
 
 
@@ -72,7 +77,8 @@ def _phases(schedule, argument):
         if _is_number(entry):
             phases.append((1, _check_value(entry, argument)))
         elif isinstance(entry, (tuple, list)) and len(entry) == 2:
-            phases.append((_check_count(entry[0], "%s: the count of a (count, value) pair" % argument),
+            phases.append((_check_count(entry[0], "%s: the count of a (count, value) pair" % argument,
+                                        ScheduleArgumentError),
                            _check_value(entry[1], argument)))
         else:
             raise ValueError("%s: schedule list entries must be numbers or (count, value) pairs, got %r"
@@ -91,7 +97,7 @@ class TrainingParameterSchedule(object):
     ignored_minibatch_size = IGNORE
 
     def __init__(self, schedule, epoch_size=FULL_DATA_SWEEP, minibatch_size=IGNORE, argument="schedule"):
-        self.epoch_size = _check_count(epoch_size, "epoch_size")
+        self.epoch_size = _check_count(epoch_size, "epoch_size", ScheduleArgumentError)
         self.minibatch_size = minibatch_size
         self.is_minibatch_size_explicitly_specified = True
         if _is_number(schedule):
@@ -232,7 +238,8 @@ def learning_parameter_schedule(schedule, minibatch_size=None, epoch_size=None):
     if isinstance(schedule, TrainingParameterSchedule):
         return schedule
     explicit = minibatch_size is not None
-    reference = IGNORE if minibatch_size is None else _check_count(minibatch_size, "minibatch_size")
+    reference = IGNORE if minibatch_size is None else _check_count(minibatch_size, "minibatch_size",
+                                                                      ScheduleArgumentError)
     if _is_number(schedule):
         if epoch_size is not None:     # attributed here (CNTK: once per function and process)
             warnings.warn('When providing the schedule as a number, epoch_size is ignored', RuntimeWarning)
