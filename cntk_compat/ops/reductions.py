@@ -409,6 +409,10 @@ def _arg(op_name, x, axis, name):
     if isinstance(axis, Axis) and is_sequence_axis(axis):
         raise announced(RuntimeError, "ReduceElements: operand %r; Invalid axis argument provided. To reduce an "
                         "operand along its ordered dynamic axis use Sequence::ReduceElements." % (x,))
+    if isinstance(axis, (list, tuple)):   # CNTK 2.7 reads axis.is_static_axis of it: an AttributeError
+        raise AttributeError("%s: axis must be one int or Axis, got %r" % (op_name, axis))
+    if isinstance(axis, Axis) and axis.is_dynamic_axis:   # CNTK 2.7's RuntimeErrors for a sequence or no batch axis
+        _check_batch_reduction(x, op_name)
     if not everything:
         refuse_axis_of_rank0(axis, x, op_name)
     a = None if everything else normalize_axis(axis, rank, op_name)

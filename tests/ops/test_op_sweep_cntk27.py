@@ -205,3 +205,13 @@ def test_eval_of_one_output_listed_twice_is_its_value():
     assert len(f.outputs) == 2
     got = f.eval({a: np.ones((2, 3), np.float32)})
     assert isinstance(got, np.ndarray) and got.shape == (2, 3)
+
+
+@pytest.mark.parametrize("arg", [C.argmax, C.argmin])
+def test_argmax_axis_refusals(arg):
+    with pytest.raises(RuntimeError):   # a sequence along the batch axis, an operand without one
+        arg(C.sequence.input_variable((2, 3)), axis=C.Axis.default_batch_axis())
+    with pytest.raises(RuntimeError):
+        arg(C.parameter((3, 4), init=1.0), axis=C.Axis.default_batch_axis())
+    with pytest.raises(AttributeError):
+        arg(C.input_variable((2, 3)), axis=(0, 1))
