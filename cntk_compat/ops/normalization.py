@@ -10,6 +10,7 @@ import torch.nn.functional as F
 
 from ..core.registry import OutputSpec, register_op
 from ._common import make, sanitize_operands
+from ._engine_notes import warn_asymmetric
 from ._packed_layout import packed_slots
 
 
@@ -153,10 +154,19 @@ def _same_infer(inputs, attributes):
 
 def _lrn(x, n_dyn, size, alpha, beta, k):
     y = x.reshape((-1,) + tuple(x.shape[n_dyn:]))
-    if y.dim() == 2:
-        y = y.unsqueeze(-1)
-    # alpha applies to the mean of the squares over the window, in torch as in CNTK 2.7
-    return F.local_response_norm(y, size, alpha, beta, k).reshape(x.shape)
+    channels = y.shape[1]
+    if size <= channels:
+        # alpha applies to the mean of the squares over the window, in torch as in CNTK 2.7
+        return F.local_response_norm(y, size, alpha, beta, k).reshape(x.shape)
+    # CNTK 2.7 narrows a window wider than the channels to their count: channels c - (n - 1) // 2 to c + n // 2
+    # (its convolution engine pads an even width asymmetrically, so says its MKL warning), alpha still over size
+    width = channels
+    squares = F.pad(y.square(), (0, 0, 0, 0, (width - 1) // 2, width // 2))
+    window = sum(squares[:, i:i + channels] for i in range(width))
+    out = y / (k + window * (alpha / size)).pow(beta)
+    if width % 2 == 0:
+        warn_asymmetric(out, y.new_zeros(()), y)
+    return out.reshape(x.shape)
 
 
 def _lrn_prepare(node):
@@ -177,5 +187,10 @@ def local_response_normalization(operand, depth_radius, bias, alpha, beta, name=
     if x._shape is not None and len(x._shape) < 3:   # CNTK 2.7 reshapes the channel axis out of (C, H, W)
         raise ValueError("local_response_normalization: operand %r must have rank 3 (channels, height, width), got "
                          "shape %s" % (x, x._shape))
+    if x._shape is not None and 0 < x._shape[0] < 2 * int(depth_radius) + 1:
+        sys.stderr.write("Warning: LRN kernel size(%d) larger than channel size(%d) is unsupported, and is rounded "
+                         "down to channel size. The output value is not affected." % (2 * int(depth_radius) + 1,
+                                                                                      x._shape[0]))
+        sys.stderr.flush()
     return make("LocalResponseNormalization", [x], {"depth_radius": int(depth_radius), "bias": float(bias),
                                                     "alpha": float(alpha), "beta": float(beta)}, name)

@@ -215,3 +215,16 @@ def test_argmax_axis_refusals(arg):
         arg(C.parameter((3, 4), init=1.0), axis=C.Axis.default_batch_axis())
     with pytest.raises(AttributeError):
         arg(C.input_variable((2, 3)), axis=(0, 1))
+
+
+@pytest.mark.parametrize("radius", [2, 3])
+def test_lrn_window_wider_than_the_channels(radius, capfd):
+    # CNTK 2.7 narrows the window to the 4 channels: c - 1 .. c + 2 (alpha still divided by 2 * radius + 1)
+    x = C.input_variable((4, 1, 1))
+    f = C.local_response_normalization(x, radius, 1.0, float(2 * radius + 1), 1.0)
+    assert "LRN kernel size(%d) larger than channel size(4)" % (2 * radius + 1) in capfd.readouterr().err
+    sums = {0: [11, 12, 3, 2], 1: [11, 12, 11, 2], 2: [11, 12, 11, 10], 3: [3, 12, 11, 10]}
+    for j, expected in sums.items():
+        d = np.ones((1, 4, 1, 1), np.float32)
+        d[0, j] = 3.0
+        np.testing.assert_allclose(d.reshape(-1) / f.eval({x: d}).reshape(-1) - 1, expected, rtol=1e-6)
