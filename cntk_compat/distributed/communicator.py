@@ -157,6 +157,10 @@ def _join_process_group():
                         % (backend, os.environ.get("MASTER_ADDR"), os.environ.get("MASTER_PORT")),
                         int(os.environ.get("RANK", "0")), _world_size_from_environment()):
             store, rank, world_size = _store_of_this_attempt(timeout or dist.constants.default_pg_timeout)
+            # Measured, cause inside torch not found: unless torch._dynamo is imported before the group is made,
+            # its gloo backend outlives destroy_process_group (held from C++) and finalize cannot end its threads
+            # (tests/distributed/test_two_workers.py). DDP imports it anyway, so this costs nothing.
+            import torch._dynamo  # noqa: F401
             dist.init_process_group(backend, store=store, rank=rank, world_size=world_size, timeout=timeout)
     return dist.is_initialized()
 
