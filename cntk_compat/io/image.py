@@ -11,7 +11,6 @@ import concurrent.futures
 import io
 import os
 import sys
-import zlib
 
 import numpy as np
 import scipy.sparse as sp

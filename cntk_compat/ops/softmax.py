@@ -4,7 +4,7 @@ import torch
 from ..core.axis import Axis
 from ..core.criterion_fusion import register_computation
 from ..core.registry import OutputSpec, register_op
-from ._common import make, native_axis, normalize_axis, refuse_axis_of_rank0, sanitize_operands
+from ._common import make, normalize_axis, refuse_axis_of_rank0, sanitize_operands
 
 
 def _same_infer(inputs, attributes):

@@ -1,7 +1,6 @@
 """Nonsense arguments to training, learners, layers and model loading: a clear error naming the culprit (or,
 where CNTK 2.7 accepts the input, what CNTK does)."""
 import io
-import json
 import zipfile
 
 import numpy as np

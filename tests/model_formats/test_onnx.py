@@ -3,7 +3,6 @@ and in (ONNX nodes -> this package's ops, as CNTK 2.7's importer builds them); c
 onnxruntime, and against real CNTK 2.7 both ways when it is installed. Skipped without the [onnx] extra."""
 import os
 import subprocess
-import sys
 
 import numpy as np
 import pytest
