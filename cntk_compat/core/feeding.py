@@ -380,8 +380,6 @@ def create_value(var, data, seq_starts, device):
     if not isinstance(data, list):
         raise ValueError("%s: batch must be a numpy array, a SciPy CSR matrix or a list of them (one per "
                          "sequence), got %s" % (_describe(var), type(data).__name__))
-    if not data:
-        raise _no_sequences(var)
     if var._sequence_axis is None and len(data) > 1:
         warn_list_for_batch_input(var)
     value = _from_list(var, data, device, dtype, tuple(var.shape), True)
