@@ -533,12 +533,13 @@ class Trainer(object):
         updates = []
         for k, (outer, saved_outer) in enumerate(zip(self._learners, learners)):
             # a distributed learner's state holds its local learner's (CNTK's "localLearners")
-            learner, saved = (outer._learner if isinstance(outer, DistributedLearner) else outer), saved_outer
-            local_state = DistributedLearner.cntk_local_learner_state(saved)
-            if learner is not outer and local_state is None:
-                raise ValueError("%s: learner %d is a %s; the checkpoint holds a local learner's state (it was "
-                                 "written without a distributed learner)" % (what, k, type(outer).__name__))
-            saved = local_state if local_state is not None else saved
+            learner = outer._learner if isinstance(outer, DistributedLearner) else outer
+            saved = DistributedLearner.cntk_local_learner_state(saved_outer)
+            if saved is None:
+                if learner is not outer:
+                    raise ValueError("%s: learner %d is a %s; the checkpoint holds a local learner's state (it was "
+                                     "written without a distributed learner)" % (what, k, type(outer).__name__))
+                saved = saved_outer
             smoothed = [np.asarray(v) for v in saved.get("smoothed_gradients", [])]
             names = learner._state_names
             if len(smoothed) != len(learner._parameters):
